@@ -1,0 +1,16 @@
+# Freestanding i686 code for the board image and libacart.a, built with Debian's
+# i686-linux-gnu cross compiler. No host libc, no PIE: the board links picolibc from .deps/.
+set(CMAKE_SYSTEM_NAME Generic)
+set(CMAKE_SYSTEM_PROCESSOR i686)
+set(CMAKE_C_COMPILER i686-linux-gnu-gcc)
+set(CMAKE_ASM_COMPILER i686-linux-gnu-gcc)
+set(CMAKE_AR i686-linux-gnu-ar)
+set(CMAKE_RANLIB i686-linux-gnu-ranlib)
+set(CMAKE_OBJCOPY i686-linux-gnu-objcopy)
+set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
+set(CMAKE_C_FLAGS_INIT "-march=i686 -ffreestanding -fno-pic -fno-pie -fno-stack-protector -fno-asynchronous-unwind-tables -mno-red-zone")
+set(CMAKE_ASM_FLAGS_INIT "-march=i686 -fno-pic -fno-pie")
+set(CMAKE_EXE_LINKER_FLAGS_INIT "-nostdlib -static -no-pie -Wl,--build-id=none")
+set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
+set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
