@@ -1,0 +1,42 @@
+/* Per-CPU data.
+ *
+ * Each CPU's GS segment has its struct percpu as base, so the interrupt path finds its
+ * own CPU's data with one GS-relative load and no lock, on any CPU count. CPU indexes are
+ * dense (0 = boot CPU) in the order CPUs came online; APIC IDs need not be. */
+#ifndef ACART_ARCH_X86_PERCPU_H
+#define ACART_ARCH_X86_PERCPU_H
+
+#include <stdint.h>
+
+#ifndef ARCH_MAX_CPUS
+#define ARCH_MAX_CPUS 64
+#endif
+
+struct percpu {
+    struct percpu *self; /* offset 0: read through %gs:0 */
+    uint32_t index;      /* offset 4: read through %gs:4 */
+    uint32_t apic_id;
+    uint32_t online;
+    uint8_t *stack_top;
+};
+
+extern struct percpu percpu_table[ARCH_MAX_CPUS];
+
+static inline uint32_t this_cpu_index(void)
+{
+    uint32_t idx;
+    __asm__ volatile("movl %%gs:4, %0" : "=r"(idx));
+    return idx;
+}
+
+static inline struct percpu *this_cpu(void)
+{
+    struct percpu *p;
+    __asm__ volatile("movl %%gs:0, %0" : "=r"(p));
+    return p;
+}
+
+/* Loads the shared GDT and points GS at percpu_table[index]; called once per CPU. */
+void gdt_load_cpu(uint32_t index);
+
+#endif

@@ -1,0 +1,9 @@
+/* The 8254 PIT channel 0 as a periodic tick (IRQ 0). */
+#ifndef ACART_ARCH_X86_PIT_H
+#define ACART_ARCH_X86_PIT_H
+
+#include <stdint.h>
+
+void pit_start_periodic(uint32_t hz);
+
+#endif

@@ -1,0 +1,133 @@
+/* AP startup (INIT-SIPI-SIPI) and the IPI-based call-on-every-CPU primitive. */
+#include "smp.h"
+#include "acpi_madt.h"
+#include "cpu.h"
+#include "io.h"
+#include "lapic.h"
+#include "percpu.h"
+#include "trap.h"
+#include "tsc.h"
+
+#include <string.h>
+
+#define SMP_TRAMPOLINE_ADDR 0x8000
+
+extern const uint8_t __ap_trampoline_start[], __ap_trampoline_end[];
+extern const uint8_t ap_trampoline_entry[], ap_trampoline_gdtr[], ap_trampoline_stack[],
+    ap_trampoline_index[];
+extern const uint8_t gdt_pointer[6];
+
+static uint8_t ap_stacks[ARCH_MAX_CPUS][SMP_STACK_SIZE] __attribute__((aligned(16)));
+static volatile uint32_t cpus_online = 1;
+static smp_ap_entry_fn ap_entry;
+
+static struct {
+    volatile uint32_t lock;
+    smp_call_fn fn;
+    void *arg;
+    volatile uint32_t pending;
+} call;
+
+void smp_ap_main(uint32_t index);
+
+static void per_cpu_setup(uint32_t index)
+{
+    gdt_load_cpu(index);
+    trap_load_idt();
+    cpu_enable_sse();
+    lapic_init_cpu();
+    percpu_table[index].apic_id = lapic_id();
+    percpu_table[index].stack_top = index ? ap_stacks[index] + SMP_STACK_SIZE : 0;
+}
+
+static void call_ipi_handler(struct trap_frame *frame)
+{
+    (void)frame;
+    call.fn(call.arg);
+    lapic_eoi();
+    __atomic_fetch_sub(&call.pending, 1, __ATOMIC_RELEASE);
+}
+
+void smp_init_boot_cpu(void)
+{
+    trap_init();
+    per_cpu_setup(0);
+    percpu_table[0].online = 1;
+    trap_set_handler(TRAP_VECTOR_CALL, call_ipi_handler);
+}
+
+void smp_ap_main(uint32_t index)
+{
+    per_cpu_setup(index);
+    __atomic_store_n(&percpu_table[index].online, 1, __ATOMIC_RELEASE);
+    ap_entry(index);
+    for (;;)
+        __asm__ volatile("cli; hlt");
+}
+
+static void patch_trampoline(uint32_t field_offset, const void *value, uint32_t len)
+{
+    memcpy((uint8_t *)phys_ptr(SMP_TRAMPOLINE_ADDR) + field_offset, value, len);
+}
+
+static int start_one(uint32_t index, uint32_t apic_id)
+{
+    uint32_t stack = (uint32_t)(ap_stacks[index] + SMP_STACK_SIZE);
+    patch_trampoline((uint32_t)(ap_trampoline_stack - ap_trampoline_entry), &stack, 4);
+    patch_trampoline((uint32_t)(ap_trampoline_index - ap_trampoline_entry), &index, 4);
+
+    lapic_send_init(apic_id);
+    tsc_delay_us(10000);
+    for (int sipi = 0; sipi < 2; sipi++) {
+        lapic_send_sipi(apic_id, SMP_TRAMPOLINE_ADDR >> 12);
+        /* Under TCG an AP can take a while to be scheduled: wait up to 1 s in total. */
+        for (int i = 0; i < (sipi ? 5000 : 200); i++) {
+            if (__atomic_load_n(&percpu_table[index].online, __ATOMIC_ACQUIRE))
+                return 0;
+            tsc_delay_us(200);
+        }
+    }
+    return -1;
+}
+
+uint32_t smp_start_aps(smp_ap_entry_fn entry)
+{
+    uint32_t ids[ARCH_MAX_CPUS];
+    int n = acpi_madt_cpus(ids, ARCH_MAX_CPUS);
+    uint32_t self = percpu_table[0].apic_id;
+
+    ap_entry = entry;
+    memcpy(phys_ptr(SMP_TRAMPOLINE_ADDR), __ap_trampoline_start,
+           (uint32_t)(__ap_trampoline_end - __ap_trampoline_start));
+    patch_trampoline((uint32_t)(ap_trampoline_gdtr - ap_trampoline_entry), gdt_pointer, 6);
+
+    for (int i = 0; i < n; i++) {
+        if (ids[i] == self)
+            continue;
+        if (start_one(cpus_online, ids[i]) == 0)
+            cpus_online++;
+    }
+    return cpus_online;
+}
+
+uint32_t smp_num_cpus(void)
+{
+    return cpus_online;
+}
+
+void smp_call_all(smp_call_fn fn, void *arg)
+{
+    uint32_t flags = irq_save();
+    while (__atomic_exchange_n(&call.lock, 1, __ATOMIC_ACQUIRE))
+        cpu_relax();
+    call.fn = fn;
+    call.arg = arg;
+    __atomic_store_n(&call.pending, cpus_online - 1, __ATOMIC_RELEASE);
+    if (cpus_online > 1)
+        lapic_send_ipi_all_but_self(TRAP_VECTOR_CALL);
+    fn(arg);
+    while (__atomic_load_n(&call.pending, __ATOMIC_ACQUIRE))
+        cpu_relax();
+    __atomic_store_n(&call.lock, 0, __ATOMIC_RELEASE);
+    irq_restore(flags);
+}

@@ -1,0 +1,57 @@
+/* IDT construction and vector dispatch. */
+#include "trap.h"
+
+struct idt_gate {
+    uint16_t offset_lo;
+    uint16_t selector;
+    uint8_t zero;
+    uint8_t type_attr;
+    uint16_t offset_hi;
+} __attribute__((packed));
+
+_Static_assert(sizeof(struct idt_gate) == 8, "IDT gate is 8 bytes");
+
+extern const uint32_t isr_stub_table[256];
+
+static struct idt_gate idt[256] __attribute__((aligned(8)));
+static volatile trap_handler_fn handlers[256];
+
+void trap_init(void)
+{
+    for (int v = 0; v < 256; v++) {
+        uint32_t addr = isr_stub_table[v];
+        idt[v].offset_lo = (uint16_t)addr;
+        idt[v].selector = 0x08;
+        idt[v].zero = 0;
+        idt[v].type_attr = 0x8e; /* present, ring 0, 32-bit interrupt gate */
+        idt[v].offset_hi = (uint16_t)(addr >> 16);
+    }
+}
+
+void trap_load_idt(void)
+{
+    struct {
+        uint16_t limit;
+        uint32_t base;
+    } __attribute__((packed)) idtr = {sizeof(idt) - 1, (uint32_t)idt};
+    __asm__ volatile("lidt %0" ::"m"(idtr));
+}
+
+void trap_set_handler(uint8_t vector, trap_handler_fn fn)
+{
+    handlers[vector] = fn;
+}
+
+trap_handler_fn trap_get_handler(uint8_t vector)
+{
+    return handlers[vector];
+}
+
+void trap_dispatch(struct trap_frame *frame)
+{
+    trap_handler_fn fn = handlers[frame->vector & 0xff];
+    if (fn)
+        fn(frame);
+    else
+        trap_report_fatal(frame);
+}

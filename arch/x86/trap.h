@@ -1,0 +1,47 @@
+/* Interrupt and exception entry.
+ *
+ * Every vector has its own stub (isr_stubs.S) that builds a struct trap_frame and calls
+ * trap_dispatch(). Code that owns a vector (the board's devices, the runtime's sampling
+ * interrupt, the IPI call primitive) claims it with trap_set_handler(). A vector nobody
+ * claimed is reported through the board's trap_report_fatal() and the CPU halts, so a
+ * fault is never a silent triple fault. */
+#ifndef ACART_ARCH_X86_TRAP_H
+#define ACART_ARCH_X86_TRAP_H
+
+#include <stdint.h>
+
+/* Pushed by isr_stubs.S: pushal, then vector and error code, then the CPU's own frame.
+ * Ring 0 only, so the CPU pushes no ESP/SS. */
+struct trap_frame {
+    uint32_t edi, esi, ebp, esp_at_pusha, ebx, edx, ecx, eax;
+    uint32_t vector;
+    uint32_t error_code;
+    uint32_t eip;
+    uint32_t cs;
+    uint32_t eflags;
+};
+
+_Static_assert(sizeof(struct trap_frame) == 52, "trap frame layout is fixed by isr_stubs.S");
+
+#define TRAP_VECTOR_NMI      2
+#define TRAP_VECTOR_UD       6
+#define TRAP_FIRST_IRQ       0x20
+#define TRAP_VECTOR_PIC_BASE 0x20 /* legacy 8259 IRQ 0-15 */
+#define TRAP_VECTOR_CALL     0xf0 /* smp_call_all() IPI */
+#define TRAP_VECTOR_TIMER    0xf1 /* LAPIC timer */
+#define TRAP_VECTOR_SPURIOUS 0xff
+
+/* Handler for a claimed vector. Runs with interrupts disabled (interrupt gates); for
+ * the NMI vector it may interrupt any other handler. */
+typedef void (*trap_handler_fn)(struct trap_frame *frame);
+
+void trap_init(void);     /* build the IDT once, on the boot CPU */
+void trap_load_idt(void); /* load it, on every CPU */
+void trap_set_handler(uint8_t vector, trap_handler_fn fn);
+trap_handler_fn trap_get_handler(uint8_t vector);
+void trap_dispatch(struct trap_frame *frame);
+
+/* Implemented by the board: print vector, error code and registers, then halt. */
+void trap_report_fatal(const struct trap_frame *frame);
+
+#endif

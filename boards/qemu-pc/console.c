@@ -1,0 +1,44 @@
+/* picolibc's stdio on the serial console. A lock keeps lines from different CPUs whole;
+ * it is taken with interrupts off so the net interrupt cannot deadlock against the task
+ * it interrupted on the same CPU. */
+#include "console.h"
+#include "io.h"
+#include "serial.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static volatile uint32_t console_lock;
+
+static int console_putc(char c, FILE *f)
+{
+    (void)f;
+    if (c == '\n')
+        serial_putc('\r');
+    serial_putc(c);
+    return (unsigned char)c;
+}
+
+static FILE console_file = FDEV_SETUP_STREAM(console_putc, NULL, NULL, _FDEV_SETUP_WRITE);
+FILE *const stdin = &console_file;
+FILE *const stdout = &console_file;
+FILE *const stderr = &console_file;
+
+int console_printf(const char *fmt, ...)
+{
+    uint32_t flags = irq_save();
+    while (__atomic_exchange_n(&console_lock, 1, __ATOMIC_ACQUIRE))
+        cpu_relax();
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vfprintf(stdout, fmt, ap);
+    va_end(ap);
+    __atomic_store_n(&console_lock, 0, __ATOMIC_RELEASE);
+    irq_restore(flags);
+    return n;
+}
+
+void console_force_unlock(void)
+{
+    __atomic_store_n(&console_lock, 0, __ATOMIC_RELEASE);
+}

@@ -1,0 +1,12 @@
+#ifndef QEMU_PC_CONSOLE_H
+#define QEMU_PC_CONSOLE_H
+
+#include <stdint.h>
+
+/* printf to the serial console, whole lines even with several CPUs printing. */
+int console_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* For the fatal-exception path only: the faulting CPU may have held the lock. */
+void console_force_unlock(void);
+
+#endif

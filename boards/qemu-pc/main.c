@@ -1,0 +1,170 @@
+/* The qemu-pc board: boots every CPU, brings up lwIP on the e1000, starts acart (or the
+ * echo self-test), and runs the workload chosen on the kernel command line. */
+#include "console.h"
+#include "cpu.h"
+#include "echo.h"
+#include "io.h"
+#include "lapic.h"
+#include "net.h"
+#include "percpu.h"
+#include "serial.h"
+#include "smp.h"
+#include "tasks.h"
+#include "trap.h"
+#include "tsc.h"
+#include "workloads.h"
+
+#include "acart.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MULTIBOOT_BOOTLOADER_MAGIC 0x2badb002
+#define IMAGE_NAME                 "acart-qemu-pc.elf"
+#define ECHO_PORT                  9321
+
+struct multiboot_info {
+    uint32_t flags;
+    uint32_t mem_lower, mem_upper;
+    uint32_t boot_device;
+    uint32_t cmdline;
+};
+
+extern const char __text_start[], __text_end[];
+
+static const struct workload *workload;
+static volatile uint32_t workloads_released;
+static uint64_t boot_tsc;
+
+struct boot_options {
+    const char *workload;
+    struct net_config net;
+};
+
+/* Parses "workload=NAME dhcp ip=A.B.C.D" from the kernel command line. */
+static void parse_cmdline(const char *cmdline, struct boot_options *opt)
+{
+    static char copy[256];
+    strncpy(copy, cmdline ? cmdline : "", sizeof(copy) - 1);
+    for (char *tok = strtok(copy, " "); tok; tok = strtok(NULL, " ")) {
+        if (strncmp(tok, "workload=", 9) == 0) {
+            opt->workload = tok + 9;
+        } else if (strcmp(tok, "dhcp") == 0) {
+            opt->net.use_dhcp = 1;
+        } else if (strncmp(tok, "ip=", 3) == 0) {
+            unsigned a, b, c, d;
+            if (sscanf(tok + 3, "%u.%u.%u.%u", &a, &b, &c, &d) == 4)
+                opt->net.ip = (a << 24) | (b << 16) | (c << 8) | d;
+        }
+    }
+}
+
+static void ignore_interrupt(struct trap_frame *frame)
+{
+    (void)frame;
+}
+
+static void ap_entry(uint32_t cpu)
+{
+    while (!__atomic_load_n(&workloads_released, __ATOMIC_ACQUIRE))
+        cpu_relax();
+    char name[32];
+    snprintf(name, sizeof(name), "%s%lu", workload->name, (unsigned long)cpu);
+    task_switch_to((uint32_t)task_create(name, cpu));
+    workload->run(cpu);
+}
+
+static void on_network_up(uint32_t ip)
+{
+    uint64_t ms = (rdtsc() - boot_tsc) / (tsc_hz() / 1000);
+    console_printf("net: up at %lu.%lu.%lu.%lu after %lu ms\n", (unsigned long)(ip >> 24),
+                   (unsigned long)((ip >> 16) & 0xff), (unsigned long)((ip >> 8) & 0xff),
+                   (unsigned long)(ip & 0xff), (unsigned long)ms);
+    if (echo_start(ECHO_PORT) == 0)
+        console_printf("echo: listening on %lu.%lu.%lu.%lu:%u\n", (unsigned long)(ip >> 24),
+                       (unsigned long)((ip >> 16) & 0xff), (unsigned long)((ip >> 8) & 0xff),
+                       (unsigned long)(ip & 0xff), ECHO_PORT);
+    else
+        console_printf("echo: cannot listen on port %u\n", ECHO_PORT);
+}
+
+int aca_port_module_list(struct aca_module_info *out, int max)
+{
+    if (max >= 1) {
+        out[0].pid = 0;
+        out[0].start = (uintptr_t)__text_start;
+        out[0].length = (uintptr_t)(__text_end - __text_start);
+        strncpy(out[0].name, IMAGE_NAME, sizeof(out[0].name) - 1);
+    }
+    return 1;
+}
+
+void board_main(uint32_t magic, const struct multiboot_info *mbi)
+{
+    struct boot_options opt = {
+        .workload = "idle",
+        .net = {0, (10u << 24) | (0u << 16) | (2u << 8) | 15u, 0xffffff00u,
+                (10u << 24) | (0u << 16) | (2u << 8) | 2u},
+    };
+
+    boot_tsc = rdtsc();
+    cpu_enable_sse();
+    serial_init();
+    console_printf("\nacart qemu-pc board\n");
+    if (magic == MULTIBOOT_BOOTLOADER_MAGIC && (mbi->flags & (1u << 2)))
+        parse_cmdline((const char *)mbi->cmdline, &opt);
+    workload = workload_find(opt.workload);
+    if (!workload) {
+        console_printf("unknown workload '%s', using idle\n", opt.workload);
+        workload = workload_find("idle");
+    }
+
+    tsc_init();
+    smp_init_boot_cpu();
+    trap_set_handler(TRAP_VECTOR_SPURIOUS, ignore_interrupt);
+    trap_set_handler(TRAP_VECTOR_PIC_BASE + 7, ignore_interrupt);
+    trap_set_handler(TRAP_VECTOR_PIC_BASE + 15, ignore_interrupt);
+    lapic_write(LAPIC_REG_LVT_LINT0, LAPIC_LVT_EXTINT);
+    lapic_write(LAPIC_REG_LVT_LINT1, LAPIC_LVT_NMI);
+    lapic_timer_calibrate();
+
+    struct cpu_signature sig;
+    cpu_read_signature(&sig);
+    console_printf("cpu: %s family 0x%lx model 0x%lx stepping %lu\n", sig.vendor,
+                   (unsigned long)sig.family, (unsigned long)sig.model,
+                   (unsigned long)sig.stepping);
+    console_printf("tsc: %llu Hz (%s); lapic: %s, timer %llu Hz\n",
+                   (unsigned long long)tsc_hz(), tsc_source_name(),
+                   lapic_x2apic_enabled() ? "x2APIC" : "xAPIC",
+                   (unsigned long long)lapic_timer_hz());
+    console_printf("cpu 0 online (apic id %lu)\n", (unsigned long)percpu_table[0].apic_id);
+    uint32_t ncpus = smp_start_aps(ap_entry);
+    for (uint32_t i = 1; i < ncpus; i++)
+        console_printf("cpu %lu online (apic id %lu)\n", (unsigned long)i,
+                       (unsigned long)percpu_table[i].apic_id);
+    console_printf("smp: %lu cpus online\n", (unsigned long)ncpus);
+
+    console_printf("Module: %s 0x%lx-0x%lx\n", IMAGE_NAME, (unsigned long)(uintptr_t)__text_start,
+                   (unsigned long)(uintptr_t)__text_end);
+    workload_print_info(workload);
+
+    char name[32];
+    snprintf(name, sizeof(name), "%s0", workload->name);
+    int tid = task_create(name, 0);
+
+    if (net_init(&opt.net, on_network_up) != 0)
+        console_printf("net: disabled\n");
+
+    __atomic_store_n(&workloads_released, 1, __ATOMIC_RELEASE);
+    task_switch_to((uint32_t)tid);
+    irq_enable();
+    workload->run(0);
+}
+
+void _exit(int status)
+{
+    console_printf("exit(%d)\n", status);
+    for (;;)
+        __asm__ volatile("cli; hlt");
+}

@@ -1,0 +1,99 @@
+#include "net.h"
+#include "console.h"
+#include "e1000.h"
+#include "pic.h"
+#include "pit.h"
+#include "tasks.h"
+#include "trap.h"
+
+#include "lwip/dhcp.h"
+#include "lwip/init.h"
+#include "lwip/ip4_addr.h"
+#include "lwip/netif.h"
+#include "lwip/timeouts.h"
+#include "netif/ethernet.h"
+
+#define NET_TICK_HZ 1000
+
+static struct netif netif;
+static int nic_irq = -1;
+static net_up_fn up_callback;
+static net_poll_fn poll_callback;
+static int announced;
+static int net_tid;
+/* The interrupted code may be in the middle of SSE work (picolibc is built with SSE2);
+ * lwIP and printf may use SSE too, so the net interrupt saves and restores it. */
+static uint8_t fx_area[512] __attribute__((aligned(16)));
+
+static void net_service(void)
+{
+    e1000_poll(&netif);
+    sys_check_timeouts();
+    if (!announced && !ip4_addr_isany_val(*netif_ip4_addr(&netif))) {
+        announced = 1;
+        if (up_callback)
+            up_callback(lwip_ntohl(ip4_addr_get_u32(netif_ip4_addr(&netif))));
+    }
+    if (poll_callback)
+        poll_callback();
+}
+
+static void net_interrupt(struct trap_frame *frame)
+{
+    uint8_t irq = (uint8_t)(frame->vector - TRAP_VECTOR_PIC_BASE);
+    __asm__ volatile("fxsave %0" : "=m"(fx_area));
+    uint32_t prev = task_switch_to((uint32_t)net_tid);
+    if (irq == nic_irq)
+        e1000_ack_interrupt();
+    net_service();
+    pic_eoi(irq);
+    task_switch_to(prev);
+    __asm__ volatile("fxrstor %0" ::"m"(fx_area));
+}
+
+void net_set_poll(net_poll_fn fn)
+{
+    poll_callback = fn;
+}
+
+int net_init(const struct net_config *cfg, net_up_fn on_up)
+{
+    ip4_addr_t ip, mask, gw;
+
+    up_callback = on_up;
+    nic_irq = e1000_probe();
+    if (nic_irq < 0 || nic_irq > 15) {
+        console_printf("net: no e1000 NIC found\n");
+        return -1;
+    }
+    net_tid = task_create("net", 0);
+    lwip_init();
+    if (cfg->use_dhcp) {
+        ip4_addr_set_zero(&ip);
+        ip4_addr_set_zero(&mask);
+        ip4_addr_set_zero(&gw);
+    } else {
+        ip4_addr_set_u32(&ip, lwip_htonl(cfg->ip));
+        ip4_addr_set_u32(&mask, lwip_htonl(cfg->netmask));
+        ip4_addr_set_u32(&gw, lwip_htonl(cfg->gateway));
+    }
+    if (!netif_add(&netif, &ip, &mask, &gw, NULL, e1000_netif_init, ethernet_input)) {
+        console_printf("net: netif_add failed\n");
+        return -1;
+    }
+    netif_set_default(&netif);
+    netif_set_up(&netif);
+    if (cfg->use_dhcp)
+        dhcp_start(&netif);
+    console_printf("net: e1000 %02x:%02x:%02x:%02x:%02x:%02x irq %d, %s\n", netif.hwaddr[0],
+                   netif.hwaddr[1], netif.hwaddr[2], netif.hwaddr[3], netif.hwaddr[4],
+                   netif.hwaddr[5], nic_irq, cfg->use_dhcp ? "DHCP" : "static address");
+
+    pic_init();
+    trap_set_handler((uint8_t)(TRAP_VECTOR_PIC_BASE + 0), net_interrupt);
+    trap_set_handler((uint8_t)(TRAP_VECTOR_PIC_BASE + nic_irq), net_interrupt);
+    pit_start_periodic(NET_TICK_HZ);
+    pic_unmask(0);
+    pic_unmask((uint8_t)nic_irq);
+    return 0;
+}

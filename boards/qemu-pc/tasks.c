@@ -1,0 +1,64 @@
+/* Task table and the acart port hooks over it. */
+#include "tasks.h"
+#include "percpu.h"
+
+#include "acart.h"
+
+#include <string.h>
+
+struct task {
+    uint32_t tid;
+    uint32_t cpu;
+    char name[32];
+};
+
+static struct task tasks[BOARD_MAX_TASKS];
+static uint32_t num_tasks;
+static volatile uint32_t current_tid[ARCH_MAX_CPUS];
+
+int task_create(const char *name, uint32_t cpu)
+{
+    uint32_t i = __atomic_fetch_add(&num_tasks, 1, __ATOMIC_ACQ_REL);
+    if (i >= BOARD_MAX_TASKS)
+        return -1;
+    tasks[i].tid = i + 1;
+    tasks[i].cpu = cpu;
+    strncpy(tasks[i].name, name, sizeof(tasks[i].name) - 1);
+    aca_task_created(BOARD_PID, tasks[i].tid, tasks[i].name);
+    return (int)tasks[i].tid;
+}
+
+uint32_t task_switch_to(uint32_t tid)
+{
+    uint32_t cpu = this_cpu_index();
+    uint32_t prev = current_tid[cpu];
+    current_tid[cpu] = tid;
+    return prev;
+}
+
+const char *task_name(uint32_t tid)
+{
+    return tid >= 1 && tid <= num_tasks ? tasks[tid - 1].name : "?";
+}
+
+int aca_port_current_task(uint32_t cpu, uint32_t *pid, uint32_t *tid)
+{
+    uint32_t t = cpu < ARCH_MAX_CPUS ? current_tid[cpu] : 0;
+    if (t == 0)
+        return -1;
+    *pid = BOARD_PID;
+    *tid = t;
+    return 0;
+}
+
+int aca_port_task_list(struct aca_task_info *out, int max)
+{
+    uint32_t n = num_tasks < BOARD_MAX_TASKS ? num_tasks : BOARD_MAX_TASKS;
+    for (uint32_t i = 0; i < n && (int)i < max; i++) {
+        out[i].pid = BOARD_PID;
+        out[i].tid = tasks[i].tid;
+        out[i].cpu = tasks[i].cpu;
+        memcpy(out[i].name, tasks[i].name, sizeof(out[i].name));
+    }
+    return (int)n;
+}

@@ -1,0 +1,75 @@
+/* Boot-selectable workloads. `hotspot` is what demos and tests profile: every CPU spins
+ * in acart_demo_hotspot, whose inner loop is two instructions (6 bytes) so that nearly
+ * every sample lands within a few bytes of the printed hotspot address. */
+#include "workloads.h"
+#include "console.h"
+#include "io.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#define HOTSPOT_WORDS 4096 /* 16 KiB per CPU: touches memory, stays in L1/L2 */
+
+static uint32_t hotspot_buffers[64][HOTSPOT_WORDS] __attribute__((aligned(64)));
+
+extern const char acart_demo_hotspot_loop[];
+
+/* The loop walks the buffer backwards with `loop`, incrementing each word. Written in
+ * assembly so the compiler cannot unroll it or move the address tests rely on. */
+__attribute__((noinline, noreturn)) void acart_demo_hotspot(uint32_t *buffer, uint32_t words)
+{
+    __asm__ volatile("1:\n\t"
+                     "movl %1, %%ecx\n\t"
+                     ".global acart_demo_hotspot_loop\n"
+                     "acart_demo_hotspot_loop:\n\t"
+                     "incl -4(%0,%%ecx,4)\n\t"
+                     "loop acart_demo_hotspot_loop\n\t"
+                     "jmp 1b" ::"r"(buffer),
+                     "r"(words)
+                     : "ecx", "memory");
+    __builtin_unreachable();
+}
+
+static void run_hotspot(uint32_t cpu)
+{
+    irq_enable();
+    acart_demo_hotspot(hotspot_buffers[cpu % 64], HOTSPOT_WORDS);
+}
+
+static void run_idle(uint32_t cpu)
+{
+    (void)cpu;
+    for (;;)
+        __asm__ volatile("sti; hlt");
+}
+
+/* For the exception-report test: only CPU 0 faults, the others idle. */
+static void run_invalid_opcode(uint32_t cpu)
+{
+    if (cpu == 0) {
+        console_printf("workload: executing ud2 on cpu 0\n");
+        __asm__ volatile("ud2");
+    }
+    run_idle(cpu);
+}
+
+static const struct workload workloads[] = {
+    {"idle", "every CPU halts until an interrupt", run_idle},
+    {"hotspot", "every CPU spins in acart_demo_hotspot touching 16 KiB", run_hotspot},
+    {"invalid-opcode", "cpu 0 executes ud2 (tests the exception report)", run_invalid_opcode},
+};
+
+const struct workload *workload_find(const char *name)
+{
+    for (unsigned i = 0; i < sizeof(workloads) / sizeof(workloads[0]); i++)
+        if (strcmp(workloads[i].name, name) == 0)
+            return &workloads[i];
+    return 0;
+}
+
+void workload_print_info(const struct workload *w)
+{
+    console_printf("workload: %s (%s)\n", w->name, w->help);
+    if (w->run == run_hotspot)
+        console_printf("Hotspot ip: 0x%lx\n", (unsigned long)(uintptr_t)acart_demo_hotspot_loop);
+}

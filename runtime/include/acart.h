@@ -1,0 +1,102 @@
+/* acart: VTune's SEP sampling agent as a library for bare-metal x86 firmware.
+ *
+ * A board links libacart.a, implements the port hooks below (section "Port"), and calls
+ * aca_start(). From then on the board answers VTune's SEP collector (or `acart collect`)
+ * on a TCP port. Everything runs in the caller's single address space; acart installs
+ * its own sampling-interrupt handler and keeps samples in per-CPU RAM rings.
+ *
+ * Contexts. "Net context" is wherever the board runs lwIP (NO_SYS): aca_start() and
+ * aca_poll() must be called from there, always the same CPU. "Interrupt context" means
+ * acart's sampling handler, which may be an NMI: hooks called from it must not block,
+ * lock or print. */
+#ifndef ACART_H
+#define ACART_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- Errors: negative values, readable strings. ---- */
+enum aca_error {
+    ACA_OK = 0,
+    ACA_ERR_INVALID = -1,      /* an argument or message is malformed */
+    ACA_ERR_NO_MEMORY = -2,    /* a build-time table or ring is too small */
+    ACA_ERR_BUSY = -3,         /* already started / another host holds the session */
+    ACA_ERR_NET = -4,          /* lwIP refused (bind, listen, write) */
+    ACA_ERR_NO_PMU = -5,       /* no usable performance-monitoring unit */
+    ACA_ERR_STATE = -6,        /* the call is not valid in the current state */
+    ACA_ERR_DENIED = -7,       /* an MSR/PCI/MMIO access outside the allowlist */
+    ACA_ERR_UNSUPPORTED = -8,  /* a request acart does not implement */
+    ACA_ERR_CONFIG_SIZE = -9,  /* struct aca_config size unknown to this library */
+};
+
+const char *aca_strerror(int err);
+
+/* ---- Configuration. ---- */
+enum aca_transfer_mode {
+    ACA_TRANSFER_DELAYED = 0,   /* samples stay in RAM until STOP, then drain */
+    ACA_TRANSFER_IMMEDIATE = 1, /* samples drain while collecting */
+};
+
+enum aca_interrupt_mode {
+    ACA_INTERRUPT_NMI = 0,    /* PMI delivered as NMI: samples even where IRQs are off */
+    ACA_INTERRUPT_VECTOR = 1, /* PMI on a fixed vector (cfg.interrupt_vector) */
+};
+
+struct aca_config {
+    uint32_t size;                   /* sizeof(struct aca_config), for versioning */
+    uint16_t port;                   /* TCP port; 0 means 9321 */
+    enum aca_transfer_mode transfer; /* default delayed */
+    enum aca_interrupt_mode interrupt_mode;
+    uint8_t interrupt_vector;   /* for ACA_INTERRUPT_VECTOR: 0x30..0xef, not claimed */
+    void *ring_memory;          /* NULL: the built-in rings (ACA_RING_BYTES_PER_CPU each) */
+    uint32_t ring_bytes_per_cpu; /* with ring_memory: bytes per CPU (ring_memory holds
+                                    num_cpus times this, 64-byte aligned) */
+    const uint32_t *allowed_hosts; /* IPv4 addresses in network byte order; NULL: any */
+    uint32_t num_allowed_hosts;
+};
+
+/* Fills cfg with the defaults. */
+void aca_config_init(struct aca_config *cfg);
+
+/* Starts listening. Net context; the network interface must be up. */
+int aca_start(const struct aca_config *cfg);
+
+/* Serves the network side: pending transfers, timeouts. Net context, called often
+ * (every lwIP poll; at least every few milliseconds while a host is connected). */
+void aca_poll(void);
+
+/* ---- Port: implemented by the RTOS port (the qemu-pc board is the worked example). ---- */
+
+/* The task running on CPU `cpu` right now. Interrupt context (possibly NMI, on that same
+ * CPU): read per-CPU state only, never lock. Return 0 and fill pid/tid, or a negative
+ * value when the CPU runs no task (pid = tid = 0 is then recorded). */
+int aca_port_current_task(uint32_t cpu, uint32_t *pid, uint32_t *tid);
+
+struct aca_task_info {
+    uint32_t pid, tid;
+    uint32_t cpu; /* CPU it is bound to, or UINT32_MAX */
+    char name[32];
+};
+
+/* Copies up to `max` live tasks into out[] and returns the total number of tasks (which
+ * may exceed max). Net context. */
+int aca_port_task_list(struct aca_task_info *out, int max);
+
+struct aca_module_info {
+    uint32_t pid;    /* 0 for modules shared by everything (the image itself) */
+    uint64_t start;  /* load address */
+    uint64_t length; /* bytes */
+    char name[64];   /* path or name; what reports show */
+};
+
+/* Copies up to `max` modules loaded now (the image first) and returns the total. */
+int aca_port_module_list(struct aca_module_info *out, int max);
+
+/* ---- Events the port reports while acart runs (any task context, not interrupts). ---- */
+void aca_task_created(uint32_t pid, uint32_t tid, const char *name);
+void aca_task_renamed(uint32_t pid, uint32_t tid, const char *name);
+void aca_task_exited(uint32_t pid, uint32_t tid);
+void aca_module_loaded(uint32_t pid, const char *name, uint64_t start, uint64_t length);
+void aca_module_unloaded(uint32_t pid, uint64_t start);
+
+#endif
