@@ -22,7 +22,7 @@
 
 #define MULTIBOOT_BOOTLOADER_MAGIC 0x2badb002
 #define IMAGE_NAME                 "acart-qemu-pc.elf"
-#define ECHO_PORT                  9321
+#define ECHO_PORT                  9322
 
 struct multiboot_info {
     uint32_t flags;

@@ -1,0 +1,33 @@
+# The README's commands. Each installs what it needs first (scripts/setup-deps is
+# idempotent), so both work on a fresh Debian 12 machine as root.
+BUILD_DIR ?= build
+CTEST_JOBS ?= 2
+
+.PHONY: all deps build test demo format lint clean
+
+all: build
+
+deps:
+	scripts/setup-deps
+
+build: deps
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	ninja -C $(BUILD_DIR)
+
+test: build
+	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(CTEST_JOBS)
+
+demo: build
+	scripts/demo $(BUILD_DIR)
+
+format:
+	git ls-files '*.c' '*.h' | xargs clang-format -i
+
+lint:
+	git ls-files '*.c' '*.h' | xargs clang-format --dry-run --Werror
+	cppcheck --enable=warning,style,performance,portability --error-exitcode=1 --inline-suppr -q \
+	  --suppress=missingIncludeSystem -D__GNUC__ -I runtime/include -I arch/x86 \
+	  $$(git ls-files '*.c')
+
+clean:
+	rm -rf $(BUILD_DIR)

@@ -1,0 +1,89 @@
+"""Boots the qemu-pc board through scripts/run-board for a test and watches its console.
+
+Each Board picks free loopback ports, so tests can run in parallel."""
+import os
+import random
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+RUN_BOARD = os.path.join(TOP, "scripts", "run-board")
+
+
+def _port_free(port):
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
+
+
+def free_port_pair():
+    for _ in range(200):
+        p = random.randrange(20000, 60000, 2)
+        if _port_free(p) and _port_free(p + 1):
+            return p
+    raise RuntimeError("no free loopback port pair")
+
+
+class Board:
+    def __init__(self, image, cpus=4, workload="idle", accel="auto", append=""):
+        self.port = free_port_pair()
+        self.echo_port = self.port + 1
+        fd, self.log = tempfile.mkstemp(prefix="acart-board-", suffix=".log")
+        os.close(fd)
+        cmd = [RUN_BOARD, "--image", image, "--cpus", str(cpus), "--port", str(self.port),
+               "--workload", workload, "--accel", accel, "--log", self.log]
+        if append:
+            cmd += ["--append", append]
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, text=True)
+
+    def console(self):
+        with open(self.log, errors="replace") as f:
+            return f.read().replace("\r", "")
+
+    def wait_for(self, pattern, timeout=60):
+        """Waits until the console matches pattern (a regex); returns the match."""
+        deadline = time.time() + timeout
+        rx = re.compile(pattern, re.M)
+        while time.time() < deadline:
+            m = rx.search(self.console())
+            if m:
+                return m
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        raise AssertionError("board console never matched %r within %ds; console:\n%s\nrunner:\n%s"
+                             % (pattern, timeout, self.console(), self.stderr_text()))
+
+    def stderr_text(self):
+        if self.proc.poll() is None:
+            return "(still running)"
+        return self.proc.stderr.read()
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        try:
+            os.unlink(self.log)
+        except OSError:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if exc[0] is not None:
+            sys.stderr.write("board console at failure:\n" + self.console() + "\n")
+        self.stop()
