@@ -1,0 +1,167 @@
+/*
+ * msr_policy.c - the MSR allowlist (see msr_policy.h).
+ *
+ * One table, one row per MSR or per range of indexed MSRs. A range's length is not a
+ * constant but a bound taken from the CPU (counters, LBR depth), so a host cannot reach
+ * past the last counter this CPU implements into whatever MSR follows it.
+ */
+#include "msr_policy.h"
+
+#include <stddef.h>
+
+enum msr_access_kind {
+    MSR_R = 1,  /* read only */
+    MSR_RW = 3, /* read and write */
+};
+
+/* How many consecutive MSRs a row covers. */
+enum msr_bound {
+    BOUND_ONE,      /* just the first */
+    BOUND_GP,       /* num_gp_counters */
+    BOUND_GP_FULL,  /* num_gp_counters, only with full_width_writes */
+    BOUND_FIXED,    /* num_fixed_counters */
+    BOUND_LBR_FROM, /* lbr_depth, from lbr_from_base */
+    BOUND_LBR_TO,   /* lbr_depth, from lbr_to_base */
+    BOUND_LBR_INFO, /* lbr_depth, from lbr_info_base */
+};
+
+struct msr_rule {
+    const char *name;
+    uint32_t first; /* unused for the LBR rows, whose base comes from the limits */
+    uint8_t bound;  /* enum msr_bound */
+    uint8_t access; /* enum msr_access_kind */
+};
+
+/* Architectural performance monitoring (Intel SDM vol. 4, table 2-2), plus the few
+ * model-specific PMU registers SEP's core ECBs program (off-core response, load latency,
+ * LBR) and the read-only registers the platform and setup replies report. */
+static const struct msr_rule rules[] = {
+    {"IA32_TSC", 0x010, BOUND_ONE, MSR_R},
+    {"IA32_PLATFORM_ID", 0x017, BOUND_ONE, MSR_R},
+    {"IA32_PMC", 0x0C1, BOUND_GP, MSR_RW},
+    {"MSR_PLATFORM_INFO", 0x0CE, BOUND_ONE, MSR_R},
+    {"IA32_MPERF", 0x0E7, BOUND_ONE, MSR_R},
+    {"IA32_APERF", 0x0E8, BOUND_ONE, MSR_R},
+    {"IA32_PERFEVTSEL", 0x186, BOUND_GP, MSR_RW},
+    {"IA32_MISC_ENABLE", 0x1A0, BOUND_ONE, MSR_R},
+    {"MSR_OFFCORE_RSP_0", 0x1A6, BOUND_ONE, MSR_RW},
+    {"MSR_OFFCORE_RSP_1", 0x1A7, BOUND_ONE, MSR_RW},
+    {"MSR_LBR_SELECT", 0x1C8, BOUND_ONE, MSR_RW},
+    {"MSR_LASTBRANCH_TOS", 0x1C9, BOUND_ONE, MSR_RW},
+    {"IA32_DEBUGCTL", 0x1D9, BOUND_ONE, MSR_RW},
+    {"IA32_FIXED_CTR", 0x309, BOUND_FIXED, MSR_RW},
+    {"IA32_PERF_CAPABILITIES", 0x345, BOUND_ONE, MSR_R},
+    {"IA32_FIXED_CTR_CTRL", 0x38D, BOUND_ONE, MSR_RW},
+    {"IA32_PERF_GLOBAL_STATUS", 0x38E, BOUND_ONE, MSR_R},
+    {"IA32_PERF_GLOBAL_CTRL", 0x38F, BOUND_ONE, MSR_RW},
+    {"IA32_PERF_GLOBAL_OVF_CTRL", 0x390, BOUND_ONE, MSR_RW},
+    {"IA32_PEBS_ENABLE", 0x3F1, BOUND_ONE, MSR_RW},
+    {"MSR_PEBS_LD_LAT", 0x3F6, BOUND_ONE, MSR_RW},
+    {"IA32_A_PMC", 0x4C1, BOUND_GP_FULL, MSR_RW},
+    {"IA32_DS_AREA", 0x600, BOUND_ONE, MSR_RW},
+    {"MSR_LASTBRANCH_FROM_IP", 0, BOUND_LBR_FROM, MSR_RW},
+    {"MSR_LASTBRANCH_TO_IP", 0, BOUND_LBR_TO, MSR_RW},
+    {"MSR_LBR_INFO", 0, BOUND_LBR_INFO, MSR_RW},
+};
+
+static struct msr_policy_limits limits; /* zero until configured: no counters, no LBRs */
+
+void msr_policy_configure(const struct msr_policy_limits *l)
+{
+    limits = *l;
+}
+
+const char *msr_policy_strerror(int err)
+{
+    switch (err) {
+    case MSR_POLICY_OK:
+        return "allowed";
+    case MSR_POLICY_ERR_UNLISTED:
+        return "MSR is not a performance-monitoring register acart allows";
+    case MSR_POLICY_ERR_READ_ONLY:
+        return "MSR may only be read";
+    case MSR_POLICY_ERR_INDEX:
+        return "counter or LBR index beyond what this CPU implements";
+    default:
+        return "unknown MSR policy error";
+    }
+}
+
+/* The span a row may cover at most (architecturally), and the part this CPU has. */
+struct span {
+    uint32_t first;
+    uint32_t max;    /* MSRs the row could name */
+    uint32_t actual; /* MSRs this CPU implements */
+};
+
+static struct span rule_span(const struct msr_rule *r)
+{
+    struct span s = {r->first, 1, 1};
+
+    switch (r->bound) {
+    case BOUND_GP:
+        s.max = 8; /* 0xC1..0xC8 and 0x186..0x18D are reserved for eight counters */
+        s.actual = limits.num_gp_counters;
+        break;
+    case BOUND_GP_FULL:
+        s.max = 8;
+        s.actual = limits.full_width_writes ? limits.num_gp_counters : 0;
+        break;
+    case BOUND_FIXED:
+        s.max = 4; /* 0x309..0x30C */
+        s.actual = limits.num_fixed_counters;
+        break;
+    case BOUND_LBR_FROM:
+        s.first = limits.lbr_from_base;
+        s.max = s.actual = s.first ? limits.lbr_depth : 0;
+        break;
+    case BOUND_LBR_TO:
+        s.first = limits.lbr_to_base;
+        s.max = s.actual = s.first ? limits.lbr_depth : 0;
+        break;
+    case BOUND_LBR_INFO:
+        s.first = limits.lbr_info_base;
+        s.max = s.actual = s.first ? limits.lbr_depth : 0;
+        break;
+    default:
+        break;
+    }
+    if (s.actual > s.max)
+        s.actual = s.max;
+    return s;
+}
+
+static const struct msr_rule *find_rule(uint32_t msr, int *beyond_cpu)
+{
+    *beyond_cpu = 0;
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+        struct span s = rule_span(&rules[i]);
+        if (msr < s.first || msr - s.first >= s.max)
+            continue;
+        if (msr - s.first >= s.actual) {
+            *beyond_cpu = 1;
+            continue; /* another row may still own it (an LBR base may overlap) */
+        }
+        return &rules[i];
+    }
+    return NULL;
+}
+
+int msr_policy_check(uint32_t msr, int write)
+{
+    int beyond_cpu;
+    const struct msr_rule *r = find_rule(msr, &beyond_cpu);
+
+    if (r == NULL)
+        return beyond_cpu ? MSR_POLICY_ERR_INDEX : MSR_POLICY_ERR_UNLISTED;
+    if (write && r->access != MSR_RW)
+        return MSR_POLICY_ERR_READ_ONLY;
+    return MSR_POLICY_OK;
+}
+
+const char *msr_policy_name(uint32_t msr)
+{
+    int beyond_cpu;
+    const struct msr_rule *r = find_rule(msr, &beyond_cpu);
+    return r ? r->name : NULL;
+}

@@ -1,0 +1,47 @@
+/*
+ * msr_policy.h - which MSRs the host may make acart read or write.
+ *
+ * The host programs the PMU by sending MSR indices and values (ECB entries, READ_MSR,
+ * WRITE_MSR). Writing an arbitrary MSR can reprogram the machine (APIC base, SMRR, EFER
+ * ...), so every host-supplied index goes through msr_policy_check() first. Only the
+ * performance-monitoring MSRs are listed, each readable or read-write; counter and LBR
+ * ranges are bounded by what the CPU reports, passed in with msr_policy_configure().
+ * Until configured, the counter and LBR ranges are empty (fail closed).
+ */
+#ifndef ACART_RUNTIME_MSR_POLICY_H
+#define ACART_RUNTIME_MSR_POLICY_H
+
+#include <stdint.h>
+
+enum msr_policy_error {
+    MSR_POLICY_OK = 0,
+    MSR_POLICY_ERR_UNLISTED = -1,  /* not a performance-monitoring MSR acart allows */
+    MSR_POLICY_ERR_READ_ONLY = -2, /* listed, but the host may only read it */
+    MSR_POLICY_ERR_INDEX = -3,     /* a counter or LBR beyond what this CPU has */
+};
+
+const char *msr_policy_strerror(int err);
+
+/* What the CPU has (CPUID leaf 0AH, IA32_PERF_CAPABILITIES, the model's LBR table). */
+struct msr_policy_limits {
+    uint8_t num_gp_counters;    /* CPUID.0AH:EAX[15:8] */
+    uint8_t num_fixed_counters; /* CPUID.0AH:EDX[4:0] */
+    uint8_t full_width_writes;  /* IA32_PERF_CAPABILITIES bit 13: IA32_A_PMCx exist */
+    uint8_t lbr_depth;          /* LBR entries; 0 when the model has none */
+    uint32_t lbr_from_base;     /* first MSR_LASTBRANCH_n_FROM_IP (0x680, or 0x40 on older) */
+    uint32_t lbr_to_base;       /* first MSR_LASTBRANCH_n_TO_IP (0x6C0, or 0x60) */
+    uint32_t lbr_info_base;     /* first MSR_LBR_INFO_n (0xDC0), 0 when absent */
+};
+
+/* Sets the limits for all later checks. Call once at start, before any host request. */
+void msr_policy_configure(const struct msr_policy_limits *limits);
+
+/* 0 if the host may read (write == 0) or write (write != 0) msr, else a negative
+ * MSR_POLICY_ERR_*. */
+int msr_policy_check(uint32_t msr, int write);
+
+/* The architectural name of msr (e.g. "IA32_PMC", "IA32_DEBUGCTL") when the policy allows
+ * it on this CPU, else NULL. For logs. */
+const char *msr_policy_name(uint32_t msr);
+
+#endif
