@@ -68,7 +68,7 @@ static void test_single_registers(void)
     msr_policy_configure(&lim);
 
     const uint32_t read_write[] = {0x38D, 0x38F, 0x390, 0x1D9, 0x3F1, 0x3F6,
-                                   0x600, 0x1C8, 0x1C9, 0x1A6, 0x1A7};
+                                   0x3F7, 0x600, 0x1C8, 0x1C9, 0x1A6, 0x1A7};
     for (size_t i = 0; i < sizeof read_write / sizeof read_write[0]; i++) {
         CHECK_EQ(msr_policy_check(read_write[i], R), MSR_POLICY_OK);
         CHECK_EQ(msr_policy_check(read_write[i], W), MSR_POLICY_OK);
