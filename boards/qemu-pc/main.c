@@ -34,6 +34,7 @@ struct multiboot_info {
 extern const char __text_start[], __text_end[];
 
 static const struct workload *workload;
+static enum aca_transfer_mode transfer_mode = ACA_TRANSFER_DELAYED;
 static volatile uint32_t workloads_released;
 static uint64_t boot_tsc;
 
@@ -50,6 +51,8 @@ static void parse_cmdline(const char *cmdline, struct boot_options *opt)
     for (char *tok = strtok(copy, " "); tok; tok = strtok(NULL, " ")) {
         if (strncmp(tok, "workload=", 9) == 0) {
             opt->workload = tok + 9;
+        } else if (strcmp(tok, "transfer=immediate") == 0) {
+            transfer_mode = ACA_TRANSFER_IMMEDIATE;
         } else if (strcmp(tok, "dhcp") == 0) {
             opt->net.use_dhcp = 1;
         } else if (strncmp(tok, "ip=", 3) == 0) {
@@ -81,6 +84,18 @@ static void on_network_up(uint32_t ip)
     console_printf("net: up at %lu.%lu.%lu.%lu after %lu ms\n", (unsigned long)(ip >> 24),
                    (unsigned long)((ip >> 16) & 0xff), (unsigned long)((ip >> 8) & 0xff),
                    (unsigned long)(ip & 0xff), (unsigned long)ms);
+    struct aca_config cfg;
+    aca_config_init(&cfg);
+    cfg.transfer = transfer_mode;
+    int err = aca_start(&cfg);
+    if (err == ACA_OK) {
+        net_set_poll(aca_poll);
+        console_printf("acart: listening on %lu.%lu.%lu.%lu:%u\n", (unsigned long)(ip >> 24),
+                       (unsigned long)((ip >> 16) & 0xff), (unsigned long)((ip >> 8) & 0xff),
+                       (unsigned long)(ip & 0xff), cfg.port);
+    } else {
+        console_printf("acart: aca_start failed: %s\n", aca_strerror(err));
+    }
     if (echo_start(ECHO_PORT) == 0)
         console_printf("echo: listening on %lu.%lu.%lu.%lu:%u\n", (unsigned long)(ip >> 24),
                        (unsigned long)((ip >> 16) & 0xff), (unsigned long)((ip >> 8) & 0xff),
@@ -160,6 +175,11 @@ void board_main(uint32_t magic, const struct multiboot_info *mbi)
     task_switch_to((uint32_t)tid);
     irq_enable();
     workload->run(0);
+}
+
+void aca_port_log(const char *line)
+{
+    console_printf("%s\n", line);
 }
 
 void _exit(int status)

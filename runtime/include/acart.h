@@ -92,6 +92,10 @@ struct aca_module_info {
 /* Copies up to `max` modules loaded now (the image first) and returns the total. */
 int aca_port_module_list(struct aca_module_info *out, int max);
 
+/* One line of acart's own log (no newline), e.g. "acart: listening on 10.0.2.15:9321".
+ * Net or task context, never interrupt context. */
+void aca_port_log(const char *line);
+
 /* ---- Events the port reports while acart runs (any task context, not interrupts). ---- */
 void aca_task_created(uint32_t pid, uint32_t tid, const char *name);
 void aca_task_renamed(uint32_t pid, uint32_t tid, const char *name);

@@ -4,7 +4,7 @@
 #define ACART_OPTS_H
 
 #ifndef ACA_MAX_CPUS
-#define ACA_MAX_CPUS 64
+#define ACA_MAX_CPUS 32
 #endif
 
 /* Per-CPU sample ring in the built-in .acart_rings section. */

@@ -1,0 +1,286 @@
+/* Channels: a fixed pool of connection slots, no allocation beyond lwIP's own pools. */
+#include "channel.h"
+#include "acart.h"
+#include "acart_opts.h"
+
+#include "lwip/tcp.h"
+
+#include <string.h>
+
+/* Control + (CPUs + 2) data channels, plus room for a refused second host. */
+#define CHANNEL_POOL (ACA_MAX_CPUS + 8)
+
+struct channel {
+    struct tcp_pcb *pcb;
+    struct pbuf *rx;      /* received, not yet read (tot_len is u16: not used) */
+    uint32_t rx_offset;   /* bytes of rx->payload already read */
+    uint32_t rx_bytes;    /* unread bytes in rx */
+    channel_event_fn fn;
+    void *arg;
+    int in_use;
+};
+
+static struct channel pool[CHANNEL_POOL];
+
+/* lwIP requires a callback to return ERR_ABRT when its pcb was aborted during the
+ * callback; owners may abort any channel from inside any event, so remember the last
+ * pcb aborted and compare on the way out. */
+static struct tcp_pcb *last_aborted;
+
+static void abort_pcb(struct tcp_pcb *pcb)
+{
+    last_aborted = pcb;
+    tcp_abort(pcb);
+}
+
+struct listener {
+    channel_accept_fn on_accept;
+    void *arg;
+};
+static struct listener listener;
+
+static void release(struct channel *ch)
+{
+    if (ch->rx)
+        pbuf_free(ch->rx);
+    ch->rx = NULL;
+    ch->rx_offset = 0;
+    ch->rx_bytes = 0;
+    ch->pcb = NULL;
+    ch->fn = NULL;
+    ch->in_use = 0;
+}
+
+static void detach(struct channel *ch)
+{
+    tcp_arg(ch->pcb, NULL);
+    tcp_recv(ch->pcb, NULL);
+    tcp_sent(ch->pcb, NULL);
+    tcp_err(ch->pcb, NULL);
+}
+
+static void notify(struct channel *ch, enum channel_event ev)
+{
+    if (ch->fn)
+        ch->fn(ch, ch->arg, ev);
+}
+
+static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
+{
+    struct channel *ch = arg;
+
+    if (!ch) {
+        if (p)
+            pbuf_free(p);
+        return ERR_OK;
+    }
+    if (!p || err != ERR_OK) {
+        if (p)
+            pbuf_free(p);
+        detach(ch);
+        last_aborted = NULL;
+        notify(ch, CHANNEL_EVENT_CLOSED);
+        if (last_aborted == pcb)
+            return ERR_ABRT;
+        if (ch->in_use && ch->pcb == pcb) {
+            release(ch);
+            if (tcp_close(pcb) != ERR_OK) {
+                tcp_abort(pcb);
+                return ERR_ABRT;
+            }
+        }
+        return ERR_OK;
+    }
+    ch->rx_bytes += p->tot_len;
+    if (ch->rx)
+        pbuf_cat(ch->rx, p);
+    else
+        ch->rx = p;
+    last_aborted = NULL;
+    notify(ch, CHANNEL_EVENT_DATA);
+    return last_aborted == pcb ? ERR_ABRT : ERR_OK;
+}
+
+static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
+{
+    (void)len;
+    last_aborted = NULL;
+    if (arg)
+        notify(arg, CHANNEL_EVENT_SENT);
+    return last_aborted == pcb ? ERR_ABRT : ERR_OK;
+}
+
+static void on_err(void *arg, err_t err)
+{
+    struct channel *ch = arg;
+    (void)err;
+    if (!ch)
+        return;
+    /* lwIP has already freed the pcb. */
+    ch->pcb = NULL;
+    notify(ch, CHANNEL_EVENT_CLOSED);
+    release(ch);
+}
+
+static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
+{
+    (void)arg;
+    if (err != ERR_OK || !pcb)
+        return ERR_VAL;
+    struct channel *ch = NULL;
+    for (int i = 0; i < CHANNEL_POOL; i++) {
+        if (!pool[i].in_use) {
+            ch = &pool[i];
+            break;
+        }
+    }
+    if (!ch) {
+        tcp_abort(pcb);
+        return ERR_ABRT;
+    }
+    memset(ch, 0, sizeof(*ch));
+    ch->in_use = 1;
+    ch->pcb = pcb;
+    tcp_arg(pcb, ch);
+    tcp_recv(pcb, on_recv);
+    tcp_sent(pcb, on_sent);
+    tcp_err(pcb, on_err);
+    tcp_nagle_disable(pcb);
+    if (listener.on_accept(ch, listener.arg, ip4_addr_get_u32(&pcb->remote_ip)) != 0) {
+        if (ch->in_use) {
+            detach(ch);
+            release(ch);
+            tcp_abort(pcb);
+        }
+        return ERR_ABRT;
+    }
+    return ERR_OK;
+}
+
+int channel_listen(uint16_t port, channel_accept_fn fn, void *arg)
+{
+    struct tcp_pcb *pcb = tcp_new();
+    if (!pcb)
+        return ACA_ERR_NO_MEMORY;
+    if (tcp_bind(pcb, IP_ADDR_ANY, port) != ERR_OK) {
+        tcp_abort(pcb);
+        return ACA_ERR_NET;
+    }
+    struct tcp_pcb *lpcb = tcp_listen_with_backlog(pcb, 8);
+    if (!lpcb) {
+        tcp_abort(pcb);
+        return ACA_ERR_NO_MEMORY;
+    }
+    listener.on_accept = fn;
+    listener.arg = arg;
+    tcp_accept(lpcb, on_accept);
+    return ACA_OK;
+}
+
+void channel_set_callback(struct channel *ch, channel_event_fn fn, void *arg)
+{
+    ch->fn = fn;
+    ch->arg = arg;
+}
+
+uint32_t channel_available(const struct channel *ch)
+{
+    return ch->rx_bytes;
+}
+
+uint32_t channel_read(struct channel *ch, void *buf, uint32_t len)
+{
+    uint32_t done = 0;
+    uint8_t *out = buf;
+    while (done < len && ch->rx) {
+        struct pbuf *p = ch->rx;
+        uint32_t left = p->len - ch->rx_offset;
+        uint32_t n = len - done < left ? len - done : left;
+        memcpy(out + done, (const uint8_t *)p->payload + ch->rx_offset, n);
+        done += n;
+        ch->rx_offset += n;
+        if (ch->rx_offset == p->len) {
+            ch->rx = p->next;
+            if (p->next)
+                pbuf_ref(p->next);
+            p->next = NULL;
+            pbuf_free(p);
+            ch->rx_offset = 0;
+        }
+    }
+    ch->rx_bytes -= done;
+    for (uint32_t left = done; left && ch->pcb;) {
+        u16_t chunk = left > 0xffff ? 0xffff : (u16_t)left;
+        tcp_recved(ch->pcb, chunk);
+        left -= chunk;
+    }
+    return done;
+}
+
+uint32_t channel_send_room(const struct channel *ch)
+{
+    if (!ch->pcb)
+        return 0;
+    uint32_t room = tcp_sndbuf(ch->pcb);
+    /* Every tcp_write segment also needs a queue slot. */
+    if (tcp_sndqueuelen(ch->pcb) + 4 >= TCP_SND_QUEUELEN)
+        return 0;
+    return room;
+}
+
+int channel_send(struct channel *ch, const void *buf, uint32_t len)
+{
+    if (!ch->pcb)
+        return ACA_ERR_NET;
+    if (len > channel_send_room(ch))
+        return ACA_ERR_BUSY;
+    const uint8_t *p = buf;
+    while (len) {
+        u16_t chunk = len > 0xffff ? 0xffff : (u16_t)len;
+        err_t e = tcp_write(ch->pcb, p, chunk, TCP_WRITE_FLAG_COPY);
+        if (e != ERR_OK)
+            return e == ERR_MEM ? ACA_ERR_BUSY : ACA_ERR_NET;
+        p += chunk;
+        len -= chunk;
+    }
+    return ACA_OK;
+}
+
+void channel_flush(struct channel *ch)
+{
+    if (ch->pcb)
+        tcp_output(ch->pcb);
+}
+
+uint32_t channel_unacked(const struct channel *ch)
+{
+    if (!ch->pcb)
+        return 0;
+    return TCP_SND_BUF - tcp_sndbuf(ch->pcb);
+}
+
+void channel_close(struct channel *ch)
+{
+    if (ch->pcb) {
+        struct tcp_pcb *pcb = ch->pcb;
+        detach(ch);
+        release(ch);
+        tcp_output(pcb);
+        if (tcp_close(pcb) != ERR_OK)
+            abort_pcb(pcb);
+        return;
+    }
+    release(ch);
+}
+
+void channel_abort(struct channel *ch)
+{
+    if (ch->pcb) {
+        struct tcp_pcb *pcb = ch->pcb;
+        detach(ch);
+        release(ch);
+        abort_pcb(pcb);
+        return;
+    }
+    release(ch);
+}

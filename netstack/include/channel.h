@@ -1,0 +1,51 @@
+/* TCP channels over lwIP's raw API: what the protocol layer sees of the network.
+ *
+ * A channel is one accepted TCP connection with a receive queue the owner reads at its
+ * own pace (the TCP window only reopens for bytes it has read) and all-or-nothing sends
+ * (a message is either queued whole or refused, never cut). Everything runs in the net
+ * context; callbacks come from inside lwIP. Same verbs as libipt's layers:
+ * channel_listen / channel_read / channel_send / channel_close. */
+#ifndef ACART_CHANNEL_H
+#define ACART_CHANNEL_H
+
+#include <stdint.h>
+
+struct channel;
+
+enum channel_event {
+    CHANNEL_EVENT_DATA,   /* bytes are waiting: channel_available() > 0 */
+    CHANNEL_EVENT_SENT,   /* send room grew */
+    CHANNEL_EVENT_CLOSED, /* the peer closed or the connection failed; the channel is
+                             released when the callback returns */
+};
+
+typedef void (*channel_event_fn)(struct channel *ch, void *arg, enum channel_event ev);
+
+/* Called for each new connection; return 0 to keep it (then set its callback with
+ * channel_set_callback) or non-zero to refuse it (it is closed). remote_ip is IPv4 in
+ * network byte order. */
+typedef int (*channel_accept_fn)(struct channel *ch, void *arg, uint32_t remote_ip);
+
+int channel_listen(uint16_t port, channel_accept_fn on_accept, void *arg);
+void channel_set_callback(struct channel *ch, channel_event_fn fn, void *arg);
+
+uint32_t channel_available(const struct channel *ch);
+/* Copies up to len bytes out (and reopens the window by that much); returns the count. */
+uint32_t channel_read(struct channel *ch, void *buf, uint32_t len);
+
+/* Bytes channel_send would accept now. */
+uint32_t channel_send_room(const struct channel *ch);
+/* Queues len bytes whole, or returns ACA_ERR_BUSY without queueing anything when there
+ * is not room for all of them. Does not push: call channel_flush. */
+int channel_send(struct channel *ch, const void *buf, uint32_t len);
+void channel_flush(struct channel *ch);
+/* Bytes sent but not yet acknowledged by the peer. */
+uint32_t channel_unacked(const struct channel *ch);
+
+/* Graceful close after queued data; the channel is released at once (no more
+ * callbacks). */
+void channel_close(struct channel *ch);
+/* Reset the connection and release the channel at once. */
+void channel_abort(struct channel *ch);
+
+#endif

@@ -1,0 +1,96 @@
+/* The agent's state: one host session (control channel, data channels) and the
+ * collection it drives. Net context only; the sampling interrupt sees none of this. */
+#ifndef ACART_AGENT_H
+#define ACART_AGENT_H
+
+#include "acart.h"
+#include "acart_opts.h"
+#include "acart_wire.h"
+#include "channel.h"
+#include "ecb.h"
+#include "sampler.h"
+
+#include <stdint.h>
+
+/* The largest request or response payload a control message may carry. DRV_PLATFORM_INFO
+ * (15440) and the system configuration are the largest replies acart produces. */
+#define AGENT_MAX_PAYLOAD (64 * 1024)
+#define AGENT_MAX_DESCRIPTORS 8
+#define AGENT_MODULE_BUFFER (32 * 1024)
+
+enum collection_state {
+    COLLECTION_IDLE,       /* nothing configured */
+    COLLECTION_CONFIGURED, /* INIT_PMU done: rings set up */
+    COLLECTION_RUNNING,
+    COLLECTION_PAUSED,
+    COLLECTION_STOPPED, /* STOP received; data channels drain, then close */
+};
+
+struct data_link {
+    struct channel *ch;
+    uint16_t type; /* SEP_DATA_* */
+    uint16_t id;   /* CPU number for CPU channels */
+    int handshaken;
+};
+
+struct module_stream {
+    uint8_t bytes[AGENT_MODULE_BUFFER];
+    uint32_t len, sent;
+    uint32_t overflow; /* records that did not fit */
+};
+
+struct agent {
+    int started;
+    struct aca_config cfg;
+    uint32_t num_cpus;
+    uint8_t *ring_memory;
+    uint32_t ring_bytes_per_cpu;
+    int pmu_usable;
+    const char *sampling_note; /* why sampling is time-based, or NULL */
+
+    /* Session. */
+    struct channel *control;
+    int control_handshaken;
+    uint32_t remote_ip;
+    uint32_t data_expected, data_accepted;
+    struct data_link links[ACA_MAX_CPUS + SEP_NONCORE_DATA_CONNECTIONS];
+    int terminate_after_send; /* TERMINATE answered: end the session once flushed */
+
+    /* Control framing. */
+    struct sep_ctrl_header request;
+    int have_request;
+
+    /* Response being sent (header + payload), possibly over several sent callbacks. */
+    uint32_t response_len, response_sent;
+
+    /* Collection. */
+    enum collection_state state;
+    struct sep_drv_config drv_config;
+    int have_drv_config;
+    struct sep_event_config event_config;
+    int have_event_config;
+    uint32_t num_descriptors_expected, num_descriptors;
+    struct sep_event_desc descriptors[AGENT_MAX_DESCRIPTORS];
+    struct ecb ecb;
+    struct ecb_plan plan;
+    int have_ecb;
+    struct sampler_config sampler;
+    uint64_t start_tsc, stop_tsc;
+    struct module_stream modules;
+};
+
+extern struct agent agent;
+
+/* Session lifecycle (agent.c). */
+void agent_end_session(const char *why);
+
+/* Data transfer (transfer.c). */
+void transfer_pump(void);
+void transfer_queue_modules(void);
+uint64_t transfer_records_committed(void);
+
+/* Control requests (control.c, commands in cmd_*.c). */
+void control_on_data(void);
+void control_on_sent(void);
+
+#endif

@@ -1,0 +1,304 @@
+/* Commands that set up, run and end a collection. */
+#include "agent.h"
+#include "commands.h"
+#include "log.h"
+#include "msr_policy.h"
+
+#include "io.h"
+
+#include <string.h>
+
+#define MAX_RECORD_SIZE 1024
+
+int32_t cmd_reserve(struct cmd_request *req)
+{
+    uint32_t busy = sampler_is_running() ? 1 : 0;
+    return cmd_reply(req, &busy, sizeof(busy));
+}
+
+int32_t cmd_init_driver(struct cmd_request *req)
+{
+    if (agent.state == COLLECTION_RUNNING || agent.state == COLLECTION_PAUSED)
+        return SEP_STATUS_SAMP_IN_RUNNING_STATE;
+    memcpy(&agent.drv_config, req->in, sizeof(agent.drv_config));
+    if (agent.drv_config.collection_config &
+        (SEP_DRV_CFG_COUNTING_MODE | SEP_DRV_CFG_EMON_MODE)) {
+        agent_log("acart: counting (EMON) mode is not supported, only sampling");
+        return SEP_STATUS_INCOMPATIBLE_PARAMS;
+    }
+    agent.have_drv_config = 1;
+    return SEP_STATUS_SUCCESS;
+}
+
+int32_t cmd_set_cpu_topology(struct cmd_request *req)
+{
+    if (req->in_len % sizeof(struct sep_cpu_topology))
+        return SEP_STATUS_BAD_PARAMETER;
+    uint32_t n = req->in_len / (uint32_t)sizeof(struct sep_cpu_topology);
+    if (n != agent.num_cpus)
+        return SEP_STATUS_UNSUPPORTED_CPU_TOPOLOGY;
+    for (uint32_t i = 0; i < n; i++) {
+        struct sep_cpu_topology t;
+        memcpy(&t, req->in + i * sizeof(t), sizeof(t));
+        if (t.cpu_number >= agent.num_cpus)
+            return SEP_STATUS_UNSUPPORTED_CPU_TOPOLOGY;
+    }
+    return SEP_STATUS_SUCCESS;
+}
+
+int32_t cmd_num_descriptor(struct cmd_request *req)
+{
+    uint32_t n;
+    memcpy(&n, req->in, sizeof(n));
+    if (n > AGENT_MAX_DESCRIPTORS)
+        return SEP_STATUS_BAD_PARAMETER;
+    agent.num_descriptors_expected = n;
+    agent.num_descriptors = 0;
+    return SEP_STATUS_SUCCESS;
+}
+
+int32_t cmd_desc_next(struct cmd_request *req)
+{
+    if (agent.num_descriptors >= agent.num_descriptors_expected)
+        return SEP_STATUS_INVALID_STATE_TRANS;
+    struct sep_event_desc *d = &agent.descriptors[agent.num_descriptors];
+    memcpy(d, req->in, sizeof(*d));
+    if (d->sample_size < sizeof(struct sep_sample_pc) || d->sample_size > MAX_RECORD_SIZE)
+        return SEP_STATUS_INVALID_EVENT_SIZE;
+    agent.num_descriptors++;
+    return SEP_STATUS_SUCCESS;
+}
+
+int32_t cmd_init(struct cmd_request *req)
+{
+    struct sep_dev_config dev;
+    memcpy(&dev, req->in, sizeof(dev));
+    if (dev.pebs_mode && !agent.pmu_usable)
+        return SEP_STATUS_PEBS_NOT_SUPPORTED;
+    return SEP_STATUS_SUCCESS;
+}
+
+int32_t cmd_em_groups(struct cmd_request *req)
+{
+    struct sep_event_config ec;
+    memcpy(&ec, req->in, sizeof(ec));
+    if (ec.num_groups == 0)
+        return SEP_STATUS_NO_EVENTS;
+    if (ec.num_groups > 1) {
+        agent_log("acart: %u event groups: multiplexing is not supported, send one group",
+                  (unsigned)ec.num_groups);
+        return SEP_STATUS_EM_TOO_MANY_EVENT_GROUPS;
+    }
+    if (ec.sample_size && (ec.sample_size < sizeof(struct sep_sample_pc) ||
+                           ec.sample_size > MAX_RECORD_SIZE))
+        return SEP_STATUS_INVALID_EVENT_SIZE;
+    agent.event_config = ec;
+    agent.have_event_config = 1;
+    agent.have_ecb = 0;
+    return SEP_STATUS_SUCCESS;
+}
+
+/* The EM_CONFIG_NEXT reply, when the host asks for one, says which register was refused. */
+static int32_t refuse_register(struct cmd_request *req, int32_t status, uint32_t msr)
+{
+    if (req->out_cap >= sizeof(struct sep_ioctl_status)) {
+        struct sep_ioctl_status st;
+        memset(&st, 0, sizeof(st));
+        st.drv_status = (uint32_t)status;
+        st.reg_prog_type = 1;
+        st.reg_key1 = msr;
+        memcpy(req->out, &st, sizeof(st));
+    }
+    return status;
+}
+
+int32_t cmd_em_config_next(struct cmd_request *req)
+{
+    if (!agent.have_event_config)
+        return SEP_STATUS_INVALID_STATE_TRANS;
+    if (agent.state == COLLECTION_RUNNING || agent.state == COLLECTION_PAUSED)
+        return SEP_STATUS_SAMP_IN_RUNNING_STATE;
+    int err = ecb_decode(req->in, req->in_len, &agent.ecb);
+    if (err) {
+        agent_log("acart: EM_CONFIG_NEXT refused: %s", ecb_strerror(err));
+        return SEP_STATUS_INVALID_PROG_INFO;
+    }
+    if (agent.ecb.device_type != SEP_DEVICE_CORE)
+        return SEP_STATUS_UNSUPPORTED_UNCORE_ARCH_TYPE;
+    for (uint32_t i = 0; i < agent.ecb.entry_count; i++) {
+        const struct ecb_entry *e = &agent.ecb.entries[i];
+        if (e->reg_type == SEP_REG_EMPTY)
+            continue;
+        int perr = msr_policy_check(e->reg_id, 1);
+        if (perr) {
+            agent_log("acart: EM_CONFIG_NEXT entry %u: MSR 0x%x refused: %s", (unsigned)i,
+                      (unsigned)e->reg_id, msr_policy_strerror(perr));
+            return refuse_register(req, SEP_STATUS_INVALID_PROG_INFO, e->reg_id);
+        }
+    }
+    err = ecb_plan_sampling(&agent.ecb, &agent.plan);
+    if (err) {
+        agent_log("acart: EM_CONFIG_NEXT: %s", ecb_strerror(err));
+        return SEP_STATUS_INVALID_PROG_INFO;
+    }
+    if (agent.plan.num_counters == 0)
+        return SEP_STATUS_NO_EVENTS;
+    agent.have_ecb = 1;
+    if (req->out_cap >= sizeof(struct sep_ioctl_status))
+        req->out_len = sizeof(struct sep_ioctl_status); /* zeros: accepted */
+    return SEP_STATUS_SUCCESS;
+}
+
+static uint32_t record_size_for(uint32_t desc_id)
+{
+    if (desc_id < agent.num_descriptors)
+        return agent.descriptors[desc_id].sample_size;
+    if (agent.event_config.sample_size)
+        return agent.event_config.sample_size;
+    return sizeof(struct sep_sample_pc);
+}
+
+int32_t cmd_init_pmu(struct cmd_request *req)
+{
+    (void)req;
+    if (!agent.have_ecb)
+        return SEP_STATUS_NOT_CONFIGURED;
+    if (agent.state == COLLECTION_RUNNING || agent.state == COLLECTION_PAUSED)
+        return SEP_STATUS_SAMP_IN_RUNNING_STATE;
+
+    struct sampler_config *sc = &agent.sampler;
+    memset(sc, 0, sizeof(*sc));
+    sc->source = agent.pmu_usable ? SAMPLER_SOURCE_PMU : SAMPLER_SOURCE_TIMER;
+    sc->use_nmi = agent.cfg.interrupt_mode == ACA_INTERRUPT_NMI;
+    sc->vector = agent.cfg.interrupt_vector;
+    for (uint32_t i = 0; i < agent.plan.num_counters && sc->num_events < SAMPLER_MAX_EVENTS;
+         i++) {
+        const struct ecb_counter *c = &agent.plan.counters[i];
+        struct sampler_event *ev = &sc->events[sc->num_events++];
+        ev->event_index = c->event_index;
+        ev->descriptor_id = c->desc_id;
+        ev->sample_after = c->sample_after;
+        ev->fixed = c->kind == ECB_COUNTER_FIXED;
+        ev->counter = c->index;
+        ev->control = c->control;
+    }
+    sc->record_size = record_size_for(sc->events[0].descriptor_id);
+    int err = sampler_setup(agent.num_cpus, agent.ring_memory, agent.ring_bytes_per_cpu, sc);
+    if (err) {
+        agent_log("acart: INIT_PMU: %s", aca_strerror(err));
+        return err == ACA_ERR_UNSUPPORTED ? SEP_STATUS_UNSUPPORTED_ARCH_TYPE
+                                          : SEP_STATUS_INVALID_SAMP_INTERVAL;
+    }
+    agent.state = COLLECTION_CONFIGURED;
+    return SEP_STATUS_SUCCESS;
+}
+
+static int data_channels_ready(void)
+{
+    if (agent.data_accepted < agent.data_expected)
+        return 0;
+    for (uint32_t i = 0; i < agent.data_expected; i++)
+        if (!agent.links[i].ch || !agent.links[i].handshaken)
+            return 0;
+    return 1;
+}
+
+int32_t cmd_start(struct cmd_request *req)
+{
+    (void)req;
+    if (agent.state == COLLECTION_RUNNING || agent.state == COLLECTION_PAUSED)
+        return SEP_STATUS_SAMPLING_ALREADY_STARTED;
+    if (agent.state != COLLECTION_CONFIGURED)
+        return SEP_STATUS_NOT_CONFIGURED;
+    if (!data_channels_ready())
+        return SEP_STATUS_COMM_DATA_CHANNEL_UNAVAILABLE;
+    agent.start_tsc = rdtsc();
+    transfer_queue_modules();
+    int err = sampler_start();
+    if (err)
+        return SEP_STATUS_DRIVER_INIT_FAILED;
+    agent.state = COLLECTION_RUNNING;
+    if (agent.drv_config.collection_config & SEP_DRV_CFG_START_PAUSED) {
+        sampler_pause();
+        agent.state = COLLECTION_PAUSED;
+    }
+    const struct sampler_event *ev = &agent.sampler.events[0];
+    agent_log("acart: collection started: %s sampling every %llu events (event %u), %s transfer",
+              agent.pmu_usable ? "PMU" : "time-based", (unsigned long long)ev->sample_after,
+              (unsigned)ev->event_index,
+              agent.cfg.transfer == ACA_TRANSFER_DELAYED ? "delayed" : "immediate");
+    return SEP_STATUS_SUCCESS;
+}
+
+int32_t cmd_stop(struct cmd_request *req)
+{
+    (void)req;
+    if (agent.state != COLLECTION_RUNNING && agent.state != COLLECTION_PAUSED)
+        return SEP_STATUS_SAMP_IN_STOP_STATE;
+    sampler_stop();
+    agent.stop_tsc = rdtsc();
+    agent.state = COLLECTION_STOPPED;
+    uint32_t dropped = 0;
+    for (uint32_t i = 0; i < agent.num_cpus; i++) {
+        struct sampler_cpu_counts c;
+        sampler_counts(i, &c);
+        dropped += c.dropped;
+    }
+    agent_log("acart: collection stopped: %llu samples kept, %u dropped",
+              (unsigned long long)transfer_records_committed(), (unsigned)dropped);
+    transfer_pump();
+    return SEP_STATUS_SUCCESS;
+}
+
+int32_t cmd_pause(struct cmd_request *req)
+{
+    (void)req;
+    if (agent.state != COLLECTION_RUNNING)
+        return SEP_STATUS_INVALID_STATE_TRANS;
+    sampler_pause();
+    agent.state = COLLECTION_PAUSED;
+    return SEP_STATUS_SUCCESS;
+}
+
+int32_t cmd_resume(struct cmd_request *req)
+{
+    (void)req;
+    if (agent.state != COLLECTION_PAUSED)
+        return SEP_STATUS_INVALID_STATE_TRANS;
+    sampler_resume();
+    agent.state = COLLECTION_RUNNING;
+    return SEP_STATUS_SUCCESS;
+}
+
+int32_t cmd_get_num_samples(struct cmd_request *req)
+{
+    uint64_t n = transfer_records_committed();
+    return cmd_reply(req, &n, sizeof(n));
+}
+
+int32_t cmd_get_sample_drop_info(struct cmd_request *req)
+{
+    struct sep_sample_drop_info info;
+    memset(&info, 0, sizeof(info));
+    uint32_t n = sampler_num_cpus();
+    if (n > SEP_MAX_SAMPLE_DROP_NODES)
+        n = SEP_MAX_SAMPLE_DROP_NODES;
+    info.size = n;
+    for (uint32_t i = 0; i < n; i++) {
+        struct sampler_cpu_counts c;
+        sampler_counts(i, &c);
+        info.drop_info[i].os_id = 0;
+        info.drop_info[i].cpu_id = i;
+        info.drop_info[i].sampled = c.sampled - c.dropped;
+        info.drop_info[i].dropped = c.dropped;
+    }
+    return cmd_reply(req, &info, sizeof(info));
+}
+
+int32_t cmd_terminate(struct cmd_request *req)
+{
+    (void)req;
+    if (agent.state == COLLECTION_RUNNING || agent.state == COLLECTION_PAUSED)
+        sampler_stop();
+    return SEP_STATUS_SUCCESS;
+}

@@ -1,0 +1,137 @@
+/* Commands that describe the target: version, setup, CPUs, TSC, platform, system
+ * configuration, threads. */
+#include "agent.h"
+#include "commands.h"
+#include "sysinfo.h"
+#include "task_events.h"
+
+#include "io.h"
+#include "msr.h"
+#include "msr_safe.h"
+#include "tsc.h"
+
+#include <string.h>
+
+/* The driver version acart reports: the SEP driver generation whose protocol it speaks. */
+#define ACART_DRV_VERSION_MAJOR 5
+#define ACART_DRV_VERSION_MINOR 0
+#define ACART_DRV_VERSION_API   0
+
+int32_t cmd_version(struct cmd_request *req)
+{
+    struct sep_drv_version v = {ACART_DRV_VERSION_MAJOR, ACART_DRV_VERSION_MINOR,
+                                ACART_DRV_VERSION_API, 0};
+    return cmd_reply(req, &v, sizeof(v));
+}
+
+int32_t cmd_get_drv_setup_info(struct cmd_request *req)
+{
+    struct sep_drv_setup_info info;
+    memset(&info, 0, sizeof(info));
+    if (agent.pmu_usable) {
+        if (agent.cfg.interrupt_mode == ACA_INTERRUPT_NMI)
+            info.modes |= SEP_SETUP_NMI_MODE;
+    } else {
+        /* No architectural PMU to program: counters and event multiplexing are out, and
+         * samples come from the LAPIC timer. */
+        info.modes |= SEP_SETUP_PROFILING_VERSION_UNSUPP | SEP_SETUP_CORE_EVENT_MUX_UNAVAIL;
+    }
+    info.modes |= SEP_SETUP_REGISTER_ALLOWLIST;
+    return cmd_reply(req, &info, sizeof(info));
+}
+
+int32_t cmd_num_cores(struct cmd_request *req)
+{
+    uint32_t n = agent.num_cpus;
+    return cmd_reply(req, &n, sizeof(n));
+}
+
+int32_t cmd_get_normalized_tsc(struct cmd_request *req)
+{
+    uint64_t t = rdtsc();
+    return cmd_reply(req, &t, sizeof(t));
+}
+
+int32_t cmd_get_platform_info(struct cmd_request *req)
+{
+    static struct sep_platform_info info;
+    memset(&info, 0, sizeof(info));
+    uint64_t v;
+    if (msr_read_safe(MSR_PLATFORM_INFO, &v) == 0)
+        info.info = v;
+    if (msr_read_safe(0x1a0 /* IA32_MISC_ENABLE */, &v) == 0) {
+        info.misc_valid = 1;
+        info.misc_info = v;
+    }
+    return cmd_reply(req, &info, sizeof(info));
+}
+
+int32_t cmd_collect_sys_config(struct cmd_request *req)
+{
+    uint32_t size = sysinfo_build();
+    return cmd_reply(req, &size, sizeof(size));
+}
+
+int32_t cmd_get_sys_config(struct cmd_request *req)
+{
+    uint32_t size;
+    const void *blob = sysinfo_blob(&size);
+    if (size == 0)
+        return SEP_STATUS_SAMP_IN_UNEXPECTED_STATE; /* COLLECT_SYS_CONFIG comes first */
+    return cmd_reply(req, blob, size);
+}
+
+/* GET_THREAD_INFO entries: task id, name, address space (process) id. */
+struct thread_info_wire {
+    sep_u64_t id;
+    char name[32];
+    sep_u64_t address_space_id;
+};
+_Static_assert(sizeof(struct thread_info_wire) == 48, "thread info entry is 48 bytes");
+
+static struct task_record task_snapshot[ACA_MAX_TASKS];
+
+int32_t cmd_get_thread_count(struct cmd_request *req)
+{
+    uint32_t n = (uint32_t)task_events_tasks(task_snapshot, ACA_MAX_TASKS);
+    uint32_t alive = 0;
+    for (uint32_t i = 0; i < n; i++)
+        alive += task_snapshot[i].exited_tsc == 0;
+    return cmd_reply(req, &alive, sizeof(alive));
+}
+
+int32_t cmd_get_thread_info(struct cmd_request *req)
+{
+    int n = task_events_tasks(task_snapshot, ACA_MAX_TASKS);
+    uint32_t written = 0;
+    for (int i = 0; i < n; i++) {
+        if (task_snapshot[i].exited_tsc)
+            continue;
+        if ((written + 1) * sizeof(struct thread_info_wire) > req->out_cap)
+            break; /* the host sized its buffer from GET_THREAD_COUNT; tasks came since */
+        struct thread_info_wire t;
+        memset(&t, 0, sizeof(t));
+        t.id = task_snapshot[i].tid;
+        memcpy(t.name, task_snapshot[i].name, sizeof(t.name));
+        t.address_space_id = task_snapshot[i].pid;
+        memcpy(req->out + written * sizeof(t), &t, sizeof(t));
+        written++;
+    }
+    req->out_len = written * (uint32_t)sizeof(struct thread_info_wire);
+    return SEP_STATUS_SUCCESS;
+}
+
+int32_t cmd_tsc_skew_info(struct cmd_request *req)
+{
+    /* The reference answers only once a collection has stopped. */
+    if (agent.state != COLLECTION_STOPPED)
+        return SEP_STATUS_SAMP_IN_UNEXPECTED_STATE;
+    if (req->out_cap < agent.num_cpus * sizeof(int64_t))
+        return SEP_STATUS_BUFFER_TOO_SMALL;
+    for (uint32_t i = 0; i < agent.num_cpus; i++) {
+        int64_t skew = sysinfo_tsc_skew(i);
+        memcpy(req->out + i * sizeof(skew), &skew, sizeof(skew));
+    }
+    req->out_len = agent.num_cpus * (uint32_t)sizeof(int64_t);
+    return SEP_STATUS_SUCCESS;
+}

@@ -1,0 +1,76 @@
+/* The command table: every DRV_OPERATION acart implements, with the request payload
+ * sizes it accepts. Anything else is answered with SEP_STATUS_COMMAND_NOT_HANDLED. */
+#include "commands.h"
+#include "acart_wire.h"
+#include "ecb.h"
+
+#include <string.h>
+
+#define TOPOLOGY_MAX (64u * sizeof(struct sep_cpu_topology))
+
+static const struct cmd_entry table[] = {
+    {SEP_OP_VERSION, "VERSION", cmd_version, 0, 0},
+    {SEP_OP_GET_DRV_SETUP_INFO, "GET_DRV_SETUP_INFO", cmd_get_drv_setup_info, 0, 0},
+    {SEP_OP_NUM_CORES, "NUM_CORES", cmd_num_cores, 0, 0},
+    {SEP_OP_GET_NORMALIZED_TSC, "GET_NORMALIZED_TSC", cmd_get_normalized_tsc, 0, 8},
+    {SEP_OP_GET_NORMALIZED_TSC_STANDALONE, "GET_NORMALIZED_TSC_STANDALONE",
+     cmd_get_normalized_tsc, 0, 8},
+    {SEP_OP_GET_PLATFORM_INFO, "GET_PLATFORM_INFO", cmd_get_platform_info, 0, 0},
+    {SEP_OP_COLLECT_SYS_CONFIG, "COLLECT_SYS_CONFIG", cmd_collect_sys_config, 0, 0},
+    {SEP_OP_GET_SYS_CONFIG, "GET_SYS_CONFIG", cmd_get_sys_config, 0, 0},
+    {SEP_OP_GET_THREAD_COUNT, "GET_THREAD_COUNT", cmd_get_thread_count, 0, 0},
+    {SEP_OP_GET_THREAD_INFO, "GET_THREAD_INFO", cmd_get_thread_info, 0, 0},
+    {SEP_OP_TSC_SKEW_INFO, "TSC_SKEW_INFO", cmd_tsc_skew_info, 0, 0},
+    {SEP_OP_SET_OSID, "SET_OSID", cmd_accept_and_ignore, 0, 4},
+    {SEP_OP_CONTROL_DRIVER_LOG, "CONTROL_DRIVER_LOG", cmd_accept_and_ignore,
+     sizeof(struct sep_driver_log_control), sizeof(struct sep_driver_log_control)},
+    {SEP_OP_INIT_NUM_DEV, "INIT_NUM_DEV", cmd_accept_and_ignore, 4, 4},
+    {SEP_OP_SET_DEVICE_NUM_UNITS, "SET_DEVICE_NUM_UNITS", cmd_accept_and_ignore, 4, 4},
+    {SEP_OP_READ_MSR, "READ_MSR", cmd_read_msr, 4, 4},
+    {SEP_OP_WRITE_MSR, "WRITE_MSR", cmd_write_msr, sizeof(struct sep_event_reg),
+     sizeof(struct sep_event_reg)},
+    {SEP_OP_RESERVE, "RESERVE", cmd_reserve, 0, 0},
+    {SEP_OP_INIT_DRIVER, "INIT_DRIVER", cmd_init_driver, sizeof(struct sep_drv_config),
+     sizeof(struct sep_drv_config) + 64},
+    {SEP_OP_SET_CPU_TOPOLOGY, "SET_CPU_TOPOLOGY", cmd_set_cpu_topology,
+     sizeof(struct sep_cpu_topology), TOPOLOGY_MAX},
+    {SEP_OP_NUM_DESCRIPTOR, "NUM_DESCRIPTOR", cmd_num_descriptor, 4, 4},
+    {SEP_OP_DESC_NEXT, "DESC_NEXT", cmd_desc_next, sizeof(struct sep_event_desc),
+     sizeof(struct sep_event_desc)},
+    {SEP_OP_INIT, "INIT", cmd_init, sizeof(struct sep_dev_config), sizeof(struct sep_dev_config)},
+    {SEP_OP_EM_GROUPS, "EM_GROUPS", cmd_em_groups, sizeof(struct sep_event_config),
+     sizeof(struct sep_event_config)},
+    {SEP_OP_EM_CONFIG_NEXT, "EM_CONFIG_NEXT", cmd_em_config_next, sizeof(struct sep_ecb_header),
+     sizeof(struct sep_ecb_header) + ECB_MAX_ENTRIES * sizeof(struct sep_event_reg)},
+    {SEP_OP_INIT_PMU, "INIT_PMU", cmd_init_pmu, 0, 4},
+    {SEP_OP_START, "START", cmd_start, 0, 0},
+    {SEP_OP_STOP, "STOP", cmd_stop, 0, 0},
+    {SEP_OP_PAUSE, "PAUSE", cmd_pause, 0, 0},
+    {SEP_OP_RESUME, "RESUME", cmd_resume, 0, 0},
+    {SEP_OP_GET_NUM_SAMPLES, "GET_NUM_SAMPLES", cmd_get_num_samples, 0, 0},
+    {SEP_OP_GET_SAMPLE_DROP_INFO, "GET_SAMPLE_DROP_INFO", cmd_get_sample_drop_info, 0, 0},
+    {SEP_OP_TERMINATE, "TERMINATE", cmd_terminate, 0, 0},
+};
+
+const struct cmd_entry *cmd_lookup(uint32_t command_id)
+{
+    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+        if (table[i].command_id == command_id)
+            return &table[i];
+    return 0;
+}
+
+int32_t cmd_reply(struct cmd_request *req, const void *value, uint32_t len)
+{
+    if (len > req->out_cap)
+        return SEP_STATUS_BUFFER_TOO_SMALL;
+    memcpy(req->out, value, len);
+    req->out_len = len;
+    return SEP_STATUS_SUCCESS;
+}
+
+int32_t cmd_accept_and_ignore(struct cmd_request *req)
+{
+    (void)req;
+    return SEP_STATUS_SUCCESS;
+}

@@ -1,0 +1,66 @@
+/* Control commands: one handler per DRV_OPERATION, all with one signature, in one table
+ * (commands.c). A handler reads the request payload from `in`, writes its reply into
+ * `out` (at most out_cap bytes: what the host asked for), sets out_len, and returns a
+ * SEP status. The reply the host receives is exactly the size it asked for: shorter
+ * replies are zero-padded, and a reply that does not fit is a SEP_STATUS_BUFFER_TOO_SMALL. */
+#ifndef ACART_COMMANDS_H
+#define ACART_COMMANDS_H
+
+#include <stdint.h>
+
+struct cmd_request {
+    uint32_t command_id;
+    const uint8_t *in;
+    uint32_t in_len;
+    uint8_t *out;
+    uint32_t out_cap;
+    uint32_t out_len;
+};
+
+typedef int32_t (*cmd_fn)(struct cmd_request *req);
+
+struct cmd_entry {
+    uint32_t command_id;
+    const char *name;
+    cmd_fn fn;
+    uint32_t in_min, in_max; /* accepted request payload sizes */
+};
+
+/* The handler for a command id, or NULL for one acart does not know. */
+const struct cmd_entry *cmd_lookup(uint32_t command_id);
+
+/* Writes `len` bytes of `value` as the reply (BUFFER_TOO_SMALL when it does not fit). */
+int32_t cmd_reply(struct cmd_request *req, const void *value, uint32_t len);
+
+/* Handlers, grouped by file. */
+int32_t cmd_version(struct cmd_request *req);              /* cmd_info.c */
+int32_t cmd_get_drv_setup_info(struct cmd_request *req);
+int32_t cmd_num_cores(struct cmd_request *req);
+int32_t cmd_get_normalized_tsc(struct cmd_request *req);
+int32_t cmd_get_platform_info(struct cmd_request *req);
+int32_t cmd_collect_sys_config(struct cmd_request *req);
+int32_t cmd_get_sys_config(struct cmd_request *req);
+int32_t cmd_get_thread_count(struct cmd_request *req);
+int32_t cmd_get_thread_info(struct cmd_request *req);
+int32_t cmd_tsc_skew_info(struct cmd_request *req);
+int32_t cmd_accept_and_ignore(struct cmd_request *req);
+int32_t cmd_read_msr(struct cmd_request *req);             /* cmd_msr.c */
+int32_t cmd_write_msr(struct cmd_request *req);
+int32_t cmd_reserve(struct cmd_request *req);              /* cmd_collect.c */
+int32_t cmd_init_driver(struct cmd_request *req);
+int32_t cmd_set_cpu_topology(struct cmd_request *req);
+int32_t cmd_num_descriptor(struct cmd_request *req);
+int32_t cmd_desc_next(struct cmd_request *req);
+int32_t cmd_init(struct cmd_request *req);
+int32_t cmd_em_groups(struct cmd_request *req);
+int32_t cmd_em_config_next(struct cmd_request *req);
+int32_t cmd_init_pmu(struct cmd_request *req);
+int32_t cmd_start(struct cmd_request *req);
+int32_t cmd_stop(struct cmd_request *req);
+int32_t cmd_pause(struct cmd_request *req);
+int32_t cmd_resume(struct cmd_request *req);
+int32_t cmd_get_num_samples(struct cmd_request *req);
+int32_t cmd_get_sample_drop_info(struct cmd_request *req);
+int32_t cmd_terminate(struct cmd_request *req);
+
+#endif

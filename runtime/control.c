@@ -1,0 +1,111 @@
+/* The control channel: framing of requests, dispatch, and responses.
+ *
+ * A request is a 48-byte header and exactly to_target_data_size payload bytes. A header
+ * with the wrong size or version, or a payload or reply larger than AGENT_MAX_PAYLOAD,
+ * is answered with an error header and ends the session: the byte stream can no longer
+ * be trusted. An unknown command, or a payload size the command does not accept, gets an
+ * error status and the session goes on. Command 0 gets no reply (as the reference). */
+#include "agent.h"
+#include "commands.h"
+#include "log.h"
+
+#include <string.h>
+
+static uint8_t request_payload[AGENT_MAX_PAYLOAD];
+static uint8_t response[sizeof(struct sep_ctrl_header) + AGENT_MAX_PAYLOAD];
+
+static void response_pump(void)
+{
+    while (agent.control && agent.response_sent < agent.response_len) {
+        uint32_t room = channel_send_room(agent.control);
+        uint32_t left = agent.response_len - agent.response_sent;
+        uint32_t n = left < room ? left : room;
+        if (n == 0)
+            break;
+        if (channel_send(agent.control, response + agent.response_sent, n) != ACA_OK)
+            break;
+        agent.response_sent += n;
+    }
+    if (agent.control)
+        channel_flush(agent.control);
+    if (agent.response_sent == agent.response_len && agent.terminate_after_send &&
+        agent.control && channel_unacked(agent.control) == 0)
+        agent_end_session("host terminated the session");
+}
+
+static void respond(uint32_t command_id, int32_t status, uint32_t payload_len)
+{
+    struct sep_ctrl_header h = sep_ctrl_response(command_id, status, payload_len);
+    memcpy(response, &h, sizeof(h));
+    agent.response_len = (uint32_t)sizeof(h) + (status == SEP_STATUS_SUCCESS ? payload_len : 0);
+    agent.response_sent = 0;
+    response_pump();
+}
+
+static int32_t dispatch(const struct sep_ctrl_header *h, uint32_t *payload_len)
+{
+    const struct cmd_entry *e = cmd_lookup(h->command_id);
+    uint32_t in_len = (uint32_t)h->to_target_data_size;
+    uint32_t out_cap = (uint32_t)h->from_target_data_size;
+    *payload_len = 0;
+    if (!e) {
+        agent_log("acart: command %u is not handled", (unsigned)h->command_id);
+        return SEP_STATUS_COMMAND_NOT_HANDLED;
+    }
+    if (in_len < e->in_min || in_len > e->in_max) {
+        agent_log("acart: %s with a %u-byte payload (accepts %u..%u)", e->name, (unsigned)in_len,
+                  (unsigned)e->in_min, (unsigned)e->in_max);
+        return SEP_STATUS_BAD_PARAMETER;
+    }
+    uint8_t *out = response + sizeof(struct sep_ctrl_header);
+    memset(out, 0, out_cap);
+    struct cmd_request req = {h->command_id, request_payload, in_len, out, out_cap, 0};
+    int32_t status = e->fn(&req);
+    if (status == SEP_STATUS_SUCCESS)
+        *payload_len = out_cap; /* exactly what the host reads; the tail is zeros */
+    return status;
+}
+
+void control_on_data(void)
+{
+    while (agent.control && agent.response_sent == agent.response_len &&
+           !agent.terminate_after_send) {
+        struct sep_ctrl_header *h = &agent.request;
+        if (!agent.have_request) {
+            if (channel_available(agent.control) < sizeof(*h))
+                return;
+            channel_read(agent.control, h, sizeof(*h));
+            if (h->header_size != sizeof(*h) || h->proto_version != SEP_PROTOCOL_VERSION) {
+                respond(h->command_id, SEP_STATUS_COMM_NOT_COMPATIBLE, 0);
+                agent_end_session("malformed control header");
+                return;
+            }
+            if (h->to_target_data_size > AGENT_MAX_PAYLOAD ||
+                h->from_target_data_size > AGENT_MAX_PAYLOAD) {
+                respond(h->command_id, SEP_STATUS_UNSUPPORTED_DATA_SIZE, 0);
+                agent_end_session("control payload larger than the agent accepts");
+                return;
+            }
+            agent.have_request = 1;
+        }
+        if (channel_available(agent.control) < h->to_target_data_size)
+            return;
+        channel_read(agent.control, request_payload, (uint32_t)h->to_target_data_size);
+        agent.have_request = 0;
+        if (h->command_id == SEP_OP_NONE)
+            continue;
+        uint32_t payload_len;
+        int32_t status = dispatch(h, &payload_len);
+        if (h->command_id == SEP_OP_TERMINATE && status == SEP_STATUS_SUCCESS)
+            agent.terminate_after_send = 1;
+        respond(h->command_id, status, payload_len);
+    }
+}
+
+void control_on_sent(void)
+{
+    response_pump();
+    /* A request may have waited for the previous response to leave. */
+    if (agent.control && agent.response_sent == agent.response_len)
+        control_on_data();
+}

@@ -1,0 +1,65 @@
+/* The sampling engine: per-CPU rings and the interrupt that fills them.
+ *
+ * Two sources produce the same SampleRecordPC records:
+ *  - the PMU (architectural perfmon v2+): counters preloaded with -sample_after raise a
+ *    PMI on overflow, delivered as NMI (default) or on a vector;
+ *  - the LAPIC timer, when the CPU has no usable PMU (QEMU TCG, KVM without vPMU): each
+ *    CPU's timer fires at the period the event's sample-after value implies at the TSC
+ *    rate, so samples are time-based.
+ * The interrupt path touches only its own CPU's ring and state, never locks, never
+ * prints. Everything else here runs in net context on one CPU. */
+#ifndef ACART_SAMPLER_H
+#define ACART_SAMPLER_H
+
+#include "ring.h"
+
+#include <stdint.h>
+
+#define SAMPLER_MAX_EVENTS 16
+
+enum sampler_source { SAMPLER_SOURCE_TIMER, SAMPLER_SOURCE_PMU };
+
+/* One sampled event, from the ECB the host sent. */
+struct sampler_event {
+    uint32_t event_index;   /* recorded in each sample (bits 27:20 of bit_fields2) */
+    uint32_t descriptor_id; /* recorded in each sample */
+    uint64_t sample_after;  /* events between samples */
+    int fixed;              /* 1: fixed counter `counter`, 0: general-purpose */
+    uint32_t counter;
+    uint64_t control;       /* PERFEVTSEL value for a general-purpose counter */
+};
+
+struct sampler_config {
+    enum sampler_source source;
+    int use_nmi;        /* PMU source: PMI as NMI, else on `vector` */
+    uint8_t vector;
+    uint32_t num_events;
+    struct sampler_event events[SAMPLER_MAX_EVENTS];
+    uint32_t record_size; /* bytes per sample record (48 for SampleRecordPC) */
+};
+
+struct sampler_cpu_counts {
+    uint32_t sampled; /* interrupts that tried to record */
+    uint32_t dropped; /* of those, lost to a full ring */
+    uint32_t pending; /* records still in the ring */
+};
+
+/* Rings over the caller's memory (bytes_per_cpu each, num_cpus of them). */
+int sampler_setup(uint32_t num_cpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
+                  const struct sampler_config *cfg);
+int sampler_start(void); /* on every CPU; waits until all have started */
+void sampler_pause(void);
+void sampler_resume(void);
+void sampler_stop(void); /* on every CPU; afterwards no interrupt touches a ring */
+void sampler_reset(void);  /* forget the session: rings emptied, counts zeroed */
+
+int sampler_is_running(void);
+uint32_t sampler_num_cpus(void);
+struct ring *sampler_ring(uint32_t cpu);
+void sampler_counts(uint32_t cpu, struct sampler_cpu_counts *out);
+
+/* The timer period for an event, in LAPIC timer ticks (exposed for the unit tests and
+ * the console message). */
+uint32_t sampler_timer_period(uint64_t sample_after, uint64_t tsc_hz, uint64_t lapic_hz);
+
+#endif

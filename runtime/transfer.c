@@ -1,0 +1,159 @@
+/* Moving records from RAM to the host: per-CPU rings to the CPU data channels, module
+ * records to the module channel.
+ *
+ * Delayed transfer drains only after STOP; immediate transfer drains while collecting
+ * too. Only whole records are sent (a channel takes a run of records or none), so the
+ * host never sees half a record and the count delivered is the count consumed. After
+ * STOP, each data channel is closed once everything it carries is queued: the host reads
+ * until end of file. */
+#include "agent.h"
+#include "task_events.h"
+
+#include <string.h>
+
+#define MAX_PORT_MODULES 32
+
+static struct aca_module_info port_modules[MAX_PORT_MODULES];
+static struct module_event module_events[ACA_MAX_MODULE_EVENTS];
+
+static void drain_cpu(struct data_link *l, int closing)
+{
+    struct ring *r = sampler_ring(l->id);
+    if (!r)
+        return;
+    for (;;) {
+        const void *data;
+        uint32_t n = ring_peek(r, &data);
+        uint32_t fit = channel_send_room(l->ch) / r->record_size;
+        if (n > fit)
+            n = fit;
+        if (n == 0)
+            break;
+        if (channel_send(l->ch, data, n * r->record_size) != ACA_OK)
+            break;
+        ring_consume(r, n);
+    }
+    channel_flush(l->ch);
+    if (closing && ring_used(r) == 0) {
+        struct channel *c = l->ch;
+        l->ch = 0;
+        channel_close(c);
+    }
+}
+
+static void drain_modules(struct data_link *l, int closing)
+{
+    struct module_stream *m = &agent.modules;
+    uint32_t left = m->len - m->sent;
+    uint32_t room = channel_send_room(l->ch);
+    uint32_t n = left < room ? left : room;
+    if (n && channel_send(l->ch, m->bytes + m->sent, n) == ACA_OK)
+        m->sent += n;
+    channel_flush(l->ch);
+    if (closing && m->sent == m->len) {
+        struct channel *c = l->ch;
+        l->ch = 0;
+        channel_close(c);
+    }
+}
+
+void transfer_pump(void)
+{
+    if (!agent.control_handshaken)
+        return;
+    int closing = agent.state == COLLECTION_STOPPED;
+    int streaming = closing || ((agent.state == COLLECTION_RUNNING ||
+                                 agent.state == COLLECTION_PAUSED) &&
+                                agent.cfg.transfer == ACA_TRANSFER_IMMEDIATE);
+    int collecting = closing || agent.state == COLLECTION_RUNNING ||
+                     agent.state == COLLECTION_PAUSED;
+    for (uint32_t i = 0; i < agent.data_accepted; i++) {
+        struct data_link *l = &agent.links[i];
+        if (!l->ch || !l->handshaken)
+            continue;
+        switch (l->type) {
+        case SEP_DATA_CPU:
+            if (streaming)
+                drain_cpu(l, closing);
+            break;
+        case SEP_DATA_MODULE:
+            if (collecting)
+                drain_modules(l, closing);
+            break;
+        default: /* uncore: acart has no uncore data yet */
+            if (closing) {
+                struct channel *c = l->ch;
+                l->ch = 0;
+                channel_close(c);
+            }
+            break;
+        }
+    }
+}
+
+/* One ModuleRecord and its path; the record length is kept a multiple of 8 as the
+ * reference does. */
+static void append_module(uint32_t pid, uint64_t start, uint64_t length, const char *name,
+                          uint64_t load_tsc, uint64_t unload_tsc)
+{
+    struct module_stream *m = &agent.modules;
+    uint32_t path_len = (uint32_t)strlen(name) + 1;
+    if (path_len > 0xffff - sizeof(struct sep_module_record) - 8)
+        path_len = 0xffff - sizeof(struct sep_module_record) - 8;
+    uint32_t rec_len = ((uint32_t)sizeof(struct sep_module_record) + path_len + 7) & ~7u;
+    if (m->len + rec_len > sizeof(m->bytes)) {
+        m->overflow++;
+        return;
+    }
+    struct sep_module_record r;
+    memset(&r, 0, sizeof(r));
+    r.rec_length = (uint16_t)rec_len;
+    r.segment_bits = SEP_MODE_32BIT & SEP_MODREC_SEG_TYPE_MASK;
+    if (unload_tsc)
+        r.segment_bits |= SEP_MODREC_SEG_UNLOAD;
+    r.selector = 0x08; /* the board's one code segment */
+    r.flags = SEP_MODREC_EXE | SEP_MODREC_PID_RAW | (pid == 0 ? SEP_MODREC_GLOBAL_MODULE : 0);
+    r.length64 = length;
+    r.load_addr64 = start;
+    r.pid_rec_index = pid;
+    r.unload_tsc = unload_tsc;
+    r.path_length = (uint16_t)path_len;
+    const char *base = strrchr(name, '/');
+    r.filename_offset = (uint16_t)(base ? base + 1 - name : 0);
+    r.tsc = load_tsc;
+    memcpy(m->bytes + m->len, &r, sizeof(r));
+    memset(m->bytes + m->len + sizeof(r), 0, rec_len - sizeof(r));
+    memcpy(m->bytes + m->len + sizeof(r), name, path_len - 1);
+    m->len += rec_len;
+}
+
+void transfer_queue_modules(void)
+{
+    struct module_stream *m = &agent.modules;
+    m->len = m->sent = m->overflow = 0;
+    int n = aca_port_module_list(port_modules, MAX_PORT_MODULES);
+    if (n > MAX_PORT_MODULES)
+        n = MAX_PORT_MODULES;
+    for (int i = 0; i < n; i++) {
+        port_modules[i].name[sizeof(port_modules[i].name) - 1] = 0;
+        append_module(port_modules[i].pid, port_modules[i].start, port_modules[i].length,
+                      port_modules[i].name, 0, 0);
+    }
+    /* Modules the port reported loading (and perhaps unloading) while running. */
+    int e = task_events_modules(module_events, ACA_MAX_MODULE_EVENTS);
+    for (int i = 0; i < e; i++)
+        append_module(module_events[i].pid, module_events[i].start, module_events[i].length,
+                      module_events[i].name, module_events[i].load_tsc,
+                      module_events[i].unload_tsc);
+}
+
+uint64_t transfer_records_committed(void)
+{
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < sampler_num_cpus(); i++) {
+        struct sampler_cpu_counts c;
+        sampler_counts(i, &c);
+        total += c.sampled - c.dropped;
+    }
+    return total;
+}
