@@ -1129,6 +1129,16 @@ struct sep_sample_drop_info {
 SEP_WIRE_ASSERT_SIZE(struct sep_sample_drop_info, 324);
 SEP_WIRE_ASSERT_OFFSET(struct sep_sample_drop_info, drop_info, 4);
 
+/* GET_THREAD_INFO reply: an array of these, GET_THREAD_COUNT (a uint32_t) of them. */
+struct sep_task_info {
+    sep_u64_t id;               /* thread id */
+    char name[32];              /* NUL-terminated */
+    sep_u64_t address_space_id; /* process id */
+};
+SEP_WIRE_ASSERT_SIZE(struct sep_task_info, 48);
+SEP_WIRE_ASSERT_OFFSET(struct sep_task_info, name, 8);
+SEP_WIRE_ASSERT_OFFSET(struct sep_task_info, address_space_id, 40);
+
 /* Code modes (sep_sample_pc.cpu_and_os bits 14:13, sep_module_record.segment_bits 1:0). */
 #define SEP_MODE_V86   0
 #define SEP_MODE_16BIT 1

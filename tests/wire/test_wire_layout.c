@@ -603,6 +603,19 @@ static void test_sample_drop_info(void)
     CHECK_EQ(wire_le(b, 4 + 19 * 16, 4), 0x19);
 }
 
+static void test_task_info(void)
+{
+    struct sep_task_info t = {0}, back;
+    uint8_t b[48];
+    t.id = 0x1234;
+    memcpy(t.name, "net", 4);
+    t.address_space_id = 7;
+    ROUND_TRIP(t, b, back);
+    CHECK_EQ(wire_le(b, 0, 8), 0x1234);
+    CHECK(memcmp(b + 8, "net", 4) == 0);
+    CHECK_EQ(wire_le(b, 40, 8), 7);
+}
+
 static void test_sample_pc(void)
 {
     struct sep_sample_pc s = {0}, back;
@@ -701,6 +714,7 @@ int main(void)
     test_ioctl_status();
     test_sysinfo();
     test_sample_drop_info();
+    test_task_info();
     test_sample_pc();
     test_module_record();
     return check_report("test_wire_layout");
