@@ -1,0 +1,176 @@
+"""A small SEP host for tests: handshake, data channels, control requests.
+
+Written from docs/sep-protocol.md, independently of the C definitions in acart_wire.h,
+so that a mistake on one side shows up as a failure instead of agreeing with itself."""
+import os
+import socket
+import struct
+import threading
+import time
+
+PROTO = 6
+HEADER = struct.Struct("<IIIiQQQQ")  # header_size, proto, command, status, to, from, r1, r2
+FIRST = struct.Struct("<IIIIQ")      # msg_size, proto, per_cpu_buffer_size, reserved, reserved
+DATA_FIRST = struct.Struct("<IHH")   # proto, data_type, data_id
+
+OP = dict(START=1, STOP=2, INIT_PMU=3, INIT=4, EM_GROUPS=5, EM_CONFIG_NEXT=25, NUM_CORES=28,
+          COLLECT_SYS_CONFIG=29, GET_SYS_CONFIG=30, TERMINATE=35, RESERVE=38, VERSION=51,
+          NUM_DESCRIPTOR=57, DESC_NEXT=58, READ_MSR=67, WRITE_MSR=68, GET_PLATFORM_INFO=70,
+          SET_CPU_TOPOLOGY=73, INIT_NUM_DEV=74, GET_NUM_SAMPLES=76, SET_DEVICE_NUM_UNITS=78,
+          GET_SAMPLE_DROP_INFO=85, GET_DRV_SETUP_INFO=86, GET_THREAD_COUNT=88,
+          GET_THREAD_INFO=89, SET_OSID=92, INIT_DRIVER=94, GET_NORMALIZED_TSC=24)
+
+SUCCESS = 0
+BAD_PARAMETER = 63
+BUFFER_TOO_SMALL = 103
+PMU_IN_USE = 150
+COMMAND_NOT_HANDLED = 156
+MSR_ACCESS_ERROR = 196
+COMM_NOT_COMPATIBLE = 218
+UNSUPPORTED_DATA_SIZE = 98
+INVALID_PROG_INFO = 228
+
+SHARED = os.environ.get("ACART_SHARED_DIR",
+                        os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared"))
+FIXTURE_ECB = os.path.join(SHARED, "fixtures", "aca", "bin_ecb.config_6_0_CPU_CLK_UNHALTED.REF_TSC")
+
+
+def recv_exact(sock, n):
+    buf = bytearray()
+    while len(buf) < n:
+        chunk = sock.recv(n - len(buf))
+        if not chunk:
+            raise EOFError("connection closed after %d of %d bytes" % (len(buf), n))
+        buf.extend(chunk)
+    return bytes(buf)
+
+
+def connect(port, timeout=20):
+    deadline = time.time() + timeout
+    while True:
+        try:
+            s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            return s
+        except OSError:
+            if time.time() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+class Host:
+    def __init__(self, port):
+        self.port = port
+        self.ctl = connect(port)
+        self.data = []
+
+    def handshake(self, msg_size=FIRST.size, proto=PROTO):
+        self.ctl.sendall(FIRST.pack(msg_size, proto, 0, 0, 0))
+        st = recv_exact(self.ctl, 296)
+        _size, version, status = struct.unpack_from("<IIi", st, 0)
+        self.num_cpus, = struct.unpack_from("<I", st, 256)
+        self.tsc_hz, = struct.unpack_from("<Q", st, 256 + 16)
+        self.switch_bits, = struct.unpack_from("<I", st, 248)
+        return status, version
+
+    def open_data_channels(self):
+        socks = [connect(self.port) for _ in range(self.num_cpus + 2)]
+        self.channels = []
+        for s in socks:
+            s.sendall(FIRST.pack(FIRST.size, PROTO, 0, 0, 0))
+            proto, dtype, did = DATA_FIRST.unpack(recv_exact(s, DATA_FIRST.size))
+            assert proto == PROTO, proto
+            self.channels.append((dtype, did, s))
+        return [(t, i) for t, i, _ in self.channels]
+
+    def request(self, command, payload=b"", want=0, header_size=HEADER.size, proto=PROTO,
+                declared_to=None):
+        to = len(payload) if declared_to is None else declared_to
+        self.ctl.sendall(HEADER.pack(header_size, proto, command, 0, to, want, 0, 0) + payload)
+        h = HEADER.unpack(recv_exact(self.ctl, HEADER.size))
+        _hs, version, cmd, status, _to, frm, _r1, _r2 = h
+        assert version == PROTO and cmd == command, h
+        body = recv_exact(self.ctl, frm) if status == SUCCESS and frm else b""
+        return status, body
+
+    def expect_closed(self, timeout=10):
+        self.ctl.settimeout(timeout)
+        try:
+            return self.ctl.recv(1) == b""
+        except ConnectionResetError:
+            return True
+
+    def start_readers(self):
+        self.received = {}
+        self.threads = []
+        for dtype, did, s in self.channels:
+            key = (dtype, did)
+            self.received[key] = bytearray()
+
+            def reader(sock=s, buf=self.received[key]):
+                sock.settimeout(120)
+                while True:
+                    chunk = sock.recv(65536)
+                    if not chunk:
+                        return
+                    buf.extend(chunk)
+            t = threading.Thread(target=reader, daemon=True)
+            t.start()
+            self.threads.append(t)
+
+    def join_readers(self, timeout=120):
+        for t in self.threads:
+            t.join(timeout)
+            assert not t.is_alive(), "a data channel was never closed by the target"
+
+    def close(self):
+        for _, _, s in getattr(self, "channels", []):
+            s.close()
+        self.ctl.close()
+
+
+def u32(v):
+    return struct.pack("<I", v)
+
+
+def setup_collection(h, ecb=None):
+    """Everything CollectionTest sends before START; returns the statuses seen."""
+    statuses = {}
+
+    def req(name, payload=b"", want=0):
+        st, body = h.request(OP[name], payload, want)
+        statuses[name] = st
+        return body
+    req("SET_OSID")
+    req("VERSION", want=4)
+    req("GET_DRV_SETUP_INFO", want=32)
+    size = struct.unpack("<I", req("COLLECT_SYS_CONFIG", want=4))[0]
+    req("GET_SYS_CONFIG", want=size)
+    req("GET_PLATFORM_INFO", want=15440)
+    req("NUM_CORES", want=4)
+    req("INIT_NUM_DEV", u32(1))
+    req("RESERVE", want=4)
+    drv = bytearray(104)
+    struct.pack_into("<IHH I", drv, 0, 104, 1, 0, 1)
+    req("INIT_DRIVER", bytes(drv))
+    topo = bytearray()
+    for i in range(h.num_cpus):
+        t = bytearray(72)
+        struct.pack_into("<I", t, 0, i)
+        topo += t
+    req("SET_CPU_TOPOLOGY", bytes(topo))
+    req("NUM_DESCRIPTOR", u32(1))
+    desc = bytearray(112)
+    struct.pack_into("<I", desc, 0, 48)
+    req("DESC_NEXT", bytes(desc))
+    req("INIT", bytes(4080))
+    ev = bytearray(144)
+    struct.pack_into("<IiiiI", ev, 0, 1, -1, -1, -1, 48)
+    req("EM_GROUPS", bytes(ev))
+    if ecb is None:
+        with open(FIXTURE_ECB, "rb") as f:
+            ecb = f.read()
+    req("EM_CONFIG_NEXT", ecb)
+    req("SET_DEVICE_NUM_UNITS", u32(1))
+    req("INIT_PMU", u32(h.num_cpus * 56))
+    return statuses

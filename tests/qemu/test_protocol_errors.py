@@ -1,0 +1,153 @@
+"""Bad input never crashes, hangs or corrupts the agent: each case gets an error status or
+a closed connection, and the next session works. Ends with a host killed mid-collection
+followed by a clean full collection whose counts add up."""
+import argparse
+import struct
+import time
+
+import sep
+from board import Board
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--image", required=True)
+args = ap.parse_args()
+
+checks = []
+
+
+def check(name, cond, detail=""):
+    checks.append(name)
+    assert cond, "%s: %s" % (name, detail)
+    print("ok  %s" % name)
+
+
+def session(port):
+    h = sep.Host(port)
+    status, _ = h.handshake()
+    assert status == 0, status
+    return h
+
+
+with Board(args.image, cpus=4, workload="hotspot") as b:
+    b.wait_for(r"^acart: listening on ", timeout=120)
+    port = b.port
+
+    h = sep.Host(port)
+    status, _ = h.handshake(msg_size=20)
+    check("first message of the wrong size", status == sep.COMM_NOT_COMPATIBLE and h.expect_closed(),
+          status)
+    h.close()
+
+    h = session(port)
+    st, _ = h.request(sep.OP["VERSION"], want=4, header_size=40)
+    check("header of the wrong size", st == sep.COMM_NOT_COMPATIBLE and h.expect_closed(), st)
+    h.close()
+
+    h = session(port)
+    st, _ = h.request(sep.OP["VERSION"], want=4, proto=3)
+    check("header of the wrong protocol version", st == sep.COMM_NOT_COMPATIBLE and h.expect_closed(), st)
+    h.close()
+
+    h = session(port)
+    st, _ = h.request(sep.OP["EM_CONFIG_NEXT"], b"", declared_to=1 << 20)
+    check("payload larger than the agent accepts", st == sep.UNSUPPORTED_DATA_SIZE and h.expect_closed(), st)
+    h.close()
+
+    h = session(port)
+    st, _ = h.request(sep.OP["VERSION"], b"x" * 100, want=4)
+    check("payload larger than the command allows", st == sep.BAD_PARAMETER, st)
+    st, body = h.request(sep.OP["VERSION"], want=4)
+    check("session goes on after a refused payload", st == 0 and len(body) == 4, st)
+    st, _ = h.request(250, want=8)
+    check("unknown command", st == sep.COMMAND_NOT_HANDLED, st)
+    st, _ = h.request(sep.OP["VERSION"], want=2)
+    check("reply buffer too small", st == sep.BUFFER_TOO_SMALL, st)
+    st, _ = h.request(sep.OP["READ_MSR"], sep.u32(0x1B), want=8 * 4)
+    check("READ_MSR of IA32_APIC_BASE refused", st == sep.MSR_ACCESS_ERROR, st)
+    reg = bytearray(136)
+    struct.pack_into("<B", reg, 0, 1)
+    struct.pack_into("<I", reg, 8, 0x1B)
+    struct.pack_into("<Q", reg, 48, 0)
+    st, _ = h.request(sep.OP["WRITE_MSR"], bytes(reg))
+    check("WRITE_MSR of IA32_APIC_BASE refused", st == sep.MSR_ACCESS_ERROR, st)
+    st, body = h.request(sep.OP["READ_MSR"], sep.u32(0x38F), want=8 * 4)
+    check("READ_MSR of IA32_PERF_GLOBAL_CTRL is allowed (and fails cleanly without a PMU)",
+          st in (0, sep.MSR_ACCESS_ERROR), st)
+    h.close()
+
+    # An ECB whose first control entry names IA32_APIC_BASE instead of a perfmon MSR.
+    with open(sep.FIXTURE_ECB, "rb") as f:
+        ecb = bytearray(f.read())
+    first_entry = 1728
+    struct.pack_into("<I", ecb, first_entry + 8, 0x1B)
+    h = session(port)
+    h.open_data_channels()
+    statuses = sep.setup_collection(h, ecb=bytes(ecb))
+    check("ECB writing a disallowed MSR refused", statuses["EM_CONFIG_NEXT"] == sep.INVALID_PROG_INFO,
+          statuses)
+    check("INIT_PMU without an accepted ECB refused", statuses["INIT_PMU"] != 0, statuses)
+    st, _ = h.request(sep.OP["START"])
+    check("START without a configuration refused", st != 0, st)
+    h.close()
+
+    # A truncated payload, then the host disappears.
+    h = session(port)
+    h.ctl.sendall(sep.HEADER.pack(48, 6, sep.OP["EM_CONFIG_NEXT"], 0, 4720, 0, 0, 0) + b"\0" * 100)
+    time.sleep(0.5)
+    h.close()
+
+    # A second host while a session holds the agent.
+    h = session(port)
+    h.open_data_channels()
+    other = sep.Host(port)
+    status, _ = other.handshake()
+    check("second host gets a busy status", status == sep.PMU_IN_USE and other.expect_closed(), status)
+    other.close()
+    st, body = h.request(sep.OP["VERSION"], want=4)
+    check("first host unaffected by the second", st == 0 and len(body) == 4, st)
+    h.close()
+
+    # A host killed in the middle of a collection.
+    h = session(port)
+    h.open_data_channels()
+    statuses = sep.setup_collection(h)
+    assert all(v == 0 for k, v in statuses.items() if k != "READ_MSR"), statuses
+    st, _ = h.request(sep.OP["START"])
+    assert st == 0, st
+    time.sleep(1)
+    for _, _, s in h.channels:
+        s.setsockopt(__import__("socket").SOL_SOCKET, __import__("socket").SO_LINGER,
+                     struct.pack("ii", 1, 0))
+    h.ctl.setsockopt(__import__("socket").SOL_SOCKET, __import__("socket").SO_LINGER,
+                     struct.pack("ii", 1, 0))
+    h.close()
+    b.wait_for(r"session ended \(host closed", timeout=30)
+
+    # And then a clean full collection.
+    h = session(port)
+    h.open_data_channels()
+    statuses = sep.setup_collection(h)
+    check("setup after a killed host", all(v == 0 for v in statuses.values()), statuses)
+    h.start_readers()
+    st, _ = h.request(sep.OP["START"])
+    check("START after a killed host", st == 0, st)
+    time.sleep(2)
+    st, _ = h.request(sep.OP["STOP"])
+    check("STOP", st == 0, st)
+    h.join_readers()
+    st, body = h.request(sep.OP["GET_NUM_SAMPLES"], want=8)
+    total = struct.unpack("<Q", body)[0]
+    received = sum(len(v) for (t, _), v in h.received.items() if t == 0)
+    check("every record delivered whole", received % 48 == 0, received)
+    check("GET_NUM_SAMPLES equals records received", total == received // 48 and total > 0,
+          (total, received // 48))
+    st, body = h.request(sep.OP["GET_SAMPLE_DROP_INFO"], want=324)
+    n = struct.unpack_from("<I", body, 0)[0]
+    per_cpu = [struct.unpack_from("<IIII", body, 4 + 16 * i) for i in range(n)]
+    check("drop info per CPU matches the data channels",
+          all(len(h.received[(0, c[1])]) // 48 == c[2] and c[3] == 0 for c in per_cpu), per_cpu)
+    st, _ = h.request(sep.OP["TERMINATE"])
+    check("TERMINATE", st == 0, st)
+    h.close()
+    assert "EXCEPTION" not in b.console(), b.console()
+    print("%d checks passed" % len(checks))
