@@ -81,14 +81,6 @@ int32_t cmd_get_sys_config(struct cmd_request *req)
     return cmd_reply(req, blob, size);
 }
 
-/* GET_THREAD_INFO entries: task id, name, address space (process) id. */
-struct thread_info_wire {
-    sep_u64_t id;
-    char name[32];
-    sep_u64_t address_space_id;
-};
-_Static_assert(sizeof(struct thread_info_wire) == 48, "thread info entry is 48 bytes");
-
 static struct task_record task_snapshot[ACA_MAX_TASKS];
 
 int32_t cmd_get_thread_count(struct cmd_request *req)
@@ -107,9 +99,9 @@ int32_t cmd_get_thread_info(struct cmd_request *req)
     for (int i = 0; i < n; i++) {
         if (task_snapshot[i].exited_tsc)
             continue;
-        if ((written + 1) * sizeof(struct thread_info_wire) > req->out_cap)
+        if ((written + 1) * sizeof(struct sep_task_info) > req->out_cap)
             break; /* the host sized its buffer from GET_THREAD_COUNT; tasks came since */
-        struct thread_info_wire t;
+        struct sep_task_info t;
         memset(&t, 0, sizeof(t));
         t.id = task_snapshot[i].tid;
         memcpy(t.name, task_snapshot[i].name, sizeof(t.name));
@@ -117,7 +109,7 @@ int32_t cmd_get_thread_info(struct cmd_request *req)
         memcpy(req->out + written * sizeof(t), &t, sizeof(t));
         written++;
     }
-    req->out_len = written * (uint32_t)sizeof(struct thread_info_wire);
+    req->out_len = written * (uint32_t)sizeof(struct sep_task_info);
     return SEP_STATUS_SUCCESS;
 }
 
