@@ -3,7 +3,7 @@
 BUILD_DIR ?= build
 CTEST_JOBS ?= 2
 
-.PHONY: all deps build test demo format lint clean
+.PHONY: all deps build test demo bench format lint clean
 
 all: build
 
@@ -19,6 +19,11 @@ test: build
 
 demo: build
 	scripts/demo $(BUILD_DIR)
+
+# Benchmarks write their numbers to bench/results/; they are not tests.
+bench: build
+	python3 bench/board_bench.py --image $(BUILD_DIR)/target/boards/qemu-pc/acart-qemu-pc.elf
+	-ninja -C $(BUILD_DIR) bench-tb5
 
 format:
 	git ls-files '*.c' '*.h' | xargs clang-format -i

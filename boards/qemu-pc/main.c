@@ -15,6 +15,7 @@
 #include "workloads.h"
 
 #include "acart.h"
+#include "bench_service.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@ extern const char __text_start[], __text_end[];
 
 static const struct workload *workload;
 static enum aca_transfer_mode transfer_mode = ACA_TRANSFER_DELAYED;
+static uint32_t bench_timer_hz;
 static volatile uint32_t workloads_released;
 static uint64_t boot_tsc;
 
@@ -53,6 +55,8 @@ static void parse_cmdline(const char *cmdline, struct boot_options *opt)
             opt->workload = tok + 9;
         } else if (strcmp(tok, "transfer=immediate") == 0) {
             transfer_mode = ACA_TRANSFER_IMMEDIATE;
+        } else if (strncmp(tok, "bench-timer-hz=", 15) == 0) {
+            bench_timer_hz = (uint32_t)strtoul(tok + 15, NULL, 10);
         } else if (strcmp(tok, "dhcp") == 0) {
             opt->net.use_dhcp = 1;
         } else if (strncmp(tok, "ip=", 3) == 0) {
@@ -75,6 +79,8 @@ static void ap_entry(uint32_t cpu)
     char name[32];
     snprintf(name, sizeof(name), "%s%lu", workload->name, (unsigned long)cpu);
     task_switch_to((uint32_t)task_create(name, cpu));
+    if (bench_timer_hz)
+        bench_timer_start_this_cpu(bench_timer_hz);
     workload->run(cpu);
 }
 
@@ -96,6 +102,8 @@ static void on_network_up(uint32_t ip)
     } else {
         console_printf("acart: aca_start failed: %s\n", aca_strerror(err));
     }
+    if (bench_service_start() != 0)
+        console_printf("bench: cannot listen on port %u\n", BENCH_PORT);
     if (echo_start(ECHO_PORT) == 0)
         console_printf("echo: listening on %lu.%lu.%lu.%lu:%u\n", (unsigned long)(ip >> 24),
                        (unsigned long)((ip >> 16) & 0xff), (unsigned long)((ip >> 8) & 0xff),
@@ -173,6 +181,11 @@ void board_main(uint32_t magic, const struct multiboot_info *mbi)
 
     __atomic_store_n(&workloads_released, 1, __ATOMIC_RELEASE);
     task_switch_to((uint32_t)tid);
+    if (bench_timer_hz) {
+        console_printf("bench: bare LAPIC timer at %lu Hz on every cpu\n",
+                       (unsigned long)bench_timer_hz);
+        bench_timer_start_this_cpu(bench_timer_hz);
+    }
     irq_enable();
     workload->run(0);
 }

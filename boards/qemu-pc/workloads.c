@@ -12,20 +12,30 @@
 
 static uint32_t hotspot_buffers[64][HOTSPOT_WORDS] __attribute__((aligned(64)));
 
+/* Passes over the buffer per CPU, one cache line each: the benchmarks' measure of how much
+ * work the hotspot got done. */
+struct pass_counter {
+    volatile uint32_t passes;
+    uint8_t pad[60];
+};
+static struct pass_counter pass_counters[64] __attribute__((aligned(64)));
+
 extern const char acart_demo_hotspot_loop[];
 
 /* The loop walks the buffer backwards with `loop`, incrementing each word. Written in
  * assembly so the compiler cannot unroll it or move the address tests rely on. */
-__attribute__((noinline, noreturn)) void acart_demo_hotspot(uint32_t *buffer, uint32_t words)
+__attribute__((noinline, noreturn)) void acart_demo_hotspot(uint32_t *buffer, uint32_t words,
+                                                            volatile uint32_t *passes)
 {
     __asm__ volatile("1:\n\t"
+                     "incl (%2)\n\t"
                      "movl %1, %%ecx\n\t"
                      ".global acart_demo_hotspot_loop\n"
                      "acart_demo_hotspot_loop:\n\t"
                      "incl -4(%0,%%ecx,4)\n\t"
                      "loop acart_demo_hotspot_loop\n\t"
                      "jmp 1b" ::"r"(buffer),
-                     "r"(words)
+                     "r"(words), "r"(passes)
                      : "ecx", "memory");
     __builtin_unreachable();
 }
@@ -33,7 +43,7 @@ __attribute__((noinline, noreturn)) void acart_demo_hotspot(uint32_t *buffer, ui
 static void run_hotspot(uint32_t cpu)
 {
     irq_enable();
-    acart_demo_hotspot(hotspot_buffers[cpu % 64], HOTSPOT_WORDS);
+    acart_demo_hotspot(hotspot_buffers[cpu % 64], HOTSPOT_WORDS, &pass_counters[cpu % 64].passes);
 }
 
 static void run_idle(uint32_t cpu)
@@ -58,6 +68,11 @@ static const struct workload workloads[] = {
     {"hotspot", "every CPU spins in acart_demo_hotspot touching 16 KiB", run_hotspot},
     {"invalid-opcode", "cpu 0 executes ud2 (tests the exception report)", run_invalid_opcode},
 };
+
+uint32_t workload_hotspot_passes(uint32_t cpu)
+{
+    return cpu < 64 ? pass_counters[cpu].passes : 0;
+}
 
 const struct workload *workload_find(const char *name)
 {

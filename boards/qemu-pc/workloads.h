@@ -15,4 +15,7 @@ struct workload {
 const struct workload *workload_find(const char *name);
 void workload_print_info(const struct workload *w);
 
+/* Passes the hotspot loop of `cpu` has made over its buffer. */
+uint32_t workload_hotspot_passes(uint32_t cpu);
+
 #endif

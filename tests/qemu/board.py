@@ -25,8 +25,8 @@ def _port_free(port):
 
 def free_port_pair():
     for _ in range(200):
-        p = random.randrange(20000, 60000, 2)
-        if _port_free(p) and _port_free(p + 1):
+        p = random.randrange(20000, 60000, 4)
+        if _port_free(p) and _port_free(p + 1) and _port_free(p + 2):
             return p
     raise RuntimeError("no free loopback port pair")
 
@@ -35,14 +35,17 @@ class Board:
     def __init__(self, image, cpus=4, workload="idle", accel="auto", append=""):
         self.port = free_port_pair()
         self.echo_port = self.port + 1
+        self.bench_port = self.port + 2
         fd, self.log = tempfile.mkstemp(prefix="acart-board-", suffix=".log")
         os.close(fd)
+        self.runner_log = self.log + ".runner"
         cmd = [RUN_BOARD, "--image", image, "--cpus", str(cpus), "--port", str(self.port),
                "--workload", workload, "--accel", accel, "--log", self.log]
         if append:
             cmd += ["--append", append]
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE, text=True)
+        with open(self.runner_log, "w") as err:
+            self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                         stderr=err)
 
     def console(self):
         with open(self.log, errors="replace") as f:
@@ -63,9 +66,15 @@ class Board:
                              % (pattern, timeout, self.console(), self.stderr_text()))
 
     def stderr_text(self):
-        if self.proc.poll() is None:
-            return "(still running)"
-        return self.proc.stderr.read()
+        with open(self.runner_log, errors="replace") as f:
+            return f.read()
+
+    def accelerator(self):
+        """The runner's one line on which accelerator it chose and why."""
+        for line in self.stderr_text().splitlines():
+            if line.startswith("run-board: accelerator "):
+                return line[len("run-board: accelerator "):]
+        return "unknown"
 
     def stop(self):
         if self.proc.poll() is None:
@@ -75,10 +84,11 @@ class Board:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        try:
-            os.unlink(self.log)
-        except OSError:
-            pass
+        for path in (self.log, self.runner_log):
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
 
     def __enter__(self):
         return self
