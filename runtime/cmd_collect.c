@@ -302,3 +302,38 @@ int32_t cmd_terminate(struct cmd_request *req)
         sampler_stop();
     return SEP_STATUS_SUCCESS;
 }
+
+/* The reference driver's state numbers (docs/sep-protocol.md section 4). */
+int32_t cmd_get_driver_state(struct cmd_request *req)
+{
+    uint32_t state;
+    switch (agent.state) {
+    case COLLECTION_RUNNING:
+        state = 5;
+        break;
+    case COLLECTION_PAUSED:
+        state = 3;
+        break;
+    case COLLECTION_STOPPED:
+        state = 4;
+        break;
+    default:
+        state = agent.have_drv_config ? 2 : 1;
+        break;
+    }
+    return cmd_reply(req, &state, sizeof(state));
+}
+
+int32_t cmd_set_cpu_mask(struct cmd_request *req)
+{
+    if (agent.state == COLLECTION_RUNNING || agent.state == COLLECTION_PAUSED)
+        return SEP_STATUS_SAMP_IN_RUNNING_STATE;
+    if (req->in_len < agent.num_cpus)
+        return SEP_STATUS_INVALID_CPU_MASK;
+    /* acart samples on every CPU; a mask that leaves any out is refused rather than
+     * silently ignored. */
+    for (uint32_t i = 0; i < agent.num_cpus; i++)
+        if (!req->in[i])
+            return SEP_STATUS_INVALID_CPU_MASK;
+    return SEP_STATUS_SUCCESS;
+}

@@ -5,17 +5,21 @@
 #include "sysinfo.h"
 #include "task_events.h"
 
+#include "cpuid.h"
 #include "io.h"
 #include "msr.h"
 #include "msr_safe.h"
+#include "percpu.h"
+#include "smp.h"
 #include "tsc.h"
 
 #include <string.h>
 
-/* The driver version acart reports: the SEP driver generation whose protocol it speaks. */
+/* The driver version acart reports: the reference driver's (5.17, API 5), the one whose
+ * protocol it speaks; SEP checks it for compatibility. */
 #define ACART_DRV_VERSION_MAJOR 5
-#define ACART_DRV_VERSION_MINOR 0
-#define ACART_DRV_VERSION_API   0
+#define ACART_DRV_VERSION_MINOR 17
+#define ACART_DRV_VERSION_API   5
 
 int32_t cmd_version(struct cmd_request *req)
 {
@@ -126,4 +130,43 @@ int32_t cmd_tsc_skew_info(struct cmd_request *req)
     }
     req->out_len = agent.num_cpus * (uint32_t)sizeof(int64_t);
     return SEP_STATUS_SUCCESS;
+}
+
+int32_t cmd_kernel_cs(struct cmd_request *req)
+{
+    int32_t cs;
+    __asm__("movl %%cs, %0" : "=r"(cs));
+    return cmd_reply(req, &cs, sizeof(cs));
+}
+
+static struct cpuid_regs perfmon_leaf(void)
+{
+    if (cpuid_max_leaf() < 0xa)
+        return (struct cpuid_regs){0, 0, 0, 0};
+    return cpuid(0xa, 0);
+}
+
+int32_t cmd_get_num_core_ctrs(struct cmd_request *req)
+{
+    uint32_t n = (perfmon_leaf().eax >> 8) & 0xff;
+    return cmd_reply(req, &n, sizeof(n));
+}
+
+static uint64_t perf_capab[ACA_MAX_CPUS];
+
+static void read_perf_capab_on_this_cpu(void *arg)
+{
+    (void)arg;
+    uint32_t cpu = this_cpu_index();
+    if (cpu >= agent.num_cpus)
+        return;
+    /* IA32_PERF_CAPABILITIES exists only with CPUID.1:ECX.PDCM; else report 0. */
+    if (!(cpuid(1, 0).ecx & (1u << 15)) || msr_read_safe(0x345, &perf_capab[cpu]) != 0)
+        perf_capab[cpu] = 0;
+}
+
+int32_t cmd_get_perf_capab(struct cmd_request *req)
+{
+    smp_call_all(read_perf_capab_on_this_cpu, 0);
+    return cmd_reply(req, perf_capab, agent.num_cpus * (uint32_t)sizeof(uint64_t));
 }

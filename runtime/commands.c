@@ -1,5 +1,6 @@
 /* The command table: every DRV_OPERATION acart implements, with the request payload
- * sizes it accepts. Anything else is answered with SEP_STATUS_COMMAND_NOT_HANDLED. */
+ * sizes it accepts. Anything else is answered with SEP_STATUS_DRIVER_COMM_FAILED (159),
+ * the reference's answer for what it does not handle (docs/sep-protocol.md 4.2). */
 #include "commands.h"
 #include "acart_wire.h"
 #include "ecb.h"
@@ -50,6 +51,12 @@ static const struct cmd_entry table[] = {
     {SEP_OP_GET_NUM_SAMPLES, "GET_NUM_SAMPLES", cmd_get_num_samples, 0, 0},
     {SEP_OP_GET_SAMPLE_DROP_INFO, "GET_SAMPLE_DROP_INFO", cmd_get_sample_drop_info, 0, 0},
     {SEP_OP_TERMINATE, "TERMINATE", cmd_terminate, 0, 0},
+    {SEP_OP_GET_DRIVER_STATE, "GET_DRIVER_STATE", cmd_get_driver_state, 0, 0},
+    {SEP_OP_KERNEL_CS, "KERNEL_CS", cmd_kernel_cs, 0, 0},
+    {SEP_OP_GET_NUM_CORE_CTRS, "GET_NUM_CORE_CTRS", cmd_get_num_core_ctrs, 0, 0},
+    {SEP_OP_GET_PERF_CAPAB, "GET_PERF_CAPAB", cmd_get_perf_capab, 0, 0},
+    {SEP_OP_SET_CPU_MASK, "SET_CPU_MASK", cmd_set_cpu_mask, 1, 4096},
+    {SEP_OP_SET_UID, "SET_UID", cmd_accept_and_ignore, 4, 4},
 };
 
 const struct cmd_entry *cmd_lookup(uint32_t command_id)

@@ -1,5 +1,5 @@
 /* Control commands: one handler per DRV_OPERATION, all with one signature, in one table
- * (commands.c). A handler reads the request payload from `in`, writes its reply into
+ * (commands.c); any other command is answered 159 like the reference. A handler reads the request payload from `in`, writes its reply into
  * `out` (at most out_cap bytes: what the host asked for), sets out_len, and returns a
  * SEP status. The reply the host receives is exactly the size it asked for: shorter
  * replies are zero-padded, and a reply that does not fit is a SEP_STATUS_BUFFER_TOO_SMALL. */
@@ -26,7 +26,7 @@ struct cmd_entry {
     uint32_t in_min, in_max; /* accepted request payload sizes */
 };
 
-/* The handler for a command id, or NULL for one acart does not know. */
+/* The handler for a command id, or NULL for one acart does not implement. */
 const struct cmd_entry *cmd_lookup(uint32_t command_id);
 
 /* Writes `len` bytes of `value` as the reply (BUFFER_TOO_SMALL when it does not fit). */
@@ -44,6 +44,11 @@ int32_t cmd_get_thread_count(struct cmd_request *req);
 int32_t cmd_get_thread_info(struct cmd_request *req);
 int32_t cmd_tsc_skew_info(struct cmd_request *req);
 int32_t cmd_accept_and_ignore(struct cmd_request *req);
+int32_t cmd_get_driver_state(struct cmd_request *req);
+int32_t cmd_kernel_cs(struct cmd_request *req);
+int32_t cmd_get_num_core_ctrs(struct cmd_request *req);
+int32_t cmd_get_perf_capab(struct cmd_request *req);
+int32_t cmd_set_cpu_mask(struct cmd_request *req);
 int32_t cmd_read_msr(struct cmd_request *req);             /* cmd_msr.c */
 int32_t cmd_write_msr(struct cmd_request *req);
 int32_t cmd_reserve(struct cmd_request *req);              /* cmd_collect.c */

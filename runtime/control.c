@@ -4,7 +4,8 @@
  * with the wrong size or version, or a payload or reply larger than AGENT_MAX_PAYLOAD,
  * is answered with an error header and ends the session: the byte stream can no longer
  * be trusted. An unknown command, or a payload size the command does not accept, gets an
- * error status and the session goes on. Command 0 gets no reply (as the reference). */
+ * error status (159 for an unknown command, as the reference answers) and the session
+ * goes on. Command 0 gets no reply (as the reference). */
 #include "agent.h"
 #include "commands.h"
 #include "log.h"
@@ -50,7 +51,7 @@ static int32_t dispatch(const struct sep_ctrl_header *h, uint32_t *payload_len)
     *payload_len = 0;
     if (!e) {
         agent_log("acart: command %u is not handled", (unsigned)h->command_id);
-        return SEP_STATUS_COMMAND_NOT_HANDLED;
+        return SEP_STATUS_DRIVER_COMM_FAILED; /* what SEP gets from the reference for these */
     }
     if (in_len < e->in_min || in_len > e->in_max) {
         agent_log("acart: %s with a %u-byte payload (accepts %u..%u)", e->name, (unsigned)in_len,

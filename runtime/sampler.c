@@ -59,7 +59,7 @@ static void record_sample(const struct trap_frame *frame, const struct sampler_e
     s->pid_rec_index = pid;
     s->bit_fields2 = ((ev->event_index << SEP_SAMPLE_EVENT_INDEX_SHIFT) &
                       SEP_SAMPLE_EVENT_INDEX_MASK) |
-                     SEP_SAMPLE_TID_IS_RAW | SEP_SAMPLE_PID_RAW | SEP_SAMPLE_MR_INDEX_NONE;
+                     SEP_SAMPLE_TID_IS_RAW | SEP_SAMPLE_IA64PC | SEP_SAMPLE_PID_RAW;
     s->tsc = rdtsc();
     if (config.record_size > sizeof(*s))
         __builtin_memset((uint8_t *)s + sizeof(*s), 0, config.record_size - sizeof(*s));

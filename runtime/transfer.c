@@ -112,11 +112,14 @@ static void append_module(uint32_t pid, uint64_t start, uint64_t length, const c
     if (unload_tsc)
         r.segment_bits |= SEP_MODREC_SEG_UNLOAD;
     r.selector = 0x08; /* the board's one code segment */
-    r.flags = SEP_MODREC_EXE | SEP_MODREC_PID_RAW | (pid == 0 ? SEP_MODREC_GLOBAL_MODULE : 0);
+    r.segment_number = 2; /* what the reference records on a 32-bit kernel */
+    r.flags = SEP_MODREC_EXE | SEP_MODREC_PID_RAW | SEP_MODREC_TSC_USED;
+    if (pid == 0)
+        r.flags |= SEP_MODREC_GLOBAL_MODULE | SEP_MODREC_GLOBAL_MODULE_TB5;
     r.length64 = length;
     r.load_addr64 = start;
     r.pid_rec_index = pid;
-    r.unload_tsc = unload_tsc;
+    r.unload_tsc = unload_tsc ? unload_tsc : ~0ull; /* all ones: still loaded */
     r.path_length = (uint16_t)path_len;
     const char *base = strrchr(name, '/');
     r.filename_offset = (uint16_t)(base ? base + 1 - name : 0);

@@ -59,7 +59,7 @@ with Board(args.image, cpus=4, workload="hotspot") as b:
     st, body = h.request(sep.OP["VERSION"], want=4)
     check("session goes on after a refused payload", st == 0 and len(body) == 4, st)
     st, _ = h.request(250, want=8)
-    check("unknown command", st == sep.COMMAND_NOT_HANDLED, st)
+    check("unknown command", st == sep.NOT_HANDLED, st)
     st, _ = h.request(sep.OP["VERSION"], want=2)
     check("reply buffer too small", st == sep.BUFFER_TOO_SMALL, st)
     st, _ = h.request(sep.OP["READ_MSR"], sep.u32(0x1B), want=8 * 4)
