@@ -22,6 +22,7 @@ demo: build
 
 # Benchmarks write their numbers to bench/results/; they are not tests.
 bench: build
+	python3 bench/boot_bench.py --image $(BUILD_DIR)/target/boards/qemu-pc/acart-qemu-pc.elf
 	python3 bench/board_bench.py --image $(BUILD_DIR)/target/boards/qemu-pc/acart-qemu-pc.elf
 	-ninja -C $(BUILD_DIR) bench-tb5
 
