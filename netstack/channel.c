@@ -246,6 +246,17 @@ int channel_send(struct channel *ch, const void *buf, uint32_t len)
     return ACA_OK;
 }
 
+void channel_set_keepalive(struct channel *ch, uint32_t idle_ms, uint32_t interval_ms,
+                           uint32_t count)
+{
+    if (!ch->pcb)
+        return;
+    ip_set_option(ch->pcb, SOF_KEEPALIVE);
+    ch->pcb->keep_idle = idle_ms;
+    ch->pcb->keep_intvl = interval_ms;
+    ch->pcb->keep_cnt = count;
+}
+
 void channel_flush(struct channel *ch)
 {
     if (ch->pcb)

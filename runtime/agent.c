@@ -11,6 +11,7 @@
 #include "msr_policy.h"
 
 #include "cpu.h"
+#include "io.h"
 #include "lapic.h"
 #include "msr_safe.h"
 #include "smp.h"
@@ -93,8 +94,11 @@ static int on_accept(struct channel *ch, void *arg, uint32_t remote_ip)
     if (!agent.control) {
         agent.control = ch;
         agent.control_handshaken = 0;
+        agent.control_since_tsc = rdtsc();
         agent.remote_ip = remote_ip;
         channel_set_callback(ch, on_control_event, 0);
+        /* A host gone without a FIN (power, cable) is noticed within ~20 s. */
+        channel_set_keepalive(ch, 10000, 2000, 5);
         return 0;
     }
     if (agent.control_handshaken && agent.data_accepted < agent.data_expected &&
@@ -269,9 +273,17 @@ int aca_start(const struct aca_config *cfg)
     return ACA_OK;
 }
 
+/* A connection that never sends its first message would hold the agent forever. */
+#define HANDSHAKE_TIMEOUT_S 10
+
 void aca_poll(void)
 {
     if (!agent.started)
         return;
+    if (agent.control && !agent.control_handshaken &&
+        rdtsc() - agent.control_since_tsc > HANDSHAKE_TIMEOUT_S * tsc_hz()) {
+        agent_end_session("no first message within 10 s");
+        return;
+    }
     transfer_pump();
 }

@@ -51,6 +51,7 @@ struct agent {
     /* Session. */
     struct channel *control;
     int control_handshaken;
+    uint64_t control_since_tsc; /* when the control connection was accepted */
     uint32_t remote_ip;
     uint32_t data_expected, data_accepted;
     struct data_link links[ACA_MAX_CPUS + SEP_NONCORE_DATA_CONNECTIONS];

@@ -42,6 +42,11 @@ void channel_flush(struct channel *ch);
 /* Bytes sent but not yet acknowledged by the peer. */
 uint32_t channel_unacked(const struct channel *ch);
 
+/* TCP keepalive, so that a host that vanished without closing (power, cable) is noticed:
+ * the channel gets CHANNEL_EVENT_CLOSED after idle_ms + count * interval_ms of silence. */
+void channel_set_keepalive(struct channel *ch, uint32_t idle_ms, uint32_t interval_ms,
+                           uint32_t count);
+
 /* Graceful close after queued data; the channel is released at once (no more
  * callbacks). */
 void channel_close(struct channel *ch);

@@ -38,6 +38,12 @@ with Board(args.image, cpus=4, workload="hotspot") as b:
           status)
     h.close()
 
+    silent = sep.connect(port)
+    b.wait_for(r"session ended \(no first message within 10 s\)", timeout=30)
+    silent.settimeout(10)
+    check("a silent connection is dropped after the handshake timeout", silent.recv(1) == b"")
+    silent.close()
+
     h = session(port)
     st, _ = h.request(sep.OP["VERSION"], want=4, header_size=40)
     check("header of the wrong size", st == sep.COMM_NOT_COMPATIBLE and h.expect_closed(), st)
