@@ -365,7 +365,7 @@ typedef struct __tbrw_samprec_desc_entry {
         struct {
             TBRW_U32 desc_size; /* sizeof(TBRW_SAMPREC_DESC_ENTRY) */
             TBRW_U32
-                desc_offset;    /* byte offset in the record (see TBRW_add_data_descriptor_entry) */
+            desc_offset;        /* byte offset in the record (see TBRW_add_data_descriptor_entry) */
             TBRW_U16 desc_type; /* ST_* */
             union {
                 TBRW_U16 desc_subtype;  /* SST_* */

@@ -1,0 +1,47 @@
+/*
+ * crc32c.c - CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), the checksum of
+ * every tb5 section, the directory and the header. Slicing by 8 keeps checksumming
+ * well above disk speed, so writing and verifying large streams is I/O bound.
+ */
+#include <pthread.h>
+
+#include "wire.h"
+
+#define CRC32C_POLY 0x82F63B78u
+
+static uint32_t crc_table[8][256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+static void crc_init(void)
+{
+    for (uint32_t n = 0; n < 256; n++) {
+        uint32_t c = n;
+        for (int k = 0; k < 8; k++)
+            c = (c & 1) ? (c >> 1) ^ CRC32C_POLY : c >> 1;
+        crc_table[0][n] = c;
+    }
+    for (uint32_t n = 0; n < 256; n++)
+        for (int t = 1; t < 8; t++)
+            crc_table[t][n] = (crc_table[t - 1][n] >> 8) ^ crc_table[0][crc_table[t - 1][n] & 0xff];
+}
+
+uint32_t tb5_crc32c(uint32_t crc, const void *data, size_t len)
+{
+    const uint8_t *p = data;
+
+    pthread_once(&crc_once, crc_init);
+    crc = ~crc;
+    while (len >= 8) {
+        uint32_t lo = crc ^ tb5_get32(p);
+        uint32_t hi = tb5_get32(p + 4);
+        crc = crc_table[7][lo & 0xff] ^ crc_table[6][(lo >> 8) & 0xff] ^
+              crc_table[5][(lo >> 16) & 0xff] ^ crc_table[4][lo >> 24] ^ crc_table[3][hi & 0xff] ^
+              crc_table[2][(hi >> 8) & 0xff] ^ crc_table[1][(hi >> 16) & 0xff] ^
+              crc_table[0][hi >> 24];
+        p += 8;
+        len -= 8;
+    }
+    while (len--)
+        crc = crc_table[0][(crc ^ *p++) & 0xff] ^ (crc >> 8);
+    return ~crc;
+}
