@@ -61,6 +61,7 @@ int tb5_run_tests(const struct tb5_test *tests, size_t count)
 
     for (size_t i = 0; i < count; i++) {
         int before = tb5_test_failures;
+        fflush(stdout);
         tests[i].fn();
         if (tb5_test_failures == before) {
             passed++;
