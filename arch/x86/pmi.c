@@ -1,0 +1,99 @@
+/* The PMI handler core: read status, hand each overflow on, re-arm, re-enable. It runs in
+ * NMI context, so it touches only this CPU's state and MSRs, allocates nothing, never
+ * waits. The order of steps is in pmi.h. */
+#include "pmi.h"
+
+#include "msr.h"
+
+/* Status re-reads before giving up on bits that keep coming back (counters are off while
+ * we run, so a second pass is already rare). */
+#define PMI_MAX_PASSES 4
+
+/* Index of the lowest set bit of v != 0, without libgcc's 64-bit helpers on i686. */
+static unsigned lowest_bit(uint64_t v)
+{
+    uint32_t lo = (uint32_t)v;
+
+    return lo ? (unsigned)__builtin_ctz(lo) : 32u + (unsigned)__builtin_ctz((uint32_t)(v >> 32));
+}
+
+/* Each PEBS record goes to the PEBS counters it names; the CPU has already reloaded
+ * those counters from the DS area. Returns the overflows reported. */
+static unsigned report_pebs(struct pmu_cpu_state *cpu, struct pmu_overflow *ov,
+                            pmu_overflow_fn on_overflow, void *ctx)
+{
+    struct pebs_sample sample;
+    uint32_t offset = 0;
+    unsigned n = 0;
+
+    while (pebs_next(&cpu->pebs, &cpu->caps->pebs, &offset, &sample)) {
+        uint64_t mine = sample.counters & cpu->pebs_counters;
+
+        ov->pebs = &sample;
+        for (; mine; mine &= mine - 1) {
+            ov->counter = (uint8_t)lowest_bit(mine);
+            ov->tag = cpu->tag[pmu_slot(ov->counter)];
+            on_overflow(ctx, ov);
+            n++;
+        }
+    }
+    ov->pebs = 0;
+    pebs_rewind(&cpu->pebs);
+    return n;
+}
+
+unsigned pmu_handle_overflow(struct pmu_cpu_state *cpu, pmu_overflow_fn on_overflow, void *ctx)
+{
+    const struct pmu_caps *caps = cpu->caps;
+    struct pmu_overflow ov = {0};
+    uint64_t status;
+    unsigned handled = 0;
+
+    if (!caps)
+        return 0; /* no PMU: the NMI came from elsewhere */
+    msr_write(MSR_IA32_PERF_GLOBAL_CTRL, 0);
+    status = msr_read(MSR_IA32_PERF_GLOBAL_STATUS);
+    if (status && cpu->lbr_on) {
+        ov.lbr = cpu->lbr;
+        ov.lbr_count = lbr_read(&caps->lbr, cpu->lbr, LBR_MAX_ENTRIES);
+    }
+
+    for (unsigned pass = 0; status && pass < PMI_MAX_PASSES; pass++) {
+        uint64_t due = status & cpu->sampling & ~cpu->pebs_counters;
+
+        /* Clearing first: an overflow while we report sets its bit again. */
+        msr_write(MSR_IA32_PERF_GLOBAL_OVF_CTRL, status & caps->status_ack_mask);
+        ov.status = status;
+        if (status & GLOBAL_STATUS_DS_BUFFER) {
+            unsigned n = report_pebs(cpu, &ov, on_overflow, ctx);
+
+            handled += n ? n : 1;
+        }
+        /* Counting-only counters wrapped: ours, nothing to report. */
+        for (uint64_t quiet = status & caps->counters & ~cpu->sampling; quiet; quiet &= quiet - 1)
+            handled++;
+        for (; due; due &= due - 1) {
+            unsigned id = lowest_bit(due), slot = pmu_slot(id);
+
+            ov.counter = (uint8_t)id;
+            ov.tag = cpu->tag[slot];
+            on_overflow(ctx, &ov);
+            msr_write(pmu_counter_msr(caps, id), cpu->reload[slot]);
+            handled++;
+        }
+        status = msr_read(MSR_IA32_PERF_GLOBAL_STATUS);
+    }
+    if (status)
+        msr_write(MSR_IA32_PERF_GLOBAL_OVF_CTRL, status & caps->status_ack_mask);
+
+    /* Before v4, freezing LBRs on PMI cleared DEBUGCTL.LBR (and counter freezing cleared
+     * GLOBAL_CTRL, which is rewritten below anyway). */
+    if (!caps->streamlined_freeze && (cpu->debugctl & DEBUGCTL_LBR) &&
+        (cpu->debugctl & DEBUGCTL_FREEZE_LBRS_ON_PMI))
+        msr_write(MSR_IA32_DEBUGCTL, cpu->debugctl);
+    if (cpu->running)
+        msr_write(MSR_IA32_PERF_GLOBAL_CTRL, cpu->global_ctrl);
+    if (!handled)
+        cpu->unclaimed++;
+    return handled;
+}

@@ -1,0 +1,644 @@
+/* Generic core-PMU code: capabilities, programming, start/pause/stop. Model differences
+ * come from pmu_caps (CPUID, IA32_PERF_CAPABILITIES) and the pmu_models.c table. */
+#include "pmu.h"
+
+#include <string.h>
+
+#include "cpuid.h"
+#include "msr.h"
+
+#define CPUID1_ECX_DTES64               (1u << 2)
+#define CPUID1_ECX_PDCM                 (1u << 15)
+#define CPUID1_ECX_HYPERVISOR           (1u << 31)
+#define CPUID1_EDX_DS                   (1u << 21)
+#define CPUID7_EBX_HLE                  (1u << 4)
+#define CPUID7_EBX_RTM                  (1u << 11)
+#define CPUID7_EBX_PT                   (1u << 25)
+#define CPUID7_EDX_ARCH_LBR             (1u << 19)
+#define CPUIDA_EDX_ANYTHREAD_DEPRECATED (1u << 15)
+
+#define EVTSEL_IN_TX   (1ull << 32)
+#define EVTSEL_IN_TXCP (1ull << 33)
+
+/* IA32_DEBUGCTL bits this code owns; the rest belong to whoever else set them. */
+#define DEBUGCTL_PMU_BITS                                                                          \
+    (DEBUGCTL_LBR | DEBUGCTL_FREEZE_LBRS_ON_PMI | DEBUGCTL_FREEZE_PERFMON_ON_PMI)
+
+const char *pmu_strerror(int err)
+{
+    switch (err) {
+    case PMU_OK:
+        return "success";
+    case PMU_ERR_NO_PMU:
+        return "no usable performance-monitoring unit (architectural perfmon v2+)";
+    case PMU_ERR_INVALID:
+        return "invalid argument";
+    case PMU_ERR_NO_COUNTER:
+        return "counter not present on this CPU";
+    case PMU_ERR_RESERVED:
+        return "control value sets reserved bits";
+    case PMU_ERR_PERIOD:
+        return "sample-after value out of range for the counter";
+    case PMU_ERR_NO_PEBS:
+        return "PEBS not available here";
+    case PMU_ERR_NO_LBR:
+        return "LBR not available on this CPU";
+    case PMU_ERR_READ_ONLY:
+        return "MSR is read-only";
+    case PMU_ERR_TOO_SMALL:
+        return "memory too small or misaligned";
+    case PMU_ERR_RECORD:
+        return "malformed PEBS record";
+    }
+    return "unknown PMU error";
+}
+
+static uint64_t width_mask(unsigned bits)
+{
+    return bits >= 64 ? ~0ull : (1ull << bits) - 1;
+}
+
+static unsigned highest_bit_plus_one(uint32_t v)
+{
+    return v ? 32u - (unsigned)__builtin_clz(v) : 0;
+}
+
+static int is_intel(const struct cpuid_regs *r0)
+{
+    /* "GenuineIntel" in EBX, EDX, ECX. */
+    return r0->ebx == 0x756e6547 && r0->edx == 0x49656e69 && r0->ecx == 0x6c65746e;
+}
+
+static void probe_signature(struct pmu_caps *caps, uint32_t sig)
+{
+    uint32_t family = (sig >> 8) & 0xf, model = (sig >> 4) & 0xf;
+
+    if (family == 0xf)
+        family += (sig >> 20) & 0xff;
+    if (family == 6 || family >= 0xf)
+        model |= ((sig >> 16) & 0xf) << 4;
+    caps->family = family;
+    caps->model = model;
+    caps->stepping = sig & 0xf;
+}
+
+static void probe_counters(struct pmu_caps *caps, const struct cpuid_regs *ra,
+                           const struct cpuid_regs *r1)
+{
+    unsigned num_fixed = ra->edx & 0x1f, fixed_width = (ra->edx >> 5) & 0xff;
+
+    caps->num_gp = (uint8_t)((ra->eax >> 8) & 0xff);
+    if (caps->num_gp > PMU_MAX_GP)
+        caps->num_gp = PMU_MAX_GP;
+    caps->gp_width = (uint8_t)((ra->eax >> 16) & 0xff);
+
+    if (caps->version < 5) {
+        /* Before v5 a CPU may report fewer fixed counters than the three it has (Core 2's
+         * v2 reports none); Linux assumes three too. A hypervisor's report stands. */
+        if (num_fixed < 3 && !(r1->ecx & CPUID1_ECX_HYPERVISOR)) {
+            num_fixed = 3;
+            if (!fixed_width)
+                fixed_width = caps->gp_width;
+        }
+        caps->fixed_mask = (uint32_t)width_mask(num_fixed);
+    } else {
+        /* v5: fixed counter j exists if ECX[j] is set or j < EDX[4:0]. */
+        caps->fixed_mask = ra->ecx | (uint32_t)width_mask(num_fixed);
+    }
+    caps->fixed_mask &= (1u << PMU_MAX_FIXED) - 1;
+    caps->num_fixed = (uint8_t)highest_bit_plus_one(caps->fixed_mask);
+    caps->fixed_width = (uint8_t)fixed_width;
+
+    caps->counters = width_mask(caps->num_gp) | (uint64_t)caps->fixed_mask << 32;
+    caps->max_period_gp = caps->full_width_write ? width_mask(caps->gp_width) >> 1 : 0x7fffffff;
+    caps->max_period_fixed = width_mask(caps->fixed_width) >> 1;
+}
+
+static void probe_status_and_controls(struct pmu_caps *caps, const struct cpuid_regs *ra,
+                                      const struct cpuid_regs *r7)
+{
+    uint64_t ack = caps->counters | GLOBAL_STATUS_DS_BUFFER | GLOBAL_STATUS_COND_CHGD;
+    int anythread =
+        caps->version >= 3 && !(caps->version >= 5 && (ra->edx & CPUIDA_EDX_ANYTHREAD_DEPRECATED));
+    uint64_t evtsel = 0xffffffffull;
+
+    if (caps->version >= 3)
+        ack |= GLOBAL_STATUS_UNCORE;
+    if (caps->version >= 4)
+        ack |= GLOBAL_STATUS_LBR_FROZEN | GLOBAL_STATUS_CTR_FROZEN | GLOBAL_STATUS_ASCI;
+    if (r7->ebx & CPUID7_EBX_PT)
+        ack |= GLOBAL_STATUS_TRACE_TOPA;
+    if (caps->perf_capabilities & PERF_CAP_PERF_METRICS)
+        ack |= GLOBAL_STATUS_PERF_METRICS;
+    caps->status_ack_mask = ack;
+
+    if (!anythread)
+        evtsel &= ~EVTSEL_ANY;
+    if (r7->ebx & (CPUID7_EBX_RTM | CPUID7_EBX_HLE))
+        evtsel |= EVTSEL_IN_TX | EVTSEL_IN_TXCP;
+    if (caps->pebs.adaptive)
+        evtsel |= EVTSEL_ADAPTIVE;
+    caps->evtsel_valid = evtsel;
+}
+
+static void probe_lbr(struct pmu_caps *caps, const struct pmu_model *row, uint32_t max_leaf,
+                      const struct cpuid_regs *r7)
+{
+    struct lbr_caps *lbr = &caps->lbr;
+
+    if ((r7->edx & CPUID7_EDX_ARCH_LBR) && max_leaf >= 0x1c) {
+        /* Deepest supported depth: bit n of EAX[7:0] allows 8 * (n + 1) entries. */
+        unsigned depths = cpuid(0x1c, 0).eax & 0xff;
+
+        if (!depths)
+            return;
+        lbr->depth = (uint8_t)(8 * highest_bit_plus_one(depths));
+        lbr->format = LBR_FORMAT_ARCH;
+        lbr->arch = 1;
+        lbr->has_info = 1;
+        lbr->from_msr = MSR_ARCH_LBR_FROM_0;
+        lbr->to_msr = MSR_ARCH_LBR_TO_0;
+        lbr->info_msr = MSR_ARCH_LBR_INFO_0;
+        return;
+    }
+    if (!row || !row->lbr_depth || !caps->perf_capabilities)
+        return;
+    lbr->format = PERF_CAP_LBR_FORMAT(caps->perf_capabilities);
+    if (!lbr_format_supported(lbr->format) || lbr->format == LBR_FORMAT_ARCH)
+        return;
+    lbr->depth = row->lbr_depth;
+    lbr->tos_msr = row->lbr_tos;
+    lbr->from_msr = row->lbr_from;
+    lbr->to_msr = row->lbr_to;
+    if (row->lbr_has_info && (lbr->format == LBR_FORMAT_INFO || lbr->format == LBR_FORMAT_INFO2)) {
+        lbr->has_info = 1;
+        lbr->info_msr = row->lbr_info;
+    }
+}
+
+static void probe_pebs(struct pmu_caps *caps, const struct pmu_model *row,
+                       const struct cpuid_regs *r1)
+{
+    struct pebs_caps *pebs = &caps->pebs;
+    uint64_t cap = caps->perf_capabilities;
+
+    /* Only the 64-bit DS layout (DTES64) is supported; PEBS formats come from
+     * PERF_CAPABILITIES, hence PDCM. */
+    if (!(r1->edx & CPUID1_EDX_DS) || !(r1->ecx & CPUID1_ECX_DTES64) ||
+        !(r1->ecx & CPUID1_ECX_PDCM))
+        return;
+    if (msr_read(MSR_IA32_MISC_ENABLE) & MISC_ENABLE_PEBS_UNAVAILABLE)
+        return;
+    pebs->format = PERF_CAP_PEBS_FORMAT(cap);
+    if (pebs->format >= 4) {
+        /* Adaptive PEBS enumerates itself: every counter can use it. */
+        if (!(cap & PERF_CAP_PEBS_BASELINE))
+            return;
+        pebs->adaptive = 1;
+        pebs->counters = caps->counters;
+    } else {
+        unsigned gp = row ? row->pebs_gp : 0;
+
+        if (gp > caps->num_gp)
+            gp = caps->num_gp;
+        pebs->counters = width_mask(gp);
+    }
+    pebs->usable = pebs->counters != 0 && pebs_format_supported(pebs->format, pebs->adaptive);
+    if (!pebs->usable)
+        pebs->counters = 0;
+}
+
+int pmu_probe(struct pmu_caps *caps)
+{
+    struct cpuid_regs r0, r1, r7, ra;
+    const struct pmu_model *row;
+
+    if (!caps)
+        return PMU_ERR_INVALID;
+    memset(caps, 0, sizeof(*caps));
+    caps->uarch = "unknown";
+    r0 = cpuid(0, 0);
+    if (!is_intel(&r0) || r0.eax < 0xa)
+        return PMU_ERR_NO_PMU;
+    r1 = cpuid(1, 0);
+    probe_signature(caps, r1.eax);
+    ra = cpuid(0xa, 0);
+    caps->version = (uint8_t)(ra.eax & 0xff);
+    if (caps->version < 2 || ((ra.eax >> 8) & 0xff) == 0 || ((ra.eax >> 16) & 0xff) < 32)
+        return PMU_ERR_NO_PMU;
+    r7 = cpuid(7, 0); /* present: the maximum leaf is at least 0xA */
+    if (r1.ecx & CPUID1_ECX_PDCM)
+        caps->perf_capabilities = msr_read(MSR_IA32_PERF_CAPABILITIES);
+    caps->full_width_write = (caps->perf_capabilities & PERF_CAP_FULL_WIDTH) != 0;
+    caps->streamlined_freeze = caps->version >= 4;
+
+    row = pmu_model_lookup(caps->family, caps->model);
+    if (row)
+        caps->uarch = row->uarch;
+    /* Linux acknowledges late on every model since Haswell; unknown ones are newer. */
+    caps->pmi_ack_late = row ? row->pmi_ack_late : 1;
+
+    probe_counters(caps, &ra, &r1);
+    probe_pebs(caps, row, &r1);
+    probe_status_and_controls(caps, &ra, &r7);
+    probe_lbr(caps, row, r0.eax, &r7);
+    return PMU_OK;
+}
+
+/* ---- Per-CPU programming ---- */
+
+void pmu_cpu_init(struct pmu_cpu_state *cpu, const struct pmu_caps *caps)
+{
+    memset(cpu, 0, sizeof(*cpu));
+    cpu->caps = caps;
+}
+
+int pmu_cpu_setup_pebs(struct pmu_cpu_state *cpu, void *memory, uint32_t bytes)
+{
+    if (!cpu || !cpu->caps || !cpu->caps->pebs.usable)
+        return PMU_ERR_NO_PEBS;
+    return pebs_setup_cpu(&cpu->pebs, memory, bytes);
+}
+
+static unsigned counter_id(const struct pmu_counter_plan *c)
+{
+    return c->kind == PMU_COUNTER_GP ? c->index : PMU_FIXED_ID(c->index);
+}
+
+static unsigned counter_width(const struct pmu_caps *caps, unsigned id)
+{
+    return id < 32 ? caps->gp_width : caps->fixed_width;
+}
+
+static int check_counter(const struct pmu_cpu_state *cpu, const struct pmu_counter_plan *c)
+{
+    const struct pmu_caps *caps = cpu->caps;
+
+    if (c->kind == PMU_COUNTER_GP) {
+        if (c->index >= caps->num_gp)
+            return PMU_ERR_NO_COUNTER;
+        if (c->control & ~caps->evtsel_valid)
+            return PMU_ERR_RESERVED;
+        if (!(c->control & (EVTSEL_OS | EVTSEL_USR)))
+            return PMU_ERR_INVALID; /* would count at no privilege level */
+        if (c->sample_after > caps->max_period_gp)
+            return PMU_ERR_PERIOD;
+    } else if (c->kind == PMU_COUNTER_FIXED) {
+        if (c->index >= PMU_MAX_FIXED || !(caps->fixed_mask & (1u << c->index)))
+            return PMU_ERR_NO_COUNTER;
+        if (c->control & ~0xfull)
+            return PMU_ERR_RESERVED;
+        if ((c->control & FIXED_CTRL_ANY) && !(caps->evtsel_valid & EVTSEL_ANY))
+            return PMU_ERR_RESERVED;
+        if (!(c->control & (FIXED_CTRL_OS | FIXED_CTRL_USR)))
+            return PMU_ERR_INVALID;
+        if (c->sample_after > caps->max_period_fixed)
+            return PMU_ERR_PERIOD;
+    } else {
+        return PMU_ERR_INVALID;
+    }
+    if (c->flags & ~PMU_COUNTER_PEBS)
+        return PMU_ERR_INVALID;
+    if (c->flags & PMU_COUNTER_PEBS) {
+        if (!(caps->pebs.counters & (1ull << counter_id(c))) || !cpu->pebs.ds)
+            return PMU_ERR_NO_PEBS;
+        if (!c->sample_after)
+            return PMU_ERR_INVALID; /* PEBS only samples */
+    }
+    return PMU_OK;
+}
+
+static int check_plan(const struct pmu_cpu_state *cpu, const struct pmu_plan *plan,
+                      uint32_t *pebs_record)
+{
+    const struct pmu_caps *caps = cpu->caps;
+    uint64_t used = 0;
+    int any_pebs = 0;
+
+    if (plan->num_counters > PMU_MAX_COUNTERS)
+        return PMU_ERR_INVALID;
+    for (uint32_t i = 0; i < plan->num_counters; i++) {
+        const struct pmu_counter_plan *c = &plan->counters[i];
+        int err = check_counter(cpu, c);
+
+        if (err)
+            return err;
+        if (used & (1ull << counter_id(c)))
+            return PMU_ERR_INVALID;
+        used |= 1ull << counter_id(c);
+        any_pebs |= (c->flags & PMU_COUNTER_PEBS) != 0;
+    }
+    *pebs_record = 0;
+    if (plan->pebs_data_cfg) {
+        if (!caps->pebs.adaptive)
+            return PMU_ERR_NO_PEBS;
+        if (plan->pebs_data_cfg & ~PEBS_DATA_CFG_VALID)
+            return PMU_ERR_RESERVED;
+    }
+    if (any_pebs) {
+        *pebs_record = pebs_record_size(&caps->pebs, plan->pebs_data_cfg);
+        if (!*pebs_record)
+            return PMU_ERR_NO_PEBS;
+        if (*pebs_record > cpu->pebs.buffer_bytes)
+            return PMU_ERR_TOO_SMALL;
+    }
+    if (plan->lbr) {
+        if (!caps->lbr.depth)
+            return PMU_ERR_NO_LBR;
+        if (!caps->lbr.arch && (plan->lbr_select >> 10))
+            return PMU_ERR_RESERVED;
+    }
+    return PMU_OK;
+}
+
+static void clear_status(const struct pmu_caps *caps)
+{
+    uint64_t status = msr_read(MSR_IA32_PERF_GLOBAL_STATUS) & caps->status_ack_mask;
+
+    if (status)
+        msr_write(MSR_IA32_PERF_GLOBAL_OVF_CTRL, status);
+}
+
+/* Counting off, every control cleared, status cleared; the per-CPU bookkeeping reset. */
+static void quiesce(struct pmu_cpu_state *cpu)
+{
+    const struct pmu_caps *caps = cpu->caps;
+
+    cpu->running = 0;
+    __asm__ volatile("" ::: "memory"); /* a PMI from here on must not re-enable */
+    msr_write(MSR_IA32_PERF_GLOBAL_CTRL, 0);
+    if (caps->pebs.usable)
+        msr_write(MSR_IA32_PEBS_ENABLE, 0);
+    for (unsigned i = 0; i < caps->num_gp; i++)
+        msr_write(MSR_IA32_PERFEVTSEL0 + i, 0);
+    if (caps->num_fixed)
+        msr_write(MSR_IA32_FIXED_CTR_CTRL, 0);
+    if (cpu->lbr_on)
+        lbr_disable(&caps->lbr);
+    cpu->debugctl = msr_read(MSR_IA32_DEBUGCTL) & ~DEBUGCTL_PMU_BITS;
+    msr_write(MSR_IA32_DEBUGCTL, cpu->debugctl);
+    clear_status(caps);
+    if (cpu->pebs.ds)
+        pebs_rewind(&cpu->pebs);
+
+    cpu->lbr_on = 0;
+    cpu->global_ctrl = cpu->pebs_enable = cpu->pebs_counters = cpu->sampling = 0;
+    memset(cpu->reload, 0, sizeof(cpu->reload));
+    memset(cpu->tag, 0, sizeof(cpu->tag));
+}
+
+static void program_counter(struct pmu_cpu_state *cpu, const struct pmu_counter_plan *c,
+                            uint64_t pebs_data_cfg, uint64_t *fixed_ctrl)
+{
+    const struct pmu_caps *caps = cpu->caps;
+    unsigned id = counter_id(c), slot = pmu_slot(id);
+    uint64_t preload = (0 - c->sample_after) & width_mask(counter_width(caps, id));
+    int pebs = (c->flags & PMU_COUNTER_PEBS) != 0;
+    int interrupt = c->sample_after && !pebs;
+
+    cpu->reload[slot] = preload;
+    cpu->tag[slot] = c->tag;
+    cpu->global_ctrl |= 1ull << id;
+    if (c->sample_after)
+        cpu->sampling |= 1ull << id;
+    if (pebs) {
+        cpu->pebs_counters |= 1ull << id;
+        pebs_set_reset(&cpu->pebs, id, preload);
+    }
+    msr_write(pmu_counter_msr(caps, id), preload);
+
+    if (c->kind == PMU_COUNTER_GP) {
+        uint64_t evtsel = (c->control | EVTSEL_EN) & ~EVTSEL_INT;
+
+        if (interrupt)
+            evtsel |= EVTSEL_INT;
+        if (pebs && pebs_data_cfg)
+            evtsel |= EVTSEL_ADAPTIVE;
+        msr_write(MSR_IA32_PERFEVTSEL0 + c->index, evtsel);
+    } else {
+        uint64_t field = c->control & ~(uint64_t)FIXED_CTRL_PMI;
+
+        if (interrupt)
+            field |= FIXED_CTRL_PMI;
+        *fixed_ctrl |= field << (4 * c->index);
+        if (pebs && pebs_data_cfg)
+            *fixed_ctrl |= 1ull << FIXED_CTRL_ADAPTIVE_BIT(c->index);
+    }
+}
+
+int pmu_program_cpu(struct pmu_cpu_state *cpu, const struct pmu_plan *plan)
+{
+    uint64_t fixed_ctrl = 0, debugctl;
+    uint32_t pebs_record;
+    int err;
+
+    if (!cpu || !plan)
+        return PMU_ERR_INVALID;
+    if (!cpu->caps)
+        return PMU_ERR_NO_PMU;
+    err = check_plan(cpu, plan, &pebs_record);
+    if (err)
+        return err;
+
+    quiesce(cpu);
+    for (uint32_t i = 0; i < plan->num_counters; i++)
+        program_counter(cpu, &plan->counters[i], plan->pebs_data_cfg, &fixed_ctrl);
+    if (cpu->caps->num_fixed)
+        msr_write(MSR_IA32_FIXED_CTR_CTRL, fixed_ctrl);
+
+    if (cpu->pebs_counters) {
+        pebs_arm(&cpu->pebs, pebs_record); /* fits: checked by check_plan */
+        if (cpu->caps->pebs.adaptive)
+            msr_write(MSR_PEBS_DATA_CFG, plan->pebs_data_cfg);
+        /* PEBS_ENABLE uses the counter-id bit layout for both GP and (adaptive) fixed. */
+        cpu->pebs_enable = cpu->pebs_counters;
+    }
+
+    debugctl = cpu->debugctl;
+    if (plan->freeze_on_pmi) {
+        debugctl |= DEBUGCTL_FREEZE_PERFMON_ON_PMI;
+        if (cpu->caps->lbr.depth)
+            debugctl |= DEBUGCTL_FREEZE_LBRS_ON_PMI;
+    }
+    if (plan->lbr) {
+        lbr_enable(&cpu->caps->lbr, plan->lbr_select);
+        debugctl |= lbr_debugctl_bits(&cpu->caps->lbr);
+        cpu->lbr_on = 1;
+    }
+    cpu->debugctl = debugctl;
+    msr_write(MSR_IA32_DEBUGCTL, debugctl);
+    clear_status(cpu->caps);
+    return PMU_OK;
+}
+
+/* ---- The raw path ---- */
+
+static int msr_is_read_only(uint32_t msr)
+{
+    return msr == MSR_IA32_PERF_GLOBAL_STATUS || msr == MSR_IA32_PERF_CAPABILITIES ||
+           msr == MSR_IA32_PERF_GLOBAL_INUSE;
+}
+
+/* Counter id written through `msr`, or -1. */
+static int raw_counter_id(const struct pmu_caps *caps, uint32_t msr)
+{
+    if (msr >= MSR_IA32_PMC0 && msr < MSR_IA32_PMC0 + caps->num_gp)
+        return (int)(msr - MSR_IA32_PMC0);
+    if (caps->full_width_write && msr >= MSR_IA32_A_PMC0 && msr < MSR_IA32_A_PMC0 + caps->num_gp)
+        return (int)(msr - MSR_IA32_A_PMC0);
+    if (msr >= MSR_IA32_FIXED_CTR0 && msr < MSR_IA32_FIXED_CTR0 + PMU_MAX_FIXED &&
+        (caps->fixed_mask & (1u << (msr - MSR_IA32_FIXED_CTR0))))
+        return (int)PMU_FIXED_ID(msr - MSR_IA32_FIXED_CTR0);
+    return -1;
+}
+
+/* Which counters a control write enables and makes interrupt, in counter-id bits. */
+static void raw_control(const struct pmu_caps *caps, uint32_t msr, uint64_t value,
+                        uint64_t *enabled, uint64_t *interrupting)
+{
+    if (msr >= MSR_IA32_PERFEVTSEL0 && msr < MSR_IA32_PERFEVTSEL0 + caps->num_gp) {
+        uint64_t bit = 1ull << (msr - MSR_IA32_PERFEVTSEL0);
+
+        *enabled = (value & EVTSEL_EN) ? *enabled | bit : *enabled & ~bit;
+        *interrupting = (value & EVTSEL_INT) ? *interrupting | bit : *interrupting & ~bit;
+    } else if (msr == MSR_IA32_FIXED_CTR_CTRL) {
+        *enabled &= width_mask(32);
+        *interrupting &= width_mask(32);
+        for (unsigned j = 0; j < caps->num_fixed; j++) {
+            uint64_t field = value >> (4 * j), bit = 1ull << PMU_FIXED_ID(j);
+
+            if (field & (FIXED_CTRL_OS | FIXED_CTRL_USR))
+                *enabled |= bit;
+            if (field & FIXED_CTRL_PMI)
+                *interrupting |= bit;
+        }
+    }
+}
+
+int pmu_program_raw(struct pmu_cpu_state *cpu, const struct pmu_msr_write *writes,
+                    uint32_t num_writes)
+{
+    const struct pmu_caps *caps;
+    uint64_t global_ctrl = 0, enabled = 0, interrupting = 0, pebs_enable = 0, data_cfg = 0;
+    uint64_t arch_lbr_ctl = 0;
+    uint32_t pebs_record = 0;
+    int have_global_ctrl = 0;
+
+    if (!cpu || (!writes && num_writes))
+        return PMU_ERR_INVALID;
+    caps = cpu->caps;
+    if (!caps)
+        return PMU_ERR_NO_PMU;
+
+    /* Refuse the whole list before writing any of it. */
+    for (uint32_t i = 0; i < num_writes; i++) {
+        if (msr_is_read_only(writes[i].msr))
+            return PMU_ERR_READ_ONLY;
+        if (writes[i].msr == MSR_IA32_DS_AREA)
+            return PMU_ERR_INVALID; /* the DS area is this CPU's own, set up once */
+        if (writes[i].msr == MSR_IA32_PEBS_ENABLE)
+            pebs_enable = writes[i].value;
+        if (writes[i].msr == MSR_PEBS_DATA_CFG)
+            data_cfg = writes[i].value;
+    }
+    if (pebs_enable && !caps->pebs.usable)
+        return PMU_ERR_NO_PEBS;
+    if (pebs_enable & caps->pebs.counters) {
+        if (!cpu->pebs.ds)
+            return PMU_ERR_NO_PEBS;
+        pebs_record = pebs_record_size(&caps->pebs, data_cfg);
+        if (!pebs_record)
+            return PMU_ERR_NO_PEBS;
+        if (pebs_record > cpu->pebs.buffer_bytes)
+            return PMU_ERR_TOO_SMALL;
+    }
+
+    quiesce(cpu);
+    for (uint32_t i = 0; i < num_writes; i++) {
+        const struct pmu_msr_write *w = &writes[i];
+        int id = raw_counter_id(caps, w->msr);
+
+        if (w->msr == MSR_IA32_PERF_GLOBAL_CTRL) {
+            global_ctrl = w->value; /* counting starts with pmu_start_cpu() */
+            have_global_ctrl = 1;
+            continue;
+        }
+        if (w->msr == MSR_IA32_PEBS_ENABLE)
+            continue; /* likewise */
+        msr_write(w->msr, w->value);
+        if (id >= 0) {
+            cpu->reload[pmu_slot((unsigned)id)] =
+                w->value & width_mask(counter_width(caps, (unsigned)id));
+            cpu->tag[pmu_slot((unsigned)id)] = w->tag;
+        } else if (w->msr == MSR_IA32_DEBUGCTL) {
+            cpu->debugctl = w->value;
+        } else if (w->msr == MSR_LBR_CTL) {
+            arch_lbr_ctl = w->value;
+        } else {
+            raw_control(caps, w->msr, w->value, &enabled, &interrupting);
+        }
+    }
+    cpu->global_ctrl = have_global_ctrl ? global_ctrl : enabled;
+    cpu->pebs_enable = pebs_enable;
+    cpu->pebs_counters = pebs_enable & caps->pebs.counters;
+    cpu->sampling = interrupting | cpu->pebs_counters;
+    if (cpu->pebs_counters) {
+        pebs_arm(&cpu->pebs, pebs_record);
+        for (unsigned id = 0; id < 64; id++) {
+            if (cpu->pebs_counters & (1ull << id))
+                pebs_set_reset(&cpu->pebs, id, cpu->reload[pmu_slot(id)]);
+        }
+    }
+    cpu->lbr_on = caps->lbr.arch ? (arch_lbr_ctl & 1) != 0
+                                 : caps->lbr.depth && (cpu->debugctl & DEBUGCTL_LBR);
+    clear_status(caps);
+    return PMU_OK;
+}
+
+/* ---- Running ---- */
+
+void pmu_start_cpu(struct pmu_cpu_state *cpu)
+{
+    if (!cpu->caps)
+        return;
+    if (cpu->pebs_enable)
+        msr_write(MSR_IA32_PEBS_ENABLE, cpu->pebs_enable);
+    cpu->running = 1;
+    __asm__ volatile("" ::: "memory");
+    msr_write(MSR_IA32_PERF_GLOBAL_CTRL, cpu->global_ctrl);
+}
+
+void pmu_pause_cpu(struct pmu_cpu_state *cpu)
+{
+    if (!cpu->caps)
+        return;
+    cpu->running = 0;
+    __asm__ volatile("" ::: "memory"); /* a PMI from here on leaves counting off */
+    msr_write(MSR_IA32_PERF_GLOBAL_CTRL, 0);
+    if (cpu->pebs_enable)
+        msr_write(MSR_IA32_PEBS_ENABLE, 0);
+}
+
+void pmu_stop_cpu(struct pmu_cpu_state *cpu)
+{
+    const struct pmu_caps *caps = cpu->caps;
+
+    if (!caps)
+        return;
+    quiesce(cpu);
+    for (unsigned id = 0; id < 64; id++) {
+        if (caps->counters & (1ull << id))
+            msr_write(pmu_counter_msr(caps, id), 0);
+    }
+}
+
+uint64_t pmu_read_counter(const struct pmu_cpu_state *cpu, unsigned counter)
+{
+    const struct pmu_caps *caps = cpu->caps;
+
+    if (!caps || counter >= 64 || !(caps->counters & (1ull << counter)))
+        return 0;
+    if (counter < 32)
+        return msr_read(MSR_IA32_PMC0 + counter) & width_mask(caps->gp_width);
+    return msr_read(MSR_IA32_FIXED_CTR0 + counter - 32) & width_mask(caps->fixed_width);
+}

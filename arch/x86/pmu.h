@@ -1,0 +1,238 @@
+/* The core performance-monitoring unit of Intel CPUs (architectural perfmon v2 and later).
+ *
+ * Layering, after Linux's arch/x86/events: pmu.c is generic and driven by what pmu_probe()
+ * reads from CPUID and IA32_PERF_CAPABILITIES, plus a per-model table (pmu_models.c) for
+ * the few facts CPUID does not enumerate; pebs.c owns the DS area and PEBS records, lbr.c
+ * the branch stack, pmi.c the overflow handler (pmi.h).
+ *
+ * Counter ids are the counters' bits in IA32_PERF_GLOBAL_CTRL/STATUS: 0..7 for the
+ * general-purpose IA32_PMCx, 32..35 for the fixed IA32_FIXED_CTRx (PMU_FIXED_ID(j)).
+ *
+ * Contexts. pmu_probe() runs once, on the boot CPU, before anything else; the caps it fills
+ * are read-only afterwards and shared by all CPUs. Every other call acts on the MSRs of the
+ * CPU it runs on and on that CPU's struct pmu_cpu_state only: no locks, no allocation, no
+ * blocking. Nothing here knows the SEP protocol. */
+#ifndef ACART_ARCH_X86_PMU_H
+#define ACART_ARCH_X86_PMU_H
+
+#include <stdint.h>
+
+#include "lbr.h"
+#include "pebs.h"
+
+#define PMU_MAX_GP       8 /* IA32_PMC0..7 */
+#define PMU_MAX_FIXED    4 /* IA32_FIXED_CTR0..3 */
+#define PMU_MAX_COUNTERS (PMU_MAX_GP + PMU_MAX_FIXED)
+#define PMU_FIXED_ID(j)  (32u + (j))
+
+#define MSR_IA32_PMC0                 0xc1u  /* + i; writes sign-extend bit 31 */
+#define MSR_IA32_PERFEVTSEL0          0x186u /* + i */
+#define MSR_IA32_PERF_CAPABILITIES    0x345u
+#define MSR_IA32_FIXED_CTR0           0x309u /* + j */
+#define MSR_IA32_FIXED_CTR_CTRL       0x38du
+#define MSR_IA32_PERF_GLOBAL_STATUS   0x38eu
+#define MSR_IA32_PERF_GLOBAL_CTRL     0x38fu
+#define MSR_IA32_PERF_GLOBAL_OVF_CTRL 0x390u /* IA32_PERF_GLOBAL_STATUS_RESET from v4 on */
+#define MSR_IA32_PERF_GLOBAL_INUSE    0x392u
+#define MSR_IA32_A_PMC0               0x4c1u /* + i; full-width writes */
+#define MSR_IA32_DEBUGCTL             0x1d9u
+
+#define DEBUGCTL_FREEZE_PERFMON_ON_PMI (1ull << 12)
+
+/* IA32_PERFEVTSELx */
+#define EVTSEL_USR      (1ull << 16)
+#define EVTSEL_OS       (1ull << 17)
+#define EVTSEL_INT      (1ull << 20)
+#define EVTSEL_ANY      (1ull << 21)
+#define EVTSEL_EN       (1ull << 22)
+#define EVTSEL_ADAPTIVE (1ull << 34) /* adaptive PEBS: record the PEBS_DATA_CFG groups */
+
+/* The 4-bit field of fixed counter j in IA32_FIXED_CTR_CTRL, at bit 4 * j. */
+#define FIXED_CTRL_OS              0x1u
+#define FIXED_CTRL_USR             0x2u
+#define FIXED_CTRL_ANY             0x4u
+#define FIXED_CTRL_PMI             0x8u
+#define FIXED_CTRL_ADAPTIVE_BIT(j) (32u + 4u * (j)) /* adaptive PEBS for fixed counter j */
+
+/* IA32_PERF_GLOBAL_STATUS bits beyond the counters. */
+#define GLOBAL_STATUS_TRACE_TOPA   (1ull << 55)
+#define GLOBAL_STATUS_PERF_METRICS (1ull << 48)
+#define GLOBAL_STATUS_LBR_FROZEN   (1ull << 58)
+#define GLOBAL_STATUS_CTR_FROZEN   (1ull << 59)
+#define GLOBAL_STATUS_ASCI         (1ull << 60)
+#define GLOBAL_STATUS_UNCORE       (1ull << 61)
+#define GLOBAL_STATUS_DS_BUFFER    (1ull << 62) /* PEBS threshold reached */
+#define GLOBAL_STATUS_COND_CHGD    (1ull << 63)
+
+/* IA32_PERF_CAPABILITIES */
+#define PERF_CAP_LBR_FORMAT(c)  ((uint8_t)((c)&0x3f))
+#define PERF_CAP_PEBS_FORMAT(c) ((uint8_t)(((c) >> 8) & 0xf))
+#define PERF_CAP_FREEZE_SMM     (1ull << 12)
+#define PERF_CAP_FULL_WIDTH     (1ull << 13)
+#define PERF_CAP_PEBS_BASELINE  (1ull << 14)
+#define PERF_CAP_PERF_METRICS   (1ull << 15)
+
+enum pmu_error {
+    PMU_OK = 0,
+    PMU_ERR_NO_PMU = -1,     /* no architectural perfmon v2+: sample on a timer instead */
+    PMU_ERR_INVALID = -2,    /* malformed argument: NULL, unknown kind, counter twice */
+    PMU_ERR_NO_COUNTER = -3, /* a counter this CPU does not have */
+    PMU_ERR_RESERVED = -4,   /* a control value sets bits this CPU reserves */
+    PMU_ERR_PERIOD = -5,     /* sample-after value out of range for the counter */
+    PMU_ERR_NO_PEBS = -6,    /* PEBS asked of a CPU, counter or CPU state without it */
+    PMU_ERR_NO_LBR = -7,     /* LBR asked of a CPU without usable LBRs */
+    PMU_ERR_READ_ONLY = -8,  /* a raw write to an MSR that only reads (#GP on hardware) */
+    PMU_ERR_TOO_SMALL = -9,  /* caller's memory too small or misaligned */
+    PMU_ERR_RECORD = -10,    /* a PEBS record is malformed */
+};
+
+const char *pmu_strerror(int err);
+
+/* What this CPU's PMU offers. All CPUs of a board are assumed alike (no hybrid cores). */
+struct pmu_caps {
+    uint32_t family, model, stepping; /* display family/model, as in perfmon's mapfile */
+    const char *uarch;                /* per-model table name, or "unknown" */
+    uint8_t version;                  /* CPUID.0AH:EAX[7:0] */
+    uint8_t num_gp, gp_width;         /* counters we use (at most PMU_MAX_GP), their bits */
+    uint8_t num_fixed, fixed_width;
+    uint8_t full_width_write;   /* GP counters preloaded through IA32_A_PMCx */
+    uint8_t streamlined_freeze; /* v4+: freeze-on-PMI sets GLOBAL_STATUS bits 58/59;
+                                   before, it clears GLOBAL_CTRL and DEBUGCTL.LBR */
+    uint8_t pmi_ack_late;       /* unmask the LVT after the handler (pmi.h) */
+    uint8_t reserved;
+    uint32_t fixed_mask;        /* fixed counters present, bit j = IA32_FIXED_CTRj */
+    uint64_t perf_capabilities; /* IA32_PERF_CAPABILITIES; 0 without CPUID PDCM */
+    uint64_t counters;          /* every counter id present, as GLOBAL_CTRL bits */
+    uint64_t status_ack_mask;   /* GLOBAL_STATUS bits GLOBAL_OVF_CTRL may clear */
+    uint64_t evtsel_valid;      /* IA32_PERFEVTSELx bits this CPU implements */
+    uint64_t max_period_gp;     /* largest sample-after for a GP counter */
+    uint64_t max_period_fixed;
+    struct pebs_caps pebs;
+    struct lbr_caps lbr;
+};
+
+/* Fills caps from CPUID, IA32_PERF_CAPABILITIES and the per-model table. Returns 0, or
+ * PMU_ERR_NO_PMU when the CPU is not Intel or offers perfmon version < 2 (QEMU TCG and
+ * most hypervisors without a virtual PMU report version 0): the caller samples on a timer.
+ * Reads no MSR the CPU has not enumerated. */
+int pmu_probe(struct pmu_caps *caps);
+
+/* ---- Per-model facts (pmu_models.c). ---- */
+struct pmu_model {
+    const char *uarch;
+    uint8_t lbr_depth;    /* model-specific LBR entries; 0: none or architectural */
+    uint8_t lbr_has_info; /* LBR_INFO MSRs at lbr_info */
+    uint8_t pebs_gp;      /* GP counters from PMC0 up that can use PEBS; 0: no PEBS */
+    uint8_t pmi_ack_late; /* Linux's late_ack: LVT unmasked after re-enabling */
+    uint16_t lbr_tos, lbr_from, lbr_to, lbr_info;
+};
+
+/* The table row for a family-6 model, or NULL for a model we have no facts for. */
+const struct pmu_model *pmu_model_lookup(uint32_t family, uint32_t model);
+
+/* ---- Per-CPU programming. ---- */
+
+enum pmu_counter_kind { PMU_COUNTER_GP = 0, PMU_COUNTER_FIXED = 1 };
+
+#define PMU_COUNTER_PEBS 0x1u /* sample through PEBS (needs pmu_cpu_setup_pebs) */
+
+/* One counter of a plan. */
+struct pmu_counter_plan {
+    uint8_t kind;   /* enum pmu_counter_kind */
+    uint8_t index;  /* i of IA32_PMCi, or j of IA32_FIXED_CTRj */
+    uint16_t flags; /* PMU_COUNTER_* */
+    uint32_t tag;   /* the caller's name for it (event index), handed back on overflow */
+    /* GP: the IA32_PERFEVTSELx value (event, umask, USR/OS, cmask, ...); EN is set for you,
+     * INT for sampling counters (and cleared for PEBS ones: the DS threshold interrupts).
+     * Fixed: its 4-bit IA32_FIXED_CTR_CTRL field (FIXED_CTRL_*); PMI set for you likewise. */
+    uint64_t control;
+    uint64_t sample_after; /* events per sample; 0: count only, never interrupt */
+};
+
+struct pmu_plan {
+    uint32_t num_counters;
+    struct pmu_counter_plan counters[PMU_MAX_COUNTERS];
+    uint8_t freeze_on_pmi;  /* DEBUGCTL freeze of counters (and LBRs) while a PMI is pending */
+    uint8_t lbr;            /* record branches; each overflow report carries the stack */
+    uint64_t lbr_select;    /* model-specific MSR_LBR_SELECT (0: every branch); arch: unused */
+    uint64_t pebs_data_cfg; /* adaptive PEBS groups (PEBS_DATA_CFG_*); 0: basic group */
+};
+
+/* One MSR write of the raw path. */
+struct pmu_msr_write {
+    uint32_t msr;
+    uint32_t tag;   /* for a counter MSR: the tag its overflows report */
+    uint64_t value; /* for a counter MSR: also the value it is reloaded with on overflow */
+};
+
+/* Per-CPU state: one per CPU, owned by that CPU, in memory the PMI handler may touch. */
+struct pmu_cpu_state {
+    const struct pmu_caps *caps; /* NULL: no PMU; the handler then claims nothing */
+    volatile uint8_t running;    /* between pmu_start_cpu and pmu_pause/stop_cpu */
+    uint8_t lbr_on;
+    uint16_t reserved;
+    uint32_t unclaimed;                /* handler calls that found no overflow of ours */
+    uint64_t global_ctrl;              /* IA32_PERF_GLOBAL_CTRL while running */
+    uint64_t debugctl;                 /* IA32_DEBUGCTL as programmed */
+    uint64_t pebs_enable;              /* IA32_PEBS_ENABLE while running */
+    uint64_t pebs_counters;            /* counter ids sampled through PEBS */
+    uint64_t sampling;                 /* counter ids the handler reports and reloads */
+    uint64_t reload[PMU_MAX_COUNTERS]; /* per slot (pmu_slot()): value written on overflow */
+    uint32_t tag[PMU_MAX_COUNTERS];
+    struct pebs_cpu pebs;
+    struct lbr_entry lbr[LBR_MAX_ENTRIES]; /* the handler's snapshot of the stack */
+};
+
+/* Slot of a counter id in the per-counter arrays. */
+static inline unsigned pmu_slot(unsigned counter)
+{
+    return counter < 32 ? counter : PMU_MAX_GP + (counter - 32);
+}
+
+/* MSR through which a counter is written: IA32_A_PMCx when full-width writes exist (the
+ * legacy IA32_PMCx sign-extends bit 31), IA32_FIXED_CTRj for fixed counters. */
+static inline uint32_t pmu_counter_msr(const struct pmu_caps *caps, unsigned counter)
+{
+    if (counter >= 32)
+        return MSR_IA32_FIXED_CTR0 + (counter - 32);
+    return (caps->full_width_write ? MSR_IA32_A_PMC0 : MSR_IA32_PMC0) + counter;
+}
+
+/* Zeroes the state and ties it to caps (NULL when pmu_probe failed). Touches no MSR. */
+void pmu_cpu_init(struct pmu_cpu_state *cpu, const struct pmu_caps *caps);
+
+/* Gives this CPU a DS area and PEBS buffer in `memory` (PEBS_DS_BYTES_PER_CPU bytes,
+ * PEBS_DS_ALIGN aligned) and points IA32_DS_AREA at it. PMU_ERR_NO_PEBS without PEBS. */
+int pmu_cpu_setup_pebs(struct pmu_cpu_state *cpu, void *memory, uint32_t bytes);
+
+/* Checks the whole plan first (nothing is written if any counter is refused), then, with
+ * counting disabled: clears all counter controls, preloads each counter with
+ * -sample_after (masked to its width; IA32_A_PMCx when full-width writes exist), writes
+ * the controls, PEBS reset values and threshold, LBR, IA32_DEBUGCTL, and clears
+ * GLOBAL_STATUS. Counting starts with pmu_start_cpu(). */
+int pmu_program_cpu(struct pmu_cpu_state *cpu, const struct pmu_plan *plan);
+
+/* The raw path: applies (msr, value) writes in order, with counting disabled. The caller
+ * has checked them against its allowlist; this refuses writes to read-only MSRs (before
+ * writing anything), keeps an IA32_PERF_GLOBAL_CTRL value for pmu_start_cpu() (without
+ * one, every counter enabled by its control is), and learns from each counter write its
+ * reload value and tag, from controls with INT/PMI which counters sample. */
+int pmu_program_raw(struct pmu_cpu_state *cpu, const struct pmu_msr_write *writes,
+                    uint32_t num_writes);
+
+/* Enables what was programmed (IA32_PEBS_ENABLE, then IA32_PERF_GLOBAL_CTRL). */
+void pmu_start_cpu(struct pmu_cpu_state *cpu);
+
+/* Disables counting globally; programming, counts and pending status stay, and
+ * pmu_start_cpu() resumes. */
+void pmu_pause_cpu(struct pmu_cpu_state *cpu);
+
+/* Disables counting globally and returns the CPU's PMU to its idle state: GLOBAL_STATUS
+ * cleared, counter controls, counters, PEBS enables, LBR and freeze bits cleared, PEBS
+ * records not yet reported dropped. Program again before the next start. */
+void pmu_stop_cpu(struct pmu_cpu_state *cpu);
+
+/* Current value of a counter (masked to its width), or 0 for a counter id it lacks. */
+uint64_t pmu_read_counter(const struct pmu_cpu_state *cpu, unsigned counter);
+
+#endif

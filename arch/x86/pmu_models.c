@@ -1,0 +1,115 @@
+/* Per-model PMU facts that CPUID does not enumerate: the model-specific LBR stack (depth,
+ * MSRs), how many GP counters can use PEBS, and whether the PMI is acknowledged late.
+ * Everything else (counter counts and widths, PEBS and LBR record formats, architectural
+ * LBR) is read from CPUID and IA32_PERF_CAPABILITIES by pmu_probe().
+ *
+ * Sources: the Intel SDM (vol. 3B LBR chapters, vol. 4 model MSR tables) and Linux's
+ * intel_pmu_init(), which uses the same LBR geometry per model. Model numbers of the
+ * families whose event files acart carries follow perfmon's mapfile.csv (SKL, TGL, SPR,
+ * GLM, GLP, EHL); tests/pmu checks the table against that file. */
+#include "pmu.h"
+
+#include <stddef.h>
+
+/* Model-specific LBR MSRs. */
+#define LBR_FROM_CORE 0x40 /* Silvermont/Airmont: MSR_LASTBRANCH_0_FROM_IP */
+#define LBR_TO_CORE   0x60
+#define LBR_FROM_NHM  0x680 /* Nehalem and later: MSR_LASTBRANCH_0_FROM_IP */
+#define LBR_TO_NHM    0x6c0
+#define LBR_INFO_SKL  0xdc0 /* Skylake, Goldmont and later: MSR_LBR_INFO_0 */
+
+/* Rows by microarchitecture. Legacy PEBS works on PMC0-3 at most; adaptive PEBS
+ * enumerates its counters, so pmu_probe() ignores pebs_gp there. */
+#define LBR_NHM_MSRS .lbr_tos = MSR_LBR_TOS, .lbr_from = LBR_FROM_NHM, .lbr_to = LBR_TO_NHM
+#define LBR_SKL_MSRS LBR_NHM_MSRS, .lbr_has_info = 1, .lbr_info = LBR_INFO_SKL
+
+static const struct pmu_model nehalem = {
+    .uarch = "nehalem", .lbr_depth = 16, .pebs_gp = 4, LBR_NHM_MSRS};
+static const struct pmu_model sandybridge = {
+    .uarch = "sandybridge", .lbr_depth = 16, .pebs_gp = 4, LBR_NHM_MSRS};
+static const struct pmu_model haswell = {
+    .uarch = "haswell", .lbr_depth = 16, .pebs_gp = 4, .pmi_ack_late = 1, LBR_NHM_MSRS};
+static const struct pmu_model skylake = {
+    .uarch = "skylake", .lbr_depth = 32, .pebs_gp = 4, .pmi_ack_late = 1, LBR_SKL_MSRS};
+static const struct pmu_model icelake = {
+    .uarch = "icelake", .lbr_depth = 32, .pebs_gp = 8, .pmi_ack_late = 1, LBR_SKL_MSRS};
+static const struct pmu_model tigerlake = {
+    .uarch = "tigerlake", .lbr_depth = 32, .pebs_gp = 8, .pmi_ack_late = 1, LBR_SKL_MSRS};
+/* Architectural LBR: depth and MSRs come from CPUID leaf 0x1C. */
+static const struct pmu_model sapphirerapids = {
+    .uarch = "sapphirerapids", .pebs_gp = 8, .pmi_ack_late = 1};
+static const struct pmu_model silvermont = {.uarch = "silvermont",
+                                            .lbr_depth = 8,
+                                            .pebs_gp = 1,
+                                            .lbr_tos = MSR_LBR_TOS,
+                                            .lbr_from = LBR_FROM_CORE,
+                                            .lbr_to = LBR_TO_CORE};
+static const struct pmu_model goldmont = {
+    .uarch = "goldmont", .lbr_depth = 32, .pebs_gp = 4, LBR_SKL_MSRS};
+static const struct pmu_model goldmont_plus = {
+    .uarch = "goldmont_plus", .lbr_depth = 32, .pebs_gp = 4, LBR_SKL_MSRS};
+static const struct pmu_model tremont = {
+    .uarch = "tremont", .lbr_depth = 32, .pebs_gp = 8, .pmi_ack_late = 1, LBR_SKL_MSRS};
+
+static const struct {
+    uint8_t model;
+    const struct pmu_model *row;
+} family6[] = {
+    {0x1a, &nehalem},        /* Nehalem-EP */
+    {0x1e, &nehalem},        /* Nehalem */
+    {0x1f, &nehalem},        /* Nehalem */
+    {0x2e, &nehalem},        /* Nehalem-EX */
+    {0x25, &nehalem},        /* Westmere */
+    {0x2c, &nehalem},        /* Westmere-EP */
+    {0x2f, &nehalem},        /* Westmere-EX */
+    {0x2a, &sandybridge},    /* Sandy Bridge */
+    {0x2d, &sandybridge},    /* Sandy Bridge-E */
+    {0x3a, &sandybridge},    /* Ivy Bridge */
+    {0x3e, &sandybridge},    /* Ivy Bridge-E */
+    {0x3c, &haswell},        /* Haswell */
+    {0x3f, &haswell},        /* Haswell-X */
+    {0x45, &haswell},        /* Haswell-L */
+    {0x46, &haswell},        /* Haswell-G */
+    {0x3d, &haswell},        /* Broadwell */
+    {0x47, &haswell},        /* Broadwell-G */
+    {0x4f, &haswell},        /* Broadwell-X */
+    {0x56, &haswell},        /* Broadwell-D */
+    {0x4e, &skylake},        /* Skylake-L */
+    {0x5e, &skylake},        /* Skylake */
+    {0x55, &skylake},        /* Skylake-X, Cascade Lake */
+    {0x8e, &skylake},        /* Kaby Lake-L */
+    {0x9e, &skylake},        /* Kaby Lake, Coffee Lake */
+    {0xa5, &skylake},        /* Comet Lake */
+    {0xa6, &skylake},        /* Comet Lake-L */
+    {0x6a, &icelake},        /* Ice Lake-X */
+    {0x6c, &icelake},        /* Ice Lake-D */
+    {0x7d, &icelake},        /* Ice Lake */
+    {0x7e, &icelake},        /* Ice Lake-L */
+    {0xa7, &icelake},        /* Rocket Lake */
+    {0x8c, &tigerlake},      /* Tiger Lake-L */
+    {0x8d, &tigerlake},      /* Tiger Lake */
+    {0x8f, &sapphirerapids}, /* Sapphire Rapids */
+    {0xcf, &sapphirerapids}, /* Emerald Rapids */
+    {0x37, &silvermont},     /* Bay Trail */
+    {0x4a, &silvermont},     /* Merrifield */
+    {0x4d, &silvermont},     /* Avoton */
+    {0x5a, &silvermont},     /* Moorefield */
+    {0x4c, &silvermont},     /* Airmont: Cherry Trail */
+    {0x5c, &goldmont},       /* Apollo Lake */
+    {0x5f, &goldmont},       /* Denverton */
+    {0x7a, &goldmont_plus},  /* Gemini Lake */
+    {0x86, &tremont},        /* Snow Ridge */
+    {0x96, &tremont},        /* Elkhart Lake */
+    {0x9c, &tremont},        /* Jasper Lake */
+};
+
+const struct pmu_model *pmu_model_lookup(uint32_t family, uint32_t model)
+{
+    if (family != 6)
+        return NULL;
+    for (size_t i = 0; i < sizeof(family6) / sizeof(family6[0]); i++) {
+        if (family6[i].model == model)
+            return family6[i].row;
+    }
+    return NULL;
+}

@@ -1,0 +1,101 @@
+/* A simulated Intel CPU for host tests of arch/x86's PMU code (built with ACART_SIM, where
+ * cpuid(), msr_read() and msr_write() are extern functions; sim_cpu.c provides them).
+ *
+ * It models one logical CPU after the Intel SDM (vol. 3B, performance monitoring, LBR, DS)
+ * and is strict: an access to an MSR the model does not implement, a write of reserved
+ * bits, a write to a read-only MSR or a full-width counter write without the capability is
+ * what a #GP would be on hardware; the simulator records it as a fault and the tests fail.
+ *
+ * Counters advance only when a test retires events (sim_retire), according to their
+ * programming: enable bits in IA32_PERFEVTSELx / IA32_FIXED_CTR_CTRL and
+ * IA32_PERF_GLOBAL_CTRL, the privilege level of the retiring code, and freeze-on-PMI
+ * (streamlined on v4+: GLOBAL_STATUS bits 58/59 stop counting and LBR recording; before v4
+ * the CPU clears GLOBAL_CTRL and DEBUGCTL.LBR). An overflow sets its GLOBAL_STATUS bit and,
+ * with INT/PMI set, raises a PMI (a pending flag the test takes). A PEBS-enabled counter's
+ * overflow writes a record into the DS buffer, reloads the counter from the DS reset value
+ * and raises a PMI with GLOBAL_STATUS bit 62 once the index passes the threshold. Branches
+ * the test feeds (sim_branch) are recorded in the LBR stack per the LBR format.
+ *
+ * Modelled GP events: 0x3C/0x00 core cycles, 0xC0/0x00 instructions, 0xC4/0x00 branches.
+ * Fixed counters: 0 instructions, 1 core cycles, 2 reference cycles, 3 slots (4/cycle).
+ * One batch passed to sim_retire is atomic: all counters see all of it. */
+#ifndef ACART_TESTS_PMU_SIM_CPU_H
+#define ACART_TESTS_PMU_SIM_CPU_H
+
+#include <stdint.h>
+
+#include "cpuid.h"
+
+/* What a model answers: CPUID leaves and the MSR facts CPUID does not give. */
+struct sim_model {
+    const char *name;
+    char vendor[13];
+    uint32_t max_leaf;
+    uint32_t signature; /* CPUID.1:EAX */
+    uint32_t leaf1_ecx, leaf1_edx;
+    uint32_t leaf7_ebx, leaf7_edx;
+    struct cpuid_regs leaf_0a;           /* architectural perfmon */
+    struct cpuid_regs leaf_1c;           /* architectural LBR, when leaf7_edx[19] */
+    uint64_t perf_capabilities;          /* IA32_PERF_CAPABILITIES, present with PDCM */
+    uint8_t fixed_unreported;            /* fixed counters CPUID.0AH:EDX omits (v2 Core 2) */
+    uint8_t pebs_unavailable;            /* IA32_MISC_ENABLE[12] */
+    uint8_t pebs_gp;                     /* GP counters with legacy (non-adaptive) PEBS */
+    uint8_t lbr_depth;                   /* model-specific LBR stack */
+    uint32_t lbr_from, lbr_to, lbr_info; /* lbr_info 0: no LBR_INFO MSRs */
+};
+
+/* The models (sim_models.c). Values are those of the real parts as far as the SDM and
+ * Linux document them; sim_skylake is the reference. */
+extern const struct sim_model sim_skylake;         /* 06_5E, v4, 4x48 GP, 3x48 fixed */
+extern const struct sim_model sim_skylake_no_fw;   /* without full-width writes */
+extern const struct sim_model sim_skylake_no_pebs; /* PEBS disabled in MISC_ENABLE */
+extern const struct sim_model sim_haswell;         /* 06_3C, v3: legacy freeze */
+extern const struct sim_model sim_nehalem;         /* 06_1A, v3, PEBS format 1 */
+extern const struct sim_model sim_goldmont;        /* 06_5C Apollo Lake */
+extern const struct sim_model sim_goldmont_plus;   /* 06_7A, LBR format 6 */
+extern const struct sim_model sim_tremont;         /* 06_96 Elkhart Lake, adaptive PEBS */
+extern const struct sim_model sim_tigerlake;       /* 06_8C, v5, 8 GP, 4 fixed */
+extern const struct sim_model sim_sapphire_rapids; /* 06_8F, architectural LBR */
+extern const struct sim_model sim_core2;           /* 06_17, v2, fixed counters unreported */
+extern const struct sim_model sim_qemu_tcg;        /* leaf 0xA EAX = 0: no PMU */
+extern const struct sim_model sim_perfmon_v1;      /* version 1: not usable */
+extern const struct sim_model sim_amd;             /* AuthenticAMD */
+
+/* Power-on state of `model` (all MSRs zero, no faults, ring 0). */
+void sim_reset(const struct sim_model *model);
+
+/* State of the code that retires/branches next. */
+void sim_set_ring(unsigned ring);         /* CPL: 0 counts as OS, 1-3 as USR */
+void sim_set_ip(uint64_t ip);             /* IP of the retiring instruction */
+void sim_set_data_address(uint64_t addr); /* its memory operand, for PEBS records */
+
+struct sim_events {
+    uint64_t instructions, cycles, ref_cycles, branches;
+};
+
+/* Retires one atomic batch of events. The TSC advances by ref_cycles. */
+void sim_retire(const struct sim_events *ev);
+
+/* A taken branch, recorded by the LBRs if they are enabled and not frozen. */
+void sim_branch(uint64_t from, uint64_t to, int mispredicted, uint16_t cycles);
+
+/* 1 and clears the flag if a PMI was raised since the last call. */
+int sim_take_pmi(void);
+unsigned sim_pmi_count(void);
+
+/* Peeks at an MSR's value without the side effects or checks of msr_read. */
+uint64_t sim_msr(uint32_t msr);
+uint64_t sim_tsc(void);
+/* PEBS records written / dropped for lack of buffer space. */
+unsigned sim_pebs_records(void);
+unsigned sim_pebs_dropped(void);
+
+/* MSR reads+writes and CPUID calls the code made, for "touched nothing" checks. */
+unsigned sim_accesses(void);
+
+/* #GP-equivalent faults so far, the first one's description, and a reset of both. */
+unsigned sim_faults(void);
+const char *sim_fault_text(void);
+void sim_clear_faults(void);
+
+#endif

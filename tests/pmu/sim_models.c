@@ -1,0 +1,229 @@
+/* CPU models for the simulator: what each answers to CPUID and IA32_PERF_CAPABILITIES,
+ * and its model-specific LBR and PEBS facts. Register values follow the SDM's field
+ * layouts; for the parts, the documented counter counts and widths, PERF_CAPABILITIES as
+ * such CPUs report it (Skylake client: 0x33c5), LBR geometry as in the SDM model MSR
+ * tables. Where a part's exact PERF_CAPABILITIES is not documented (the Atoms), the value
+ * is representative of its generation and chosen to exercise a format. */
+#include "sim_cpu.h"
+
+#define BIT(n) (1u << (n))
+
+/* CPUID.1 */
+#define ECX_DTES64 BIT(2)
+#define ECX_PDCM   BIT(15)
+#define EDX_DS     BIT(21)
+/* CPUID.(7,0) */
+#define EBX_HLE      BIT(4)
+#define EBX_RTM      BIT(11)
+#define EBX_PT       BIT(25)
+#define EDX_ARCH_LBR BIT(19)
+
+/* CPUID.0AH: EAX = version | GP counters << 8 | width << 16 | event-mask length << 24;
+ * EDX = fixed counters | fixed width << 5 | AnyThread deprecated << 15. */
+#define LEAF_0A_EAX(ver, gp, width, len)  ((ver) | (gp) << 8 | (width) << 16 | (len) << 24)
+#define LEAF_0A_EDX(fixed, width, no_any) ((fixed) | (width) << 5 | (no_any) << 15)
+
+#define INTEL "GenuineIntel"
+
+const struct sim_model sim_skylake = {
+    .name = "skylake",
+    .vendor = INTEL,
+    .max_leaf = 0x16,
+    .signature = 0x506e3, /* 06_5E stepping 3 */
+    .leaf1_ecx = ECX_DTES64 | ECX_PDCM,
+    .leaf1_edx = EDX_DS,
+    .leaf7_ebx = EBX_HLE | EBX_RTM | EBX_PT,
+    .leaf_0a = {LEAF_0A_EAX(4, 4, 48, 7), 0, 0, LEAF_0A_EDX(3, 48, 0)},
+    /* LBR format 5, PEBS trap + arch regs, PEBS format 3, SMM freeze, full-width. */
+    .perf_capabilities = 0x33c5,
+    .pebs_gp = 4,
+    .lbr_depth = 32,
+    .lbr_from = 0x680,
+    .lbr_to = 0x6c0,
+    .lbr_info = 0xdc0,
+};
+
+const struct sim_model sim_skylake_no_fw = {
+    .name = "skylake-no-full-width",
+    .vendor = INTEL,
+    .max_leaf = 0x16,
+    .signature = 0x506e3,
+    .leaf1_ecx = ECX_DTES64 | ECX_PDCM,
+    .leaf1_edx = EDX_DS,
+    .leaf7_ebx = EBX_HLE | EBX_RTM | EBX_PT,
+    .leaf_0a = {LEAF_0A_EAX(4, 4, 48, 7), 0, 0, LEAF_0A_EDX(3, 48, 0)},
+    .perf_capabilities = 0x13c5,
+    .pebs_gp = 4,
+    .lbr_depth = 32,
+    .lbr_from = 0x680,
+    .lbr_to = 0x6c0,
+    .lbr_info = 0xdc0,
+};
+
+const struct sim_model sim_skylake_no_pebs = {
+    .name = "skylake-pebs-unavailable",
+    .vendor = INTEL,
+    .max_leaf = 0x16,
+    .signature = 0x506e3,
+    .leaf1_ecx = ECX_DTES64 | ECX_PDCM,
+    .leaf1_edx = EDX_DS,
+    .leaf7_ebx = EBX_HLE | EBX_RTM | EBX_PT,
+    .leaf_0a = {LEAF_0A_EAX(4, 4, 48, 7), 0, 0, LEAF_0A_EDX(3, 48, 0)},
+    .perf_capabilities = 0x33c5,
+    .pebs_unavailable = 1,
+    .pebs_gp = 4,
+    .lbr_depth = 32,
+    .lbr_from = 0x680,
+    .lbr_to = 0x6c0,
+    .lbr_info = 0xdc0,
+};
+
+const struct sim_model sim_haswell = {
+    .name = "haswell",
+    .vendor = INTEL,
+    .max_leaf = 0xd,
+    .signature = 0x306c3, /* 06_3C */
+    .leaf1_ecx = ECX_DTES64 | ECX_PDCM,
+    .leaf1_edx = EDX_DS,
+    .leaf7_ebx = EBX_HLE | EBX_RTM,
+    .leaf_0a = {LEAF_0A_EAX(3, 4, 48, 7), 0, 0, LEAF_0A_EDX(3, 48, 0)},
+    /* LBR format 4 (flags and TSX bits in FROM), PEBS format 2, full-width. */
+    .perf_capabilities = 0x22c4,
+    .pebs_gp = 4,
+    .lbr_depth = 16,
+    .lbr_from = 0x680,
+    .lbr_to = 0x6c0,
+};
+
+const struct sim_model sim_nehalem = {
+    .name = "nehalem",
+    .vendor = INTEL,
+    .max_leaf = 0xb,
+    .signature = 0x106a5, /* 06_1A */
+    .leaf1_ecx = ECX_DTES64 | ECX_PDCM,
+    .leaf1_edx = EDX_DS,
+    .leaf_0a = {LEAF_0A_EAX(3, 4, 48, 7), 0, 0, LEAF_0A_EDX(3, 48, 0)},
+    /* LBR format 3 (mispredict in FROM), PEBS format 1, no full-width writes. */
+    .perf_capabilities = 0x1c3,
+    .pebs_gp = 4,
+    .lbr_depth = 16,
+    .lbr_from = 0x680,
+    .lbr_to = 0x6c0,
+};
+
+const struct sim_model sim_goldmont = {
+    .name = "goldmont",
+    .vendor = INTEL,
+    .max_leaf = 0x15,
+    .signature = 0x506c9, /* 06_5C Apollo Lake */
+    .leaf1_ecx = ECX_DTES64 | ECX_PDCM,
+    .leaf1_edx = EDX_DS,
+    .leaf7_ebx = EBX_PT,
+    .leaf_0a = {LEAF_0A_EAX(4, 4, 48, 7), 0, 0, LEAF_0A_EDX(3, 48, 0)},
+    .perf_capabilities = 0x33c5,
+    .pebs_gp = 4,
+    .lbr_depth = 32,
+    .lbr_from = 0x680,
+    .lbr_to = 0x6c0,
+    .lbr_info = 0xdc0,
+};
+
+const struct sim_model sim_goldmont_plus = {
+    .name = "goldmont_plus",
+    .vendor = INTEL,
+    .max_leaf = 0x18,
+    .signature = 0x706a1, /* 06_7A */
+    .leaf1_ecx = ECX_DTES64 | ECX_PDCM,
+    .leaf1_edx = EDX_DS,
+    .leaf7_ebx = EBX_PT,
+    .leaf_0a = {LEAF_0A_EAX(4, 4, 48, 7), 0, 0, LEAF_0A_EDX(3, 48, 0)},
+    /* LBR format 6: cycles in TO[63:48]. */
+    .perf_capabilities = 0x33c6,
+    .pebs_gp = 4,
+    .lbr_depth = 32,
+    .lbr_from = 0x680,
+    .lbr_to = 0x6c0,
+    .lbr_info = 0xdc0,
+};
+
+const struct sim_model sim_tremont = {
+    .name = "tremont",
+    .vendor = INTEL,
+    .max_leaf = 0x1b,
+    .signature = 0x90661, /* 06_96 Elkhart Lake */
+    .leaf1_ecx = ECX_DTES64 | ECX_PDCM,
+    .leaf1_edx = EDX_DS,
+    .leaf7_ebx = EBX_PT,
+    .leaf_0a = {LEAF_0A_EAX(5, 4, 48, 7), 0, 0x7, LEAF_0A_EDX(3, 48, 1)},
+    /* PEBS format 4 with baseline (adaptive), full-width. */
+    .perf_capabilities = 0x74c5,
+    .lbr_depth = 32,
+    .lbr_from = 0x680,
+    .lbr_to = 0x6c0,
+    .lbr_info = 0xdc0,
+};
+
+const struct sim_model sim_tigerlake = {
+    .name = "tigerlake",
+    .vendor = INTEL,
+    .max_leaf = 0x1b,
+    .signature = 0x806c1, /* 06_8C */
+    .leaf1_ecx = ECX_DTES64 | ECX_PDCM,
+    .leaf1_edx = EDX_DS,
+    .leaf7_ebx = EBX_PT,
+    .leaf_0a = {LEAF_0A_EAX(5, 8, 48, 8), 0, 0xf, LEAF_0A_EDX(4, 48, 1)},
+    /* Adaptive PEBS format 4, perf metrics, full-width. */
+    .perf_capabilities = 0xf4c5,
+    .lbr_depth = 32,
+    .lbr_from = 0x680,
+    .lbr_to = 0x6c0,
+    .lbr_info = 0xdc0,
+};
+
+const struct sim_model sim_sapphire_rapids = {
+    .name = "sapphire_rapids",
+    .vendor = INTEL,
+    .max_leaf = 0x20,
+    .signature = 0x806f8, /* 06_8F */
+    .leaf1_ecx = ECX_DTES64 | ECX_PDCM,
+    .leaf1_edx = EDX_DS,
+    .leaf7_ebx = EBX_HLE | EBX_RTM | EBX_PT,
+    .leaf7_edx = EDX_ARCH_LBR,
+    .leaf_0a = {LEAF_0A_EAX(5, 8, 48, 8), 0, 0xf, LEAF_0A_EDX(4, 48, 1)},
+    /* Depths 8, 16, 24, 32; CPL, branch-type and call-stack filters; mispredict, timed
+     * LBR and branch type fields. */
+    .leaf_1c = {0x4000000f, 0x7, 0x7, 0},
+    /* LBR format 0x3f (architectural), adaptive PEBS format 4. */
+    .perf_capabilities = 0xf4ff,
+};
+
+/* Perfmon v2 whose CPUID.0AH:EDX reports no fixed counters although the three exist
+ * (the case behind Linux's "v2 perfmon does not report fixed-purpose events" quirk). */
+const struct sim_model sim_core2 = {
+    .name = "core2",
+    .vendor = INTEL,
+    .max_leaf = 0xd,
+    .signature = 0x10676, /* 06_17 Penryn */
+    .leaf_0a = {LEAF_0A_EAX(2, 2, 40, 7), 0, 0, 0},
+    .fixed_unreported = 3,
+};
+
+const struct sim_model sim_qemu_tcg = {
+    .name = "qemu-tcg", .vendor = INTEL, .max_leaf = 0xd, .signature = 0x663,
+    /* No PDCM, no DS; leaf 0xA all zero: version 0. */
+};
+
+const struct sim_model sim_perfmon_v1 = {
+    .name = "perfmon-v1",
+    .vendor = INTEL,
+    .max_leaf = 0xa,
+    .signature = 0x6ec, /* 06_0E Core Solo/Duo */
+    .leaf_0a = {LEAF_0A_EAX(1, 2, 40, 7), 0, 0, 0},
+};
+
+const struct sim_model sim_amd = {
+    .name = "amd",
+    .vendor = "AuthenticAMD",
+    .max_leaf = 0x10,
+    .signature = 0xa50f00,
+};

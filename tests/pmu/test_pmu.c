@@ -1,0 +1,1059 @@
+/* Tests of arch/x86's PMU layer (pmu.c, pmu_models.c, pmi.c, pebs.c, lbr.c) on the
+ * simulated CPU of sim_cpu.c. Usage: test_pmu <shared-dir> (for perfmon's mapfile.csv and
+ * the fixture ECB). Every simulator fault (a #GP on hardware) fails the test it occurs in. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "msr.h"
+#include "pmi.h"
+#include "pmu.h"
+#include "sim_cpu.h"
+
+static int failures;
+static const char *shared_dir;
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond);               \
+            failures++;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+#define CHECK_EQ(actual, expected)                                                                 \
+    do {                                                                                           \
+        uint64_t a_ = (uint64_t)(actual), e_ = (uint64_t)(expected);                               \
+        if (a_ != e_) {                                                                            \
+            fprintf(stderr, "%s:%d: %s = %#" PRIx64 ", expected %s = %#" PRIx64 "\n", __FILE__,    \
+                    __LINE__, #actual, a_, #expected, e_);                                         \
+            failures++;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+#define MASK48 0xffffffffffffull
+
+/* ---- Fixture: one CPU, its caps and state, and what the handler reported. ---- */
+
+static struct pmu_caps caps;
+static struct pmu_cpu_state cpu;
+static uint8_t ds_memory[PEBS_DS_BYTES_PER_CPU] __attribute__((aligned(PEBS_DS_ALIGN)));
+
+#define MAX_SEEN 16
+struct seen_overflow {
+    uint8_t counter;
+    uint32_t tag;
+    uint64_t status;
+    int has_pebs;
+    struct pebs_sample pebs;
+    uint32_t lbr_count;
+    struct lbr_entry lbr[LBR_MAX_ENTRIES];
+};
+struct seen_list {
+    unsigned n;
+    struct seen_overflow ov[MAX_SEEN];
+};
+static struct seen_list seen;
+
+static void collect(void *ctx, const struct pmu_overflow *ov)
+{
+    struct seen_list *list = ctx;
+    struct seen_overflow *s;
+
+    if (list->n >= MAX_SEEN) {
+        list->n++;
+        return;
+    }
+    s = &list->ov[list->n++];
+    s->counter = ov->counter;
+    s->tag = ov->tag;
+    s->status = ov->status;
+    s->has_pebs = ov->pebs != NULL;
+    if (ov->pebs)
+        s->pebs = *ov->pebs;
+    s->lbr_count = ov->lbr_count;
+    CHECK(ov->lbr_count <= LBR_MAX_ENTRIES);
+    CHECK((ov->lbr != NULL) == (cpu.lbr_on != 0));
+    if (ov->lbr)
+        memcpy(s->lbr, ov->lbr, ov->lbr_count * sizeof(*ov->lbr));
+}
+
+/* The PMI, as the board's handler runs it (minus the LAPIC). */
+static unsigned take_pmi(void)
+{
+    memset(&seen, 0, sizeof(seen));
+    CHECK(sim_take_pmi());
+    return pmu_handle_overflow(&cpu, collect, &seen);
+}
+
+static void power_on(const struct sim_model *m)
+{
+    sim_reset(m);
+    CHECK_EQ(pmu_probe(&caps), PMU_OK);
+    pmu_cpu_init(&cpu, &caps);
+}
+
+static void retire(uint64_t instructions, uint64_t cycles, uint64_t ref_cycles, uint64_t branches)
+{
+    struct sim_events ev = {instructions, cycles, ref_cycles, branches};
+
+    sim_retire(&ev);
+}
+
+static struct pmu_counter_plan gp(unsigned index, uint64_t control, uint64_t sample_after,
+                                  uint32_t tag)
+{
+    return (struct pmu_counter_plan){PMU_COUNTER_GP, (uint8_t)index, 0, tag, control, sample_after};
+}
+
+static struct pmu_counter_plan fixed(unsigned index, uint64_t control, uint64_t sample_after,
+                                     uint32_t tag)
+{
+    return (struct pmu_counter_plan){PMU_COUNTER_FIXED, (uint8_t)index, 0, tag,
+                                     control,           sample_after};
+}
+
+static struct pmu_counter_plan pebs(struct pmu_counter_plan c)
+{
+    c.flags |= PMU_COUNTER_PEBS;
+    return c;
+}
+
+#define EV_CYCLES       0x3c
+#define EV_INSTRUCTIONS 0xc0
+#define EV_BRANCHES     0xc4 /* BR_INST_RETIRED.ALL_BRANCHES */
+#define RINGS           (EVTSEL_OS | EVTSEL_USR)
+#define FIXED_RINGS     (FIXED_CTRL_OS | FIXED_CTRL_USR)
+
+static const volatile struct pebs_ds_area *ds(void)
+{
+    return (const volatile struct pebs_ds_area *)ds_memory;
+}
+
+/* ---- Probe ---- */
+
+struct probe_expect {
+    const struct sim_model *model;
+    const char *uarch;
+    uint32_t model_number;
+    uint8_t version, num_gp, num_fixed, full_width, streamlined_freeze, ack_late;
+    uint8_t pebs_format, pebs_adaptive;
+    uint64_t pebs_counters;
+    uint8_t lbr_depth, lbr_format, lbr_arch, lbr_info;
+    uint32_t lbr_from;
+};
+
+static const struct probe_expect probe_table[] = {
+    {&sim_skylake, "skylake", 0x5e, 4, 4, 3, 1, 1, 1, 3, 0, 0xf, 32, 5, 0, 1, 0x680},
+    {&sim_skylake_no_fw, "skylake", 0x5e, 4, 4, 3, 0, 1, 1, 3, 0, 0xf, 32, 5, 0, 1, 0x680},
+    {&sim_skylake_no_pebs, "skylake", 0x5e, 4, 4, 3, 1, 1, 1, 0, 0, 0, 32, 5, 0, 1, 0x680},
+    {&sim_haswell, "haswell", 0x3c, 3, 4, 3, 1, 0, 1, 2, 0, 0xf, 16, 4, 0, 0, 0x680},
+    {&sim_nehalem, "nehalem", 0x1a, 3, 4, 3, 0, 0, 0, 1, 0, 0xf, 16, 3, 0, 0, 0x680},
+    {&sim_goldmont, "goldmont", 0x5c, 4, 4, 3, 1, 1, 0, 3, 0, 0xf, 32, 5, 0, 1, 0x680},
+    {&sim_goldmont_plus, "goldmont_plus", 0x7a, 4, 4, 3, 1, 1, 0, 3, 0, 0xf, 32, 6, 0, 0, 0x680},
+    {&sim_tremont, "tremont", 0x96, 5, 4, 3, 1, 1, 1, 4, 1, 0x70000000full, 32, 5, 0, 1, 0x680},
+    {&sim_tigerlake, "tigerlake", 0x8c, 5, 8, 4, 1, 1, 1, 4, 1, 0xf000000ffull, 32, 5, 0, 1, 0x680},
+    {&sim_sapphire_rapids, "sapphirerapids", 0x8f, 5, 8, 4, 1, 1, 1, 4, 1, 0xf000000ffull, 32, 0x3f,
+     1, 1, 0x1500},
+};
+
+static void test_probe_models(void)
+{
+    for (size_t i = 0; i < sizeof(probe_table) / sizeof(probe_table[0]); i++) {
+        const struct probe_expect *e = &probe_table[i];
+
+        sim_reset(e->model);
+        CHECK_EQ(pmu_probe(&caps), PMU_OK);
+        if (strcmp(caps.uarch, e->uarch) != 0) {
+            fprintf(stderr, "%s: uarch %s, expected %s\n", e->model->name, caps.uarch, e->uarch);
+            failures++;
+        }
+        CHECK_EQ(caps.family, 6);
+        CHECK_EQ(caps.model, e->model_number);
+        CHECK_EQ(caps.version, e->version);
+        CHECK_EQ(caps.num_gp, e->num_gp);
+        CHECK_EQ(caps.gp_width, 48);
+        CHECK_EQ(caps.num_fixed, e->num_fixed);
+        CHECK_EQ(caps.fixed_width, 48);
+        CHECK_EQ(caps.counters, ((1ull << e->num_gp) - 1) | ((1ull << e->num_fixed) - 1) << 32);
+        CHECK_EQ(caps.full_width_write, e->full_width);
+        CHECK_EQ(caps.max_period_gp, e->full_width ? MASK48 >> 1 : 0x7fffffff);
+        CHECK_EQ(caps.streamlined_freeze, e->streamlined_freeze);
+        CHECK_EQ(caps.pmi_ack_late, e->ack_late);
+        CHECK_EQ(caps.pebs.usable, e->pebs_counters != 0);
+        if (e->pebs_counters)
+            CHECK_EQ(caps.pebs.format, e->pebs_format);
+        CHECK_EQ(caps.pebs.adaptive, e->pebs_adaptive);
+        CHECK_EQ(caps.pebs.counters, e->pebs_counters);
+        CHECK_EQ(caps.lbr.depth, e->lbr_depth);
+        CHECK_EQ(caps.lbr.format, e->lbr_format);
+        CHECK_EQ(caps.lbr.arch, e->lbr_arch);
+        CHECK_EQ(caps.lbr.has_info, e->lbr_info);
+        CHECK_EQ(caps.lbr.from_msr, e->lbr_from);
+        CHECK_EQ((caps.status_ack_mask >> 58) & 3, e->streamlined_freeze ? 3 : 0);
+        if (sim_faults())
+            fprintf(stderr, "probe of %s faulted: %s\n", e->model->name, sim_fault_text());
+        sim_clear_faults();
+        CHECK_EQ(sim_faults(), 0);
+    }
+    /* AnyThread: v3/v4 have it, v5 parts here deprecate it; TSX qualifiers with RTM. */
+    sim_reset(&sim_skylake);
+    pmu_probe(&caps);
+    CHECK(caps.evtsel_valid & EVTSEL_ANY);
+    CHECK(caps.evtsel_valid & (1ull << 32));
+    sim_reset(&sim_tigerlake);
+    pmu_probe(&caps);
+    CHECK(!(caps.evtsel_valid & EVTSEL_ANY));
+    CHECK(caps.evtsel_valid & EVTSEL_ADAPTIVE);
+    CHECK(caps.status_ack_mask & GLOBAL_STATUS_PERF_METRICS);
+}
+
+static void test_probe_no_pmu(void)
+{
+    const struct sim_model *none[] = {&sim_qemu_tcg, &sim_perfmon_v1, &sim_amd};
+
+    for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
+        sim_reset(none[i]);
+        CHECK_EQ(pmu_probe(&caps), PMU_ERR_NO_PMU);
+        CHECK_EQ(sim_faults(), 0); /* no MSR read on a CPU that has none of them */
+    }
+    CHECK(strstr(pmu_strerror(PMU_ERR_NO_PMU), "performance-monitoring") != NULL);
+    for (int e = PMU_OK; e >= PMU_ERR_RECORD; e--)
+        CHECK(strcmp(pmu_strerror(e), "unknown PMU error") != 0);
+    CHECK_EQ(pmu_probe(NULL), PMU_ERR_INVALID);
+
+    /* An unknown model still gets its enumerated counters, but no table facts. */
+    struct sim_model unknown = sim_skylake;
+    unknown.signature = 0xf06f0; /* 06_FF */
+    sim_reset(&unknown);
+    CHECK_EQ(pmu_probe(&caps), PMU_OK);
+    CHECK(strcmp(caps.uarch, "unknown") == 0);
+    CHECK_EQ(caps.num_gp, 4);
+    CHECK_EQ(caps.lbr.depth, 0);
+    CHECK_EQ(caps.pebs.usable, 0);
+    CHECK_EQ(caps.pmi_ack_late, 1);
+}
+
+/* Perfmon v2 without fixed counters in CPUID: assumed present, except under a hypervisor. */
+static void test_core2_fixed_quirk(void)
+{
+    struct pmu_plan plan = {.num_counters = 2, .freeze_on_pmi = 1};
+
+    power_on(&sim_core2);
+    CHECK_EQ(caps.version, 2);
+    CHECK_EQ(caps.num_gp, 2);
+    CHECK_EQ(caps.num_fixed, 3);
+    CHECK_EQ(caps.fixed_width, 40);
+    CHECK_EQ(caps.status_ack_mask, 0xc000000700000003ull); /* no uncore/freeze bits on v2 */
+    CHECK_EQ(caps.lbr.depth, 0);
+    CHECK_EQ(caps.pebs.usable, 0);
+    plan.counters[0] = fixed(1, FIXED_RINGS, 100000, 1);
+    plan.counters[1] = gp(1, EV_BRANCHES | RINGS, 300, 2);
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    CHECK_EQ(sim_msr(MSR_IA32_DEBUGCTL), DEBUGCTL_FREEZE_PERFMON_ON_PMI); /* no LBR freeze */
+    pmu_start_cpu(&cpu);
+    retire(0, 100000, 0, 300);
+    CHECK_EQ(sim_msr(MSR_IA32_PERF_GLOBAL_CTRL), 0); /* v2 freeze */
+    CHECK_EQ(take_pmi(), 2);
+    CHECK_EQ(seen.ov[0].counter, 1);
+    CHECK_EQ(seen.ov[1].counter, PMU_FIXED_ID(1));
+    CHECK_EQ(pmu_read_counter(&cpu, PMU_FIXED_ID(1)), (1ull << 40) - 100000);
+    CHECK_EQ(sim_msr(MSR_IA32_PERF_GLOBAL_CTRL), 0x200000002ull);
+
+    struct sim_model guest = sim_core2;
+    guest.leaf1_ecx |= 1u << 31; /* a hypervisor's report is taken as it is */
+    sim_reset(&guest);
+    CHECK_EQ(pmu_probe(&caps), PMU_OK);
+    CHECK_EQ(caps.num_fixed, 0);
+}
+
+/* Every model of the six perfmon families acart carries maps to its table row. */
+static void test_models_match_perfmon_mapfile(void)
+{
+    static const struct {
+        const char *dir, *uarch;
+    } families[] = {{"/SKL/", "skylake"},  {"/TGL/", "tigerlake"},     {"/SPR/", "sapphirerapids"},
+                    {"/GLM/", "goldmont"}, {"/GLP/", "goldmont_plus"}, {"/EHL/", "tremont"}};
+    char path[1024], line[512];
+    unsigned checked = 0;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/perfmon/mapfile.csv", shared_dir);
+    f = fopen(path, "r");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    while (fgets(line, sizeof(line), f)) {
+        unsigned family, model;
+        const struct pmu_model *row;
+
+        if (sscanf(line, "GenuineIntel-%u-%x", &family, &model) != 2)
+            continue;
+        for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
+            if (!strstr(line, families[i].dir))
+                continue;
+            row = pmu_model_lookup(family, model);
+            if (!row || strcmp(row->uarch, families[i].uarch) != 0) {
+                fprintf(stderr, "mapfile model %u-%02X: table says %s, expected %s\n", family,
+                        model, row ? row->uarch : "nothing", families[i].uarch);
+                failures++;
+            }
+            checked++;
+        }
+    }
+    fclose(f);
+    CHECK(checked >= 13); /* SKL 6 models, TGL 2, SPR 1, GLM 2, GLP 1, EHL 2 */
+}
+
+/* ---- The fixture ECB: CPU_CLK_UNHALTED.REF_TSC on fixed counter 2, every 2.2 M ---- */
+
+#define FIXTURE_SAMPLE_AFTER 2200000u
+
+static void check_fixture_sampling(uint32_t tag)
+{
+    const uint64_t preload = (0 - (uint64_t)FIXTURE_SAMPLE_AFTER) & MASK48;
+
+    CHECK_EQ(sim_msr(MSR_IA32_FIXED_CTR0 + 2), 0xffffffde6e40ull);
+    CHECK_EQ(sim_msr(MSR_IA32_FIXED_CTR0 + 2), preload);
+    pmu_start_cpu(&cpu);
+    CHECK_EQ(sim_msr(MSR_IA32_PERF_GLOBAL_CTRL), 0x400000000ull);
+
+    for (int round = 0; round < 3; round++) {
+        retire(0, 0, FIXTURE_SAMPLE_AFTER - 1, 0);
+        CHECK(!sim_take_pmi());
+        CHECK_EQ(pmu_read_counter(&cpu, PMU_FIXED_ID(2)), MASK48);
+        retire(1000, 1000, 1, 0); /* the 2,200,000th reference cycle */
+        CHECK_EQ(sim_msr(MSR_IA32_PERF_GLOBAL_STATUS) & (1ull << 34), 1ull << 34);
+        /* Frozen on PMI (v4: Ctr_Frz, LBR_Frz): nothing counts until the handler. */
+        CHECK_EQ(sim_msr(MSR_IA32_PERF_GLOBAL_STATUS) >> 58 & 3, 3);
+        retire(0, 0, 5000, 0);
+        CHECK_EQ(pmu_read_counter(&cpu, PMU_FIXED_ID(2)), 0);
+
+        CHECK_EQ(take_pmi(), 1);
+        CHECK_EQ(seen.n, 1);
+        CHECK_EQ(seen.ov[0].counter, PMU_FIXED_ID(2));
+        CHECK_EQ(seen.ov[0].tag, tag);
+        CHECK(!seen.ov[0].has_pebs);
+        CHECK_EQ(sim_msr(MSR_IA32_PERF_GLOBAL_STATUS), 0);
+        CHECK_EQ(pmu_read_counter(&cpu, PMU_FIXED_ID(2)), preload); /* re-armed */
+        CHECK_EQ(sim_msr(MSR_IA32_PERF_GLOBAL_CTRL), 0x400000000ull);
+    }
+    CHECK_EQ(sim_pmi_count(), 3);
+}
+
+static void test_fixture_plan(void)
+{
+    struct pmu_plan plan = {.num_counters = 1, .freeze_on_pmi = 1};
+
+    power_on(&sim_skylake);
+    plan.counters[0] = fixed(2, FIXED_RINGS, FIXTURE_SAMPLE_AFTER, 7);
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    /* The same register values the host's ECB carries. */
+    CHECK_EQ(sim_msr(MSR_IA32_FIXED_CTR_CTRL), 0xb00);
+    CHECK_EQ(sim_msr(MSR_IA32_DEBUGCTL), 0x1800);
+    CHECK_EQ(sim_msr(MSR_IA32_PERF_GLOBAL_CTRL), 0); /* not before start */
+    check_fixture_sampling(7);
+}
+
+/* The raw path with the register writes of the real fixture file. */
+static void test_fixture_raw(void)
+{
+    struct pmu_msr_write writes[32];
+    uint8_t ecb[8192];
+    uint32_t n = 0;
+    char path[1024];
+    size_t len;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/fixtures/aca/bin_ecb.config_6_0_CPU_CLK_UNHALTED.REF_TSC",
+             shared_dir);
+    f = fopen(path, "rb");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    len = fread(ecb, 1, sizeof(ecb), f);
+    fclose(f);
+    /* 1864-byte header, then 136-byte entries: reg_type at 0, event index at 2, MSR at 8,
+     * value at 48. Type 0 entries are empty slots. */
+    for (size_t off = 1864; off + 136 <= len && n < 32; off += 136) {
+        uint16_t event_index;
+
+        if (ecb[off] == 0)
+            continue;
+        memcpy(&event_index, ecb + off + 2, 2);
+        memcpy(&writes[n].msr, ecb + off + 8, 4);
+        memcpy(&writes[n].value, ecb + off + 48, 8);
+        writes[n].tag = event_index;
+        n++;
+    }
+    CHECK_EQ(n, 6);
+
+    power_on(&sim_skylake);
+    CHECK_EQ(pmu_program_raw(&cpu, writes, n), PMU_OK);
+    CHECK_EQ(sim_msr(MSR_IA32_FIXED_CTR_CTRL), 0xb00);
+    CHECK_EQ(sim_msr(MSR_IA32_DEBUGCTL), 0x1800);
+    check_fixture_sampling(0);
+
+    /* An explicit GLOBAL_CTRL in the list waits for pmu_start_cpu(). */
+    struct pmu_msr_write with_ctrl[] = {{MSR_IA32_FIXED_CTR_CTRL, 0, 0x0b0},
+                                        {MSR_IA32_FIXED_CTR0 + 1, 5, (0 - 300ull) & MASK48},
+                                        {MSR_IA32_PERF_GLOBAL_CTRL, 0, 1ull << 33}};
+    CHECK_EQ(pmu_program_raw(&cpu, with_ctrl, 3), PMU_OK);
+    CHECK_EQ(sim_msr(MSR_IA32_FIXED_CTR_CTRL), 0x0b0);
+    CHECK_EQ(sim_msr(MSR_IA32_PERF_GLOBAL_CTRL), 0);
+    pmu_start_cpu(&cpu);
+    CHECK_EQ(sim_msr(MSR_IA32_PERF_GLOBAL_CTRL), 1ull << 33);
+    retire(0, 300, 0, 0);
+    CHECK_EQ(take_pmi(), 1);
+    CHECK_EQ(seen.ov[0].counter, PMU_FIXED_ID(1));
+    CHECK_EQ(seen.ov[0].tag, 5);
+    CHECK_EQ(pmu_read_counter(&cpu, PMU_FIXED_ID(1)), (0 - 300ull) & MASK48);
+
+    /* A read-only MSR in the list: refused before anything is written. */
+    struct pmu_msr_write bad[] = {{MSR_IA32_FIXED_CTR_CTRL, 0, 0},
+                                  {MSR_IA32_PERF_GLOBAL_STATUS, 0, 0}};
+    unsigned before = sim_accesses();
+    CHECK_EQ(pmu_program_raw(&cpu, bad, 2), PMU_ERR_READ_ONLY);
+    CHECK_EQ(sim_accesses(), before);
+    CHECK_EQ(sim_msr(MSR_IA32_FIXED_CTR_CTRL), 0x0b0);
+    /* The DS area is not the raw path's business. */
+    struct pmu_msr_write ds_write = {MSR_IA32_DS_AREA, 0, 0x1000};
+    CHECK_EQ(pmu_program_raw(&cpu, &ds_write, 1), PMU_ERR_INVALID);
+    CHECK_EQ(sim_accesses(), before);
+}
+
+/* ---- General-purpose counters ---- */
+
+static void test_gp_event_select(void)
+{
+    struct pmu_plan plan = {.num_counters = 2};
+
+    power_on(&sim_skylake);
+    plan.counters[0] = gp(0, EV_BRANCHES | RINGS, 1000, 3);
+    plan.counters[1] = gp(1, EV_INSTRUCTIONS | EVTSEL_USR, 0, 4); /* counts user code only */
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    CHECK_EQ(sim_msr(MSR_IA32_PERFEVTSEL0), 0x5300c4);     /* EN | INT | OS | USR | 0xC4 */
+    CHECK_EQ(sim_msr(MSR_IA32_PERFEVTSEL0 + 1), 0x4100c0); /* EN | USR, no INT */
+    CHECK_EQ(sim_msr(MSR_IA32_A_PMC0), (0 - 1000ull) & MASK48);
+    pmu_start_cpu(&cpu);
+    CHECK_EQ(sim_msr(MSR_IA32_PERF_GLOBAL_CTRL), 0x3);
+
+    sim_set_ring(0);
+    retire(500, 800, 800, 999);
+    CHECK(!sim_take_pmi());
+    CHECK_EQ(pmu_read_counter(&cpu, 1), 0);
+    sim_set_ring(3);
+    retire(700, 900, 900, 1);
+    CHECK_EQ(pmu_read_counter(&cpu, 1), 700);
+    CHECK_EQ(take_pmi(), 1);
+    CHECK_EQ(seen.n, 1);
+    CHECK_EQ(seen.ov[0].counter, 0);
+    CHECK_EQ(seen.ov[0].tag, 3);
+    CHECK_EQ(seen.ov[0].status & 0xf, 1);
+    CHECK_EQ(pmu_read_counter(&cpu, 0), (0 - 1000ull) & MASK48);
+    CHECK_EQ(pmu_read_counter(&cpu, 1), 700);
+    retire(0, 0, 0, 1000);
+    CHECK_EQ(take_pmi(), 1);
+    CHECK_EQ(seen.ov[0].tag, 3);
+}
+
+static void test_multiple_overflows(void)
+{
+    struct pmu_plan plan = {.num_counters = 5, .freeze_on_pmi = 1};
+    static const uint8_t order[] = {0, 3, 32, 33};
+    static const uint32_t tags[] = {12, 13, 10, 11};
+    static const uint64_t periods[] = {40, 250, 100, 250};
+
+    power_on(&sim_skylake);
+    plan.counters[0] = fixed(0, FIXED_RINGS, 100, 10);
+    plan.counters[1] = fixed(1, FIXED_RINGS, 250, 11);
+    plan.counters[2] = gp(0, EV_BRANCHES | RINGS, 40, 12);
+    plan.counters[3] = gp(3, EV_CYCLES | RINGS, 250, 13);
+    plan.counters[4] = gp(2, EV_INSTRUCTIONS | RINGS, 0, 14); /* counting only */
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    pmu_start_cpu(&cpu);
+
+    for (int round = 0; round < 2; round++) {
+        retire(99, 249, 249, 39);
+        CHECK(!sim_take_pmi());
+        retire(1, 1, 1, 1); /* all four sampling counters overflow together */
+        CHECK_EQ(sim_pmi_count(), (unsigned)round + 1);
+        CHECK_EQ(take_pmi(), 4);
+        CHECK_EQ(seen.n, 4);
+        for (unsigned k = 0; k < 4 && k < seen.n; k++) {
+            CHECK_EQ(seen.ov[k].counter, order[k]);
+            CHECK_EQ(seen.ov[k].tag, tags[k]);
+            CHECK_EQ(pmu_read_counter(&cpu, order[k]), (0 - periods[k]) & MASK48);
+        }
+        CHECK_EQ(sim_msr(MSR_IA32_PERF_GLOBAL_STATUS), 0);
+    }
+    CHECK_EQ(pmu_read_counter(&cpu, 2), 200);
+
+    /* A counting-only counter that wraps: the PMU's overflow, but nothing to report. */
+    plan.num_counters = 2;
+    plan.counters[0] = gp(2, EV_INSTRUCTIONS | RINGS, 0, 14);
+    plan.counters[1] = fixed(2, FIXED_RINGS, 1000, 15);
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    pmu_start_cpu(&cpu);
+    retire(MASK48 + 1, 0, 0, 0);
+    CHECK(!sim_take_pmi()); /* no INT on it */
+    CHECK_EQ(sim_msr(MSR_IA32_PERF_GLOBAL_STATUS) & 0x4, 0x4);
+    memset(&seen, 0, sizeof(seen));
+    CHECK_EQ(pmu_handle_overflow(&cpu, collect, &seen), 1);
+    CHECK_EQ(seen.n, 0);
+    CHECK_EQ(sim_msr(MSR_IA32_PERF_GLOBAL_STATUS), 0);
+}
+
+static void test_periods(void)
+{
+    struct pmu_plan plan = {.num_counters = 1};
+    const uint64_t big = 3000000000ull;
+
+    /* Without full-width writes, IA32_PMCx takes 32 bits sign-extended. */
+    power_on(&sim_skylake_no_fw);
+    plan.counters[0] = gp(0, EV_INSTRUCTIONS | RINGS, 0x80000000ull, 1);
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_ERR_PERIOD);
+    plan.counters[0].sample_after = 0x7fffffff;
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    CHECK_EQ(sim_msr(MSR_IA32_PMC0), (0 - 0x7fffffffull) & MASK48);
+    pmu_start_cpu(&cpu);
+    retire(0x7fffffff, 0, 0, 0);
+    CHECK_EQ(take_pmi(), 1);
+    CHECK_EQ(sim_msr(MSR_IA32_PMC0), (0 - 0x7fffffffull) & MASK48);
+
+    /* With them, any period up to half the width, through IA32_A_PMCx. */
+    power_on(&sim_skylake);
+    plan.counters[0].sample_after = big;
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    CHECK_EQ(sim_msr(MSR_IA32_PMC0), (0 - big) & MASK48);
+    pmu_start_cpu(&cpu);
+    retire(big - 1, 0, 0, 0);
+    CHECK(!sim_take_pmi());
+    retire(1, 0, 0, 0);
+    CHECK_EQ(take_pmi(), 1);
+    CHECK_EQ(sim_msr(MSR_IA32_PMC0), (0 - big) & MASK48);
+    plan.counters[0].sample_after = MASK48 >> 1;
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    plan.counters[0].sample_after = (MASK48 >> 1) + 1;
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_ERR_PERIOD);
+    plan.counters[0] = fixed(1, FIXED_RINGS, (MASK48 >> 1) + 1, 1);
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_ERR_PERIOD);
+}
+
+static void expect_refused(const struct pmu_plan *plan, int err, int line)
+{
+    unsigned before = sim_accesses();
+    int got = pmu_program_cpu(&cpu, plan);
+
+    if (got != err || sim_accesses() != before) {
+        fprintf(stderr, "%s:%d: plan gave %d (%s) after %u MSR accesses, expected %d\n", __FILE__,
+                line, got, pmu_strerror(got), sim_accesses() - before, err);
+        failures++;
+    }
+}
+
+static void test_plan_validation(void)
+{
+    struct pmu_plan plan = {.num_counters = 1};
+
+    power_on(&sim_skylake);
+    plan.counters[0] = gp(4, EV_BRANCHES | RINGS, 100, 0); /* 4 GP counters: 0..3 */
+    expect_refused(&plan, PMU_ERR_NO_COUNTER, __LINE__);
+    plan.counters[0] = fixed(3, FIXED_RINGS, 100, 0); /* 3 fixed: 0..2 */
+    expect_refused(&plan, PMU_ERR_NO_COUNTER, __LINE__);
+    plan.counters[0] = gp(0, EV_BRANCHES | RINGS | (1ull << 35), 100, 0);
+    expect_refused(&plan, PMU_ERR_RESERVED, __LINE__);
+    plan.counters[0] = fixed(0, 0x10 | FIXED_RINGS, 100, 0);
+    expect_refused(&plan, PMU_ERR_RESERVED, __LINE__);
+    plan.counters[0] = gp(0, EV_BRANCHES, 100, 0); /* neither OS nor USR */
+    expect_refused(&plan, PMU_ERR_INVALID, __LINE__);
+    plan.counters[0] = gp(0, EV_BRANCHES | RINGS, 100, 0);
+    plan.counters[0].kind = 7;
+    expect_refused(&plan, PMU_ERR_INVALID, __LINE__);
+    plan.num_counters = 2;
+    plan.counters[0] = gp(1, EV_BRANCHES | RINGS, 100, 0);
+    plan.counters[1] = gp(1, EV_CYCLES | RINGS, 100, 0);
+    expect_refused(&plan, PMU_ERR_INVALID, __LINE__);
+    plan.num_counters = PMU_MAX_COUNTERS + 1;
+    expect_refused(&plan, PMU_ERR_INVALID, __LINE__);
+    plan.num_counters = 1;
+    plan.counters[0] = pebs(gp(0, EV_BRANCHES | RINGS, 100, 0)); /* no DS area yet */
+    expect_refused(&plan, PMU_ERR_NO_PEBS, __LINE__);
+    CHECK_EQ(pmu_cpu_setup_pebs(&cpu, ds_memory, sizeof(ds_memory)), PMU_OK);
+    plan.counters[0] = pebs(fixed(0, FIXED_RINGS, 100, 0)); /* legacy PEBS: GP only */
+    expect_refused(&plan, PMU_ERR_NO_PEBS, __LINE__);
+    plan.counters[0] = pebs(gp(0, EV_BRANCHES | RINGS, 0, 0)); /* PEBS only samples */
+    expect_refused(&plan, PMU_ERR_INVALID, __LINE__);
+    plan.counters[0] = gp(0, EV_BRANCHES | RINGS, 100, 0);
+    plan.pebs_data_cfg = PEBS_DATA_CFG_MEMORY; /* not adaptive */
+    expect_refused(&plan, PMU_ERR_NO_PEBS, __LINE__);
+    plan.pebs_data_cfg = 0;
+    plan.lbr = 1;
+    plan.lbr_select = 1ull << 12;
+    expect_refused(&plan, PMU_ERR_RESERVED, __LINE__);
+    CHECK_EQ(pmu_program_cpu(&cpu, NULL), PMU_ERR_INVALID);
+
+    power_on(&sim_tigerlake); /* AnyThread deprecated */
+    plan = (struct pmu_plan){.num_counters = 1};
+    plan.counters[0] = gp(0, EV_BRANCHES | RINGS | EVTSEL_ANY, 100, 0);
+    expect_refused(&plan, PMU_ERR_RESERVED, __LINE__);
+    plan.counters[0] = fixed(0, FIXED_RINGS | FIXED_CTRL_ANY, 100, 0);
+    expect_refused(&plan, PMU_ERR_RESERVED, __LINE__);
+    plan.counters[0] = gp(7, EV_BRANCHES | RINGS, 100, 0); /* 8 GP here */
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+
+    struct sim_model unknown = sim_skylake;
+    unknown.signature = 0xf06f0; /* no table row: no model-specific LBR */
+    power_on(&unknown);
+    plan = (struct pmu_plan){.num_counters = 1, .lbr = 1};
+    plan.counters[0] = fixed(2, FIXED_RINGS, 100, 0);
+    expect_refused(&plan, PMU_ERR_NO_LBR, __LINE__);
+
+    /* No PMU at all: nothing to program, nothing claimed, no MSR touched. */
+    sim_reset(&sim_qemu_tcg);
+    CHECK_EQ(pmu_probe(&caps), PMU_ERR_NO_PMU);
+    pmu_cpu_init(&cpu, NULL);
+    unsigned before = sim_accesses();
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_ERR_NO_PMU);
+    CHECK_EQ(pmu_cpu_setup_pebs(&cpu, ds_memory, sizeof(ds_memory)), PMU_ERR_NO_PEBS);
+    pmu_start_cpu(&cpu);
+    pmu_stop_cpu(&cpu);
+    CHECK_EQ(pmu_handle_overflow(&cpu, collect, &seen), 0);
+    CHECK_EQ(sim_accesses(), before);
+}
+
+/* ---- PEBS ---- */
+
+static void test_pebs_skylake(void)
+{
+    struct pmu_plan plan = {.num_counters = 2, .freeze_on_pmi = 1};
+    const uint64_t base = (uintptr_t)ds_memory + PEBS_DS_HEADER_BYTES;
+
+    power_on(&sim_skylake);
+    CHECK_EQ(pmu_cpu_setup_pebs(&cpu, ds_memory, 100), PMU_ERR_TOO_SMALL);
+    CHECK_EQ(pmu_cpu_setup_pebs(&cpu, ds_memory + 8, 4000), PMU_ERR_TOO_SMALL);
+    CHECK_EQ(pmu_cpu_setup_pebs(&cpu, ds_memory, sizeof(ds_memory)), PMU_OK);
+    CHECK_EQ(sim_msr(MSR_IA32_DS_AREA), (uintptr_t)ds_memory);
+    plan.counters[0] = pebs(gp(0, EV_BRANCHES | RINGS, 1000, 9));
+    plan.counters[1] = fixed(1, FIXED_RINGS, 1000000, 2);
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    CHECK_EQ(sim_msr(MSR_IA32_PERFEVTSEL0) & EVTSEL_INT, 0); /* the DS threshold interrupts */
+    CHECK_EQ(ds()->pebs_base, base);
+    CHECK_EQ(ds()->pebs_index, base);
+    CHECK_EQ(ds()->pebs_threshold, base + 0xc8); /* one format-3 record */
+    CHECK_EQ(ds()->pebs_max, base + (sizeof(ds_memory) - PEBS_DS_HEADER_BYTES) / 0xc8 * 0xc8);
+    CHECK_EQ(ds()->gp_reset[0], (0 - 1000ull) & MASK48);
+    CHECK_EQ(sim_msr(MSR_IA32_PEBS_ENABLE), 0);
+    pmu_start_cpu(&cpu);
+    CHECK_EQ(sim_msr(MSR_IA32_PEBS_ENABLE), 1);
+
+    static const uint64_t ips[] = {0x401234, 0x402000, 0x4ffff0};
+    for (int round = 0; round < 3; round++) {
+        sim_set_ip(ips[round]);
+        sim_set_data_address(0x5000 + 8 * round);
+        retire(2000, 2000, 2000, 999);
+        CHECK(!sim_take_pmi());
+        retire(1, 1, 1, 1);
+        CHECK_EQ(sim_pebs_records(), (unsigned)round + 1);
+        CHECK_EQ(take_pmi(), 1);
+        CHECK_EQ(seen.n, 1);
+        CHECK_EQ(seen.ov[0].counter, 0);
+        CHECK_EQ(seen.ov[0].tag, 9);
+        CHECK(seen.ov[0].has_pebs);
+        CHECK_EQ(seen.ov[0].pebs.ip, ips[round]); /* the eventing IP, not the next one */
+        CHECK_EQ(seen.ov[0].pebs.have, PEBS_IP_EXACT | PEBS_HAVE_RFLAGS | PEBS_HAVE_TSC |
+                                           PEBS_HAVE_COUNTERS | PEBS_HAVE_MEMORY);
+        CHECK_EQ(seen.ov[0].pebs.tsc, sim_tsc());
+        CHECK_EQ(seen.ov[0].pebs.rflags, 0x246);
+        CHECK_EQ(seen.ov[0].pebs.data_address, 0x5000 + 8 * round);
+        CHECK_EQ(seen.ov[0].pebs.counters, 1);
+        CHECK_EQ(seen.ov[0].pebs.size, 0xc8);
+        CHECK_EQ(ds()->pebs_index, base); /* buffer emptied */
+        CHECK_EQ(sim_msr(MSR_IA32_PERF_GLOBAL_STATUS), 0);
+        /* The CPU reloaded the counter from the DS area; the handler left it alone. */
+        CHECK_EQ(pmu_read_counter(&cpu, 0), (0 - 1000ull) & MASK48);
+    }
+    CHECK_EQ(sim_pebs_dropped(), 0);
+}
+
+static void check_legacy_pebs(const struct sim_model *m, uint32_t size, int exact)
+{
+    struct pmu_plan plan = {.num_counters = 1, .freeze_on_pmi = 1};
+
+    power_on(m);
+    CHECK_EQ(pmu_cpu_setup_pebs(&cpu, ds_memory, sizeof(ds_memory)), PMU_OK);
+    plan.counters[0] = pebs(gp(2, EV_INSTRUCTIONS | RINGS, 5000, 31));
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    CHECK_EQ(ds()->pebs_threshold - ds()->pebs_base, size);
+    pmu_start_cpu(&cpu);
+    sim_set_ip(0x300100);
+    retire(5000, 5000, 5000, 0);
+    CHECK_EQ(take_pmi(), 1);
+    CHECK_EQ(seen.n, 1);
+    CHECK_EQ(seen.ov[0].counter, 2);
+    CHECK_EQ(seen.ov[0].tag, 31);
+    CHECK_EQ(seen.ov[0].pebs.size, size);
+    /* Formats without the eventing IP give the instruction after the sampled one. */
+    CHECK_EQ(seen.ov[0].pebs.ip, exact ? 0x300100 : 0x300103);
+    CHECK_EQ((seen.ov[0].pebs.have & PEBS_IP_EXACT) != 0, exact);
+    CHECK_EQ(seen.ov[0].pebs.have & PEBS_HAVE_TSC, 0);
+    CHECK_EQ(pmu_read_counter(&cpu, 2), (0 - 5000ull) & MASK48);
+}
+
+static void test_pebs_legacy_formats(void)
+{
+    check_legacy_pebs(&sim_nehalem, 0xb0, 0); /* format 1 */
+    check_legacy_pebs(&sim_haswell, 0xc0, 1); /* format 2 */
+    CHECK_EQ(caps.pebs.format, 2);
+
+    /* Decoding by hand-made records: a truncated record is refused. */
+    struct pebs_caps f3 = {.usable = 1, .format = 3, .counters = 0xf};
+    uint8_t rec[0xc8] = {0};
+    struct pebs_sample s;
+    uint64_t eventing = 0x1234, tsc = 99;
+    memcpy(rec + 0xb0, &eventing, 8);
+    memcpy(rec + 0xc0, &tsc, 8);
+    CHECK_EQ(pebs_decode(&f3, rec, sizeof(rec), &s), 0xc8);
+    CHECK_EQ(s.ip, 0x1234);
+    CHECK_EQ(s.tsc, 99);
+    CHECK_EQ(pebs_decode(&f3, rec, sizeof(rec) - 1, &s), PMU_ERR_RECORD);
+    /* Adaptive: [47:32] of the record info is the retire latency (timed PEBS), not a group. */
+    struct pebs_caps f5 = {.usable = 1, .format = 5, .adaptive = 1, .counters = 0xf};
+    uint64_t info = 0x20ull << 48 | 0x1234ull << 32, ip = 0x4321;
+    memcpy(rec, &info, 8);
+    memcpy(rec + 8, &ip, 8);
+    CHECK_EQ(pebs_decode(&f5, rec, 0x20, &s), 0x20);
+    CHECK_EQ(s.ip, 0x4321);
+    info = 0x20ull << 48 | PEBS_DATA_CFG_MEMORY; /* size disagrees with the groups */
+    memcpy(rec, &info, 8);
+    CHECK_EQ(pebs_decode(&f5, rec, sizeof(rec), &s), PMU_ERR_RECORD);
+    struct pebs_caps f9 = {.usable = 1, .format = 9};
+    CHECK_EQ(pebs_decode(&f9, rec, sizeof(rec), &s), PMU_ERR_RECORD);
+    CHECK_EQ(pebs_record_size(&f9, 0), 0);
+}
+
+static void test_pebs_adaptive(void)
+{
+    struct pmu_plan plan = {.num_counters = 2, .freeze_on_pmi = 1};
+    const uint32_t size = 0x20 + 0x20 + 0x90; /* basic + memory + GPRs */
+    int saw_gp = 0, saw_fixed = 0;
+
+    power_on(&sim_tigerlake);
+    CHECK_EQ(pmu_cpu_setup_pebs(&cpu, ds_memory, sizeof(ds_memory)), PMU_OK);
+    plan.counters[0] = pebs(fixed(0, FIXED_RINGS, 500, 21));
+    plan.counters[1] = pebs(gp(1, EV_BRANCHES | RINGS, 100, 22));
+    plan.pebs_data_cfg = PEBS_DATA_CFG_MEMORY | PEBS_DATA_CFG_GPRS;
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    CHECK_EQ(sim_msr(MSR_IA32_PERFEVTSEL0 + 1), 0x4300c4 | EVTSEL_ADAPTIVE); /* no INT */
+    CHECK_EQ(sim_msr(MSR_IA32_FIXED_CTR_CTRL), 0x3 | 1ull << 32);            /* no PMI, adaptive */
+    CHECK_EQ(sim_msr(MSR_PEBS_DATA_CFG), 3);
+    CHECK_EQ(ds()->pebs_threshold - ds()->pebs_base, size);
+    CHECK_EQ(ds()->fixed_reset[0], (0 - 500ull) & MASK48);
+    pmu_start_cpu(&cpu);
+    CHECK_EQ(sim_msr(MSR_IA32_PEBS_ENABLE), 1ull << 32 | 1ull << 1);
+
+    sim_set_ip(0x7000);
+    sim_set_data_address(0xbeef0);
+    retire(500, 500, 500, 100); /* both overflow: two records, one PMI */
+    CHECK_EQ(sim_pebs_records(), 2);
+    CHECK_EQ(take_pmi(), 2);
+    CHECK_EQ(seen.n, 2);
+    for (unsigned k = 0; k < 2 && k < seen.n; k++) {
+        const struct seen_overflow *o = &seen.ov[k];
+
+        saw_gp += o->counter == 1 && o->tag == 22;
+        saw_fixed += o->counter == PMU_FIXED_ID(0) && o->tag == 21;
+        CHECK(o->has_pebs);
+        CHECK_EQ(o->pebs.ip, 0x7000);
+        CHECK_EQ(o->pebs.size, size);
+        CHECK_EQ(o->pebs.data_address, 0xbeef0);
+        CHECK_EQ(o->pebs.rflags, 0x246);
+        CHECK_EQ(o->pebs.tsc, sim_tsc());
+        CHECK_EQ(o->pebs.have, PEBS_IP_EXACT | PEBS_HAVE_RFLAGS | PEBS_HAVE_TSC |
+                                   PEBS_HAVE_COUNTERS | PEBS_HAVE_MEMORY);
+    }
+    CHECK_EQ(saw_gp, 1);
+    CHECK_EQ(saw_fixed, 1);
+    CHECK_EQ(ds()->pebs_index, ds()->pebs_base);
+    CHECK_EQ(sim_msr(MSR_IA32_PERF_GLOBAL_STATUS), 0);
+
+    /* Basic group only: 32-byte records. */
+    plan.pebs_data_cfg = 0;
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    CHECK_EQ(ds()->pebs_threshold - ds()->pebs_base, 0x20);
+    CHECK_EQ(sim_msr(MSR_IA32_PERFEVTSEL0 + 1) & EVTSEL_ADAPTIVE, 0);
+    pmu_start_cpu(&cpu);
+    retire(0, 0, 0, 100);
+    CHECK_EQ(take_pmi(), 1);
+    CHECK_EQ(seen.ov[0].pebs.have, PEBS_IP_EXACT | PEBS_HAVE_TSC | PEBS_HAVE_COUNTERS);
+    CHECK_EQ(seen.ov[0].tag, 22);
+}
+
+/* ---- LBR ---- */
+
+static uint64_t branch_from(unsigned i)
+{
+    return 0x100000 + 16 * i;
+}
+
+static uint64_t branch_to(unsigned i)
+{
+    return 0x200000 + 16 * i;
+}
+
+static void feed_branches(unsigned first, unsigned count)
+{
+    for (unsigned i = first; i < first + count; i++)
+        sim_branch(branch_from(i), branch_to(i), i & 1, (uint16_t)(i + 1));
+}
+
+/* The stack holds branches newest..oldest = first_newest, first_newest - 1, ... */
+static void check_stack(const struct seen_overflow *o, unsigned count, unsigned newest,
+                        int has_mispred, int has_cycles)
+{
+    CHECK_EQ(o->lbr_count, count);
+    for (unsigned k = 0; k < count && k < o->lbr_count; k++) {
+        unsigned i = newest - k;
+
+        CHECK_EQ(o->lbr[k].from, branch_from(i));
+        CHECK_EQ(o->lbr[k].to, branch_to(i));
+        if (has_mispred)
+            CHECK_EQ(o->lbr[k].flags & LBR_FLAG_MISPRED, (i & 1) ? LBR_FLAG_MISPRED : 0);
+        if (has_cycles) {
+            CHECK(o->lbr[k].flags & LBR_FLAG_CYCLES);
+            CHECK_EQ(o->lbr[k].cycles, i + 1);
+        }
+    }
+}
+
+static void check_lbr(const struct sim_model *m, uint64_t debugctl, int has_mispred, int has_cycles)
+{
+    struct pmu_plan plan = {.num_counters = 1, .freeze_on_pmi = 1, .lbr = 1};
+
+    power_on(m);
+    plan.counters[0] = fixed(2, FIXED_RINGS, 1000, 1);
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    CHECK_EQ(sim_msr(MSR_IA32_DEBUGCTL), debugctl);
+    pmu_start_cpu(&cpu);
+
+    feed_branches(0, 40);
+    retire(0, 0, 1000, 0);
+    feed_branches(40, 1); /* after the PMI: frozen, not recorded */
+    CHECK_EQ(take_pmi(), 1);
+    check_stack(&seen.ov[0], 32, 39, has_mispred, has_cycles);
+
+    feed_branches(41, 1);
+    retire(0, 0, 1000, 0);
+    CHECK_EQ(take_pmi(), 1);
+    CHECK_EQ(seen.ov[0].lbr_count, 32);
+    CHECK_EQ(seen.ov[0].lbr[0].from, branch_from(41));
+    CHECK_EQ(seen.ov[0].lbr[1].from, branch_from(39));
+
+    /* Programming again starts an empty stack. */
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    pmu_start_cpu(&cpu);
+    feed_branches(100, 5);
+    retire(0, 0, 1000, 0);
+    CHECK_EQ(take_pmi(), 1);
+    check_stack(&seen.ov[0], 5, 104, has_mispred, has_cycles);
+}
+
+static void test_lbr(void)
+{
+    check_lbr(&sim_skylake, 0x1801, 1, 1); /* format 5: LBR_INFO */
+    CHECK_EQ(sim_msr(MSR_LBR_SELECT), 0);
+    check_lbr(&sim_sapphire_rapids, 0x1800, 1, 1); /* architectural: no DEBUGCTL.LBR */
+    CHECK_EQ(sim_msr(MSR_LBR_CTL), 0x7f0007);
+    CHECK_EQ(sim_msr(MSR_LBR_DEPTH), 32);
+    check_lbr(&sim_goldmont_plus, 0x1801, 1, 1); /* format 6: cycles in TO[63:48] */
+    check_lbr(&sim_goldmont, 0x1801, 1, 1);
+}
+
+/* Pre-v4 freeze: the PMI clears GLOBAL_CTRL and DEBUGCTL.LBR; the handler restores them. */
+static void test_legacy_freeze(void)
+{
+    struct pmu_plan plan = {.num_counters = 1, .freeze_on_pmi = 1, .lbr = 1};
+
+    power_on(&sim_haswell);
+    plan.counters[0] = fixed(2, FIXED_RINGS, 1000, 5);
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    pmu_start_cpu(&cpu);
+    for (int round = 0; round < 2; round++) {
+        feed_branches(10 * round, 20);
+        retire(0, 0, 1000, 0);
+        CHECK_EQ(sim_msr(MSR_IA32_PERF_GLOBAL_CTRL), 0);
+        CHECK_EQ(sim_msr(MSR_IA32_DEBUGCTL), 0x1800);
+        CHECK_EQ(sim_msr(MSR_IA32_PERF_GLOBAL_STATUS), 1ull << 34); /* no freeze bits */
+        CHECK_EQ(take_pmi(), 1);
+        CHECK_EQ(seen.ov[0].tag, 5);
+        /* 16 deep; format 4 carries the mispredict bit in FROM, no cycles */
+        check_stack(&seen.ov[0], 16, 10 * round + 19, 1, 0);
+        CHECK_EQ(sim_msr(MSR_IA32_PERF_GLOBAL_CTRL), 1ull << 34);
+        CHECK_EQ(sim_msr(MSR_IA32_DEBUGCTL), 0x1801);
+    }
+}
+
+/* ---- Pause, stop, not-ours ---- */
+
+static void test_pause_resume(void)
+{
+    struct pmu_plan plan = {.num_counters = 1, .freeze_on_pmi = 1};
+
+    power_on(&sim_skylake);
+    plan.counters[0] = fixed(2, FIXED_RINGS, 1000, 1);
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    pmu_start_cpu(&cpu);
+    retire(0, 0, 600, 0);
+    pmu_pause_cpu(&cpu);
+    CHECK_EQ(sim_msr(MSR_IA32_PERF_GLOBAL_CTRL), 0);
+    retire(0, 0, 5000, 0);
+    CHECK(!sim_take_pmi());
+    pmu_start_cpu(&cpu);
+    retire(0, 0, 399, 0);
+    CHECK(!sim_take_pmi());
+    retire(0, 0, 1, 0);
+    /* A PMI handled after pausing does not turn counting back on. */
+    pmu_pause_cpu(&cpu);
+    CHECK_EQ(take_pmi(), 1);
+    CHECK_EQ(sim_msr(MSR_IA32_PERF_GLOBAL_CTRL), 0);
+    pmu_start_cpu(&cpu);
+    retire(0, 0, 1000, 0);
+    CHECK_EQ(take_pmi(), 1);
+}
+
+static void test_stop_clears_everything(void)
+{
+    struct pmu_plan plan = {.num_counters = 3, .freeze_on_pmi = 1, .lbr = 1};
+
+    power_on(&sim_skylake);
+    CHECK_EQ(pmu_cpu_setup_pebs(&cpu, ds_memory, sizeof(ds_memory)), PMU_OK);
+    plan.counters[0] = fixed(2, FIXED_RINGS, 1000, 1);
+    plan.counters[1] = pebs(gp(0, EV_BRANCHES | RINGS, 100, 2));
+    plan.counters[2] = gp(3, EV_CYCLES | RINGS, 0, 3);
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    pmu_start_cpu(&cpu);
+    feed_branches(0, 3);
+    retire(10, 10, 1000, 100); /* overflows pending, a PEBS record written */
+    CHECK(sim_msr(MSR_IA32_PERF_GLOBAL_STATUS) != 0);
+    CHECK(ds()->pebs_index != ds()->pebs_base);
+
+    pmu_stop_cpu(&cpu);
+    CHECK_EQ(sim_msr(MSR_IA32_PERF_GLOBAL_CTRL), 0);
+    CHECK_EQ(sim_msr(MSR_IA32_PERF_GLOBAL_STATUS), 0);
+    CHECK_EQ(sim_msr(MSR_IA32_PEBS_ENABLE), 0);
+    CHECK_EQ(sim_msr(MSR_IA32_FIXED_CTR_CTRL), 0);
+    CHECK_EQ(sim_msr(MSR_IA32_DEBUGCTL), 0);
+    CHECK_EQ(ds()->pebs_index, ds()->pebs_base);
+    for (unsigned i = 0; i < 4; i++) {
+        CHECK_EQ(sim_msr(MSR_IA32_PERFEVTSEL0 + i), 0);
+        CHECK_EQ(sim_msr(MSR_IA32_PMC0 + i), 0);
+    }
+    for (unsigned j = 0; j < 3; j++)
+        CHECK_EQ(sim_msr(MSR_IA32_FIXED_CTR0 + j), 0);
+
+    sim_take_pmi();      /* the one raised before the stop */
+    pmu_start_cpu(&cpu); /* nothing programmed any more */
+    feed_branches(10, 3);
+    retire(1000000, 1000000, 1000000, 1000000);
+    CHECK(!sim_take_pmi());
+    CHECK_EQ(sim_msr(MSR_IA32_FIXED_CTR0 + 2), 0);
+    CHECK_EQ(sim_msr(MSR_IA32_PMC0), 0);
+    CHECK_EQ(sim_pebs_records(), 1);
+    memset(&seen, 0, sizeof(seen));
+    CHECK_EQ(pmu_handle_overflow(&cpu, collect, &seen), 0); /* not ours */
+    CHECK_EQ(cpu.unclaimed, 1);
+    CHECK_EQ(seen.n, 0);
+}
+
+static void test_not_ours(void)
+{
+    struct pmu_plan plan = {.num_counters = 1, .freeze_on_pmi = 1};
+
+    power_on(&sim_skylake);
+    plan.counters[0] = fixed(2, FIXED_RINGS, 1000, 1);
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    pmu_start_cpu(&cpu);
+    retire(0, 0, 10, 0);
+    memset(&seen, 0, sizeof(seen));
+    CHECK_EQ(pmu_handle_overflow(&cpu, collect, &seen), 0);
+    CHECK_EQ(seen.n, 0);
+    CHECK_EQ(cpu.unclaimed, 1);
+    CHECK_EQ(sim_msr(MSR_IA32_PERF_GLOBAL_CTRL), 1ull << 34); /* still running */
+    retire(0, 0, 990, 0);
+    CHECK_EQ(take_pmi(), 1);
+}
+
+/* The simulator must fault where hardware raises #GP, or the tests prove nothing. */
+static void test_sim_is_strict(void)
+{
+    fprintf(stderr, "test_sim_is_strict: the nine #GP lines that follow are expected\n");
+    sim_reset(&sim_skylake);
+    msr_write(MSR_IA32_PERF_GLOBAL_STATUS, 0);
+    CHECK_EQ(sim_faults(), 1);
+    msr_write(MSR_IA32_PERFEVTSEL0, 1ull << 40);
+    CHECK_EQ(sim_faults(), 2);
+    msr_write(MSR_IA32_PERF_GLOBAL_CTRL, 1ull << 3 | 1ull << 35); /* no fixed counter 3 */
+    CHECK_EQ(sim_faults(), 3);
+    msr_write(MSR_IA32_PERF_GLOBAL_OVF_CTRL, 1ull << 50);
+    CHECK_EQ(sim_faults(), 4);
+    msr_write(MSR_IA32_FIXED_CTR0, 1ull << 48);
+    CHECK_EQ(sim_faults(), 5);
+    msr_read(0x1234);
+    CHECK_EQ(sim_faults(), 6);
+    msr_write(MSR_LBR_CTL, 1); /* no architectural LBR on Skylake */
+    CHECK_EQ(sim_faults(), 7);
+    sim_reset(&sim_skylake_no_fw);
+    msr_write(MSR_IA32_A_PMC0, 1);
+    CHECK_EQ(sim_faults(), 1);
+    sim_reset(&sim_qemu_tcg);
+    msr_read(MSR_IA32_PERF_GLOBAL_CTRL);
+    CHECK_EQ(sim_faults(), 1);
+    sim_clear_faults();
+}
+
+static void run(const char *name, void (*test)(void))
+{
+    int before = failures;
+
+    test();
+    if (sim_faults()) {
+        fprintf(stderr, "%s: simulated #GP: %s (%u in all)\n", name, sim_fault_text(),
+                sim_faults());
+        failures++;
+        sim_clear_faults();
+    }
+    printf("%s %s\n", failures == before ? "PASS" : "FAIL", name);
+}
+
+#define RUN(test) run(#test, test)
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s <shared-dir>\n", argv[0]);
+        return 2;
+    }
+    shared_dir = argv[1];
+    RUN(test_sim_is_strict);
+    RUN(test_probe_models);
+    RUN(test_probe_no_pmu);
+    RUN(test_core2_fixed_quirk);
+    RUN(test_models_match_perfmon_mapfile);
+    RUN(test_fixture_plan);
+    RUN(test_fixture_raw);
+    RUN(test_gp_event_select);
+    RUN(test_multiple_overflows);
+    RUN(test_periods);
+    RUN(test_plan_validation);
+    RUN(test_pebs_skylake);
+    RUN(test_pebs_legacy_formats);
+    RUN(test_pebs_adaptive);
+    RUN(test_lbr);
+    RUN(test_legacy_freeze);
+    RUN(test_pause_resume);
+    RUN(test_stop_clears_everything);
+    RUN(test_not_ours);
+    printf("%s\n", failures ? "FAILED" : "all PMU tests passed");
+    return failures ? 1 : 0;
+}
