@@ -718,6 +718,16 @@ static void test_pebs_legacy_formats(void)
     CHECK_EQ(s.ip, 0x1234);
     CHECK_EQ(s.tsc, 99);
     CHECK_EQ(pebs_decode(&f3, rec, sizeof(rec) - 1, &s), PMU_ERR_RECORD);
+    /* Format 0 (Core 2): RFLAGS and the next IP, PEBS on PMC0 only. */
+    struct pebs_caps f0 = {.usable = 1, .format = 0, .counters = 1};
+    uint64_t next_ip = 0x2468;
+    memcpy(rec + 8, &next_ip, 8);
+    CHECK_EQ(pebs_decode(&f0, rec, 0x90, &s), 0x90);
+    CHECK_EQ(s.ip, 0x2468);
+    CHECK_EQ(s.counters, 1);
+    CHECK_EQ(s.have, PEBS_HAVE_RFLAGS | PEBS_HAVE_COUNTERS);
+    CHECK_EQ(pebs_record_size(&f0, 0), 0x90);
+
     /* Adaptive: [47:32] of the record info is the retire latency (timed PEBS), not a group. */
     struct pebs_caps f5 = {.usable = 1, .format = 5, .adaptive = 1, .counters = 0xf};
     uint64_t info = 0x20ull << 48 | 0x1234ull << 32, ip = 0x4321;
