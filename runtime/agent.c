@@ -254,19 +254,45 @@ int aca_start(const struct aca_config *cfg)
     agent.num_cpus = ncpus;
     msr_safe_init();
 
-    agent.pmu_usable = 0;
-    agent.sampling_note = "no usable PMU (CPUID.0AH reports no architectural perfmon v2+)";
-    /* Without a PMU nothing host-supplied reaches a counter MSR, but ECBs are still
-     * checked against the architectural envelope so a bad one is refused the same way. */
-    struct msr_policy_limits limits = {8, 4, 0, 0, 0, 0, 0};
+    int perr = sampler_probe_pmu();
+    const struct pmu_caps *caps = sampler_pmu_caps();
+    agent.pmu_usable = caps != 0;
+    agent.sampling_note = caps ? 0 : pmu_strerror(perr);
+    struct msr_policy_limits limits;
+    memset(&limits, 0, sizeof(limits));
+    if (caps) {
+        limits.num_gp_counters = caps->num_gp;
+        limits.num_fixed_counters = caps->num_fixed;
+        limits.full_width_writes = caps->full_width_write;
+        if (!caps->lbr.arch) {
+            limits.lbr_depth = caps->lbr.depth;
+            limits.lbr_from_base = caps->lbr.from_msr;
+            limits.lbr_to_base = caps->lbr.to_msr;
+            limits.lbr_info_base = caps->lbr.info_msr;
+        }
+    } else {
+        /* Without a PMU nothing host-supplied reaches a counter MSR, but ECBs are still
+         * checked against the architectural envelope so a bad one is refused the same
+         * way. */
+        limits.num_gp_counters = 8;
+        limits.num_fixed_counters = 4;
+    }
     msr_policy_configure(&limits);
 
     int err = channel_listen(agent.cfg.port, on_accept, 0);
     if (err)
         return err;
     agent.started = 1;
-    if (!agent.pmu_usable)
-        agent_log("acart: %s: samples are time-based (LAPIC timer)", agent.sampling_note);
+    if (caps)
+        agent_log("acart: PMU %s, perfmon v%u: %u general + %u fixed counters, PEBS %s, "
+                  "LBR %u; PMI as %s",
+                  caps->uarch, (unsigned)caps->version, (unsigned)caps->num_gp,
+                  (unsigned)caps->num_fixed, caps->pebs.usable ? "yes" : "no",
+                  (unsigned)caps->lbr.depth,
+                  agent.cfg.interrupt_mode == ACA_INTERRUPT_NMI ? "NMI" : "vector");
+    else
+        agent_log("acart: %s: samples are time-based (LAPIC timer)",
+                  agent.sampling_note);
     agent_log("acart: %u cpus, %s transfer, rings %u KiB per cpu", (unsigned)ncpus,
               agent.cfg.transfer == ACA_TRANSFER_DELAYED ? "delayed" : "immediate",
               (unsigned)(agent.ring_bytes_per_cpu / 1024));

@@ -181,13 +181,14 @@ int32_t cmd_init_pmu(struct cmd_request *req)
         ev->fixed = c->kind == ECB_COUNTER_FIXED;
         ev->counter = c->index;
         ev->control = c->control;
+        ev->precise = (c->flags & SEP_EVREG_PRECISE) != 0;
     }
     sc->record_size = record_size_for(sc->events[0].descriptor_id);
     int err = sampler_setup(agent.num_cpus, agent.ring_memory, agent.ring_bytes_per_cpu, sc);
     if (err) {
         agent_log("acart: INIT_PMU: %s", aca_strerror(err));
-        return err == ACA_ERR_UNSUPPORTED ? SEP_STATUS_UNSUPPORTED_ARCH_TYPE
-                                          : SEP_STATUS_INVALID_SAMP_INTERVAL;
+        return err == ACA_ERR_NO_PMU ? SEP_STATUS_UNSUPPORTED_ARCH_TYPE
+                                     : SEP_STATUS_INVALID_SAMP_INTERVAL;
     }
     agent.state = COLLECTION_CONFIGURED;
     return SEP_STATUS_SUCCESS;
@@ -215,8 +216,10 @@ int32_t cmd_start(struct cmd_request *req)
     agent.start_tsc = rdtsc();
     transfer_queue_modules();
     int err = sampler_start();
-    if (err)
-        return SEP_STATUS_DRIVER_INIT_FAILED;
+    if (err) {
+        agent_log("acart: START: the event plan does not fit this CPU's PMU");
+        return SEP_STATUS_NO_PMU_RESOURCES;
+    }
     agent.state = COLLECTION_RUNNING;
     if (agent.drv_config.collection_config & SEP_DRV_CFG_START_PAUSED) {
         sampler_pause();

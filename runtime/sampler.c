@@ -6,7 +6,9 @@
 
 #include "io.h"
 #include "lapic.h"
+#include "pebs.h"
 #include "percpu.h"
+#include "pmi.h"
 #include "smp.h"
 #include "trap.h"
 #include "tsc.h"
@@ -16,9 +18,16 @@
 struct sampler_cpu {
     struct ring ring;
     volatile uint32_t active; /* 0 while paused or stopped: interrupts record nothing */
+    volatile int32_t program_error; /* pmu_program_cpu() result at start */
+    struct pmu_cpu_state pmu;
 };
 
 static struct sampler_cpu cpus[ACA_MAX_CPUS];
+static struct pmu_caps pmu_caps;
+static int pmu_usable;
+static trap_handler_fn chained_nmi; /* the NMI handler that was there before ours */
+static uint8_t pebs_memory[ACA_MAX_CPUS][PEBS_DS_BYTES_PER_CPU]
+    __attribute__((section(".acart_rings"), aligned(PEBS_DS_ALIGN)));
 static struct sampler_config config;
 static uint32_t num_cpus;
 static volatile int running;
@@ -35,8 +44,10 @@ uint32_t sampler_timer_period(uint64_t sample_after, uint64_t tsc_hz, uint64_t l
     return ticks > 0xffffffffu ? 0xffffffffu : (uint32_t)ticks;
 }
 
-/* The one place a sample record is written: on this CPU, into this CPU's ring. */
-static void record_sample(const struct trap_frame *frame, const struct sampler_event *ev)
+/* The one place a sample record is written: on this CPU, into this CPU's ring. `ip` is
+ * the interrupted EIP, or the event's exact IP when PEBS recorded it. */
+static void record_sample(const struct trap_frame *frame, uint32_t ip,
+                          const struct sampler_event *ev)
 {
     uint32_t cpu = this_cpu_index();
     struct sampler_cpu *c = &cpus[cpu];
@@ -50,7 +61,7 @@ static void record_sample(const struct trap_frame *frame, const struct sampler_e
         pid = tid = 0;
     s->descriptor_id = ev->descriptor_id;
     s->osid = 0;
-    s->iip = frame->eip;
+    s->iip = ip;
     s->ipsr = frame->eflags; /* CPL 0: bits 63:32 stay 0 */
     s->cs = (uint16_t)frame->cs;
     s->cpu_and_os = (uint16_t)((cpu & SEP_SAMPLE_CPU_NUM_MASK) |
@@ -68,8 +79,73 @@ static void record_sample(const struct trap_frame *frame, const struct sampler_e
 
 static void on_timer(struct trap_frame *frame)
 {
-    record_sample(frame, &config.events[0]);
+    record_sample(frame, frame->eip, &config.events[0]);
     lapic_eoi();
+}
+
+static void on_overflow(void *ctx, const struct pmu_overflow *ov)
+{
+    const struct trap_frame *frame = ctx;
+    uint32_t ip = ov->pebs ? (uint32_t)ov->pebs->ip : frame->eip;
+    if (ov->tag < config.num_events)
+        record_sample(frame, ip, &config.events[ov->tag]);
+}
+
+/* The PMI, as NMI or on a vector. The CPU masked the LVT entry when it delivered the
+ * PMI; it is unmasked before or after the handler core depending on the model (pmi.h). */
+static void on_pmi(struct trap_frame *frame)
+{
+    struct pmu_cpu_state *pmu = &cpus[this_cpu_index()].pmu;
+    if (!pmu_caps.pmi_ack_late)
+        lapic_pmi_unmask();
+    unsigned handled = pmu_handle_overflow(pmu, on_overflow, frame);
+    if (pmu_caps.pmi_ack_late)
+        lapic_pmi_unmask();
+    if (!config.use_nmi)
+        lapic_eoi();
+    else if (handled == 0 && chained_nmi)
+        chained_nmi(frame); /* not ours: someone else's NMI */
+}
+
+int sampler_probe_pmu(void)
+{
+    int err = pmu_probe(&pmu_caps);
+    pmu_usable = err == 0;
+    return err;
+}
+
+const struct pmu_caps *sampler_pmu_caps(void)
+{
+    return pmu_usable ? &pmu_caps : 0;
+}
+
+static int program_pmu_on_this_cpu(struct sampler_cpu *c)
+{
+    struct pmu_plan plan;
+    memset(&plan, 0, sizeof(plan));
+    int precise = 0;
+    for (uint32_t i = 0; i < config.num_events; i++) {
+        const struct sampler_event *ev = &config.events[i];
+        struct pmu_counter_plan *p = &plan.counters[plan.num_counters++];
+        p->kind = ev->fixed ? PMU_COUNTER_FIXED : PMU_COUNTER_GP;
+        p->index = (uint8_t)ev->counter;
+        p->tag = i;
+        p->control = ev->control;
+        p->sample_after = ev->sample_after;
+        if (ev->precise && pmu_caps.pebs.usable) {
+            p->flags |= PMU_COUNTER_PEBS;
+            precise = 1;
+        }
+    }
+    plan.freeze_on_pmi = 1;
+    pmu_cpu_init(&c->pmu, &pmu_caps);
+    if (precise) {
+        int err = pmu_cpu_setup_pebs(&c->pmu, pebs_memory[this_cpu_index()],
+                                     PEBS_DS_BYTES_PER_CPU);
+        if (err)
+            return err;
+    }
+    return pmu_program_cpu(&c->pmu, &plan);
 }
 
 static void start_on_this_cpu(void *arg)
@@ -78,9 +154,18 @@ static void start_on_this_cpu(void *arg)
     uint32_t cpu = this_cpu_index();
     if (cpu >= num_cpus)
         return;
-    cpus[cpu].active = 1;
-    if (config.source == SAMPLER_SOURCE_TIMER)
+    struct sampler_cpu *c = &cpus[cpu];
+    if (config.source == SAMPLER_SOURCE_TIMER) {
+        c->active = 1;
         lapic_timer_start_periodic(TRAP_VECTOR_TIMER, timer_period);
+        return;
+    }
+    c->program_error = program_pmu_on_this_cpu(c);
+    if (c->program_error)
+        return;
+    c->active = 1;
+    lapic_pmi_route(config.use_nmi, config.vector);
+    pmu_start_cpu(&c->pmu);
 }
 
 static void stop_on_this_cpu(void *arg)
@@ -89,16 +174,28 @@ static void stop_on_this_cpu(void *arg)
     uint32_t cpu = this_cpu_index();
     if (cpu >= num_cpus)
         return;
-    if (config.source == SAMPLER_SOURCE_TIMER)
+    if (config.source == SAMPLER_SOURCE_TIMER) {
         lapic_timer_stop();
+    } else {
+        pmu_stop_cpu(&cpus[cpu].pmu);
+        lapic_pmi_mask();
+    }
     cpus[cpu].active = 0;
 }
 
 static void set_active_on_this_cpu(void *arg)
 {
     uint32_t cpu = this_cpu_index();
-    if (cpu < num_cpus)
-        cpus[cpu].active = (uint32_t)(uintptr_t)arg;
+    if (cpu >= num_cpus)
+        return;
+    int on = (int)(uintptr_t)arg;
+    if (config.source == SAMPLER_SOURCE_PMU) {
+        if (on)
+            pmu_start_cpu(&cpus[cpu].pmu);
+        else
+            pmu_pause_cpu(&cpus[cpu].pmu);
+    }
+    cpus[cpu].active = (uint32_t)on;
 }
 
 int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
@@ -109,8 +206,8 @@ int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
     if (ncpus == 0 || ncpus > ACA_MAX_CPUS || cfg->num_events == 0 ||
         cfg->num_events > SAMPLER_MAX_EVENTS || cfg->record_size < sizeof(struct sep_sample_pc))
         return ACA_ERR_INVALID;
-    if (cfg->source != SAMPLER_SOURCE_TIMER)
-        return ACA_ERR_UNSUPPORTED;
+    if (cfg->source == SAMPLER_SOURCE_PMU && !pmu_usable)
+        return ACA_ERR_NO_PMU;
     for (uint32_t i = 0; i < cfg->num_events; i++)
         if (cfg->events[i].sample_after == 0)
             return ACA_ERR_INVALID;
@@ -123,8 +220,18 @@ int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
     }
     config = *cfg;
     num_cpus = ncpus;
-    timer_period = sampler_timer_period(cfg->events[0].sample_after, tsc_hz(), lapic_timer_hz());
-    trap_set_handler(TRAP_VECTOR_TIMER, on_timer);
+    if (cfg->source == SAMPLER_SOURCE_TIMER) {
+        timer_period = sampler_timer_period(cfg->events[0].sample_after, tsc_hz(),
+                                            lapic_timer_hz());
+        trap_set_handler(TRAP_VECTOR_TIMER, on_timer);
+    } else if (cfg->use_nmi) {
+        trap_handler_fn prev = trap_get_handler(TRAP_VECTOR_NMI);
+        if (prev != on_pmi)
+            chained_nmi = prev;
+        trap_set_handler(TRAP_VECTOR_NMI, on_pmi);
+    } else {
+        trap_set_handler(cfg->vector, on_pmi);
+    }
     return ACA_OK;
 }
 
@@ -136,6 +243,12 @@ int sampler_start(void)
         return ACA_ERR_BUSY;
     running = 1;
     smp_call_all(start_on_this_cpu, 0);
+    for (uint32_t i = 0; i < num_cpus; i++) {
+        if (cpus[i].program_error) {
+            sampler_stop();
+            return ACA_ERR_INVALID; /* the plan does not fit this CPU's PMU */
+        }
+    }
     return ACA_OK;
 }
 
@@ -165,6 +278,8 @@ void sampler_reset(void)
     for (uint32_t i = 0; i < num_cpus; i++)
         memset(&cpus[i], 0, sizeof(cpus[i]));
     num_cpus = 0;
+    if (config.source == SAMPLER_SOURCE_PMU && config.use_nmi)
+        trap_set_handler(TRAP_VECTOR_NMI, chained_nmi);
 }
 
 int sampler_is_running(void)
@@ -190,4 +305,5 @@ void sampler_counts(uint32_t cpu, struct sampler_cpu_counts *out)
     out->sampled = cpus[cpu].ring.sampled;
     out->dropped = cpus[cpu].ring.dropped;
     out->pending = ring_used(&cpus[cpu].ring);
+    out->unclaimed = cpus[cpu].pmu.unclaimed;
 }

@@ -12,6 +12,7 @@
 #define ACART_SAMPLER_H
 
 #include "ring.h"
+#include "pmu.h"
 
 #include <stdint.h>
 
@@ -26,7 +27,8 @@ struct sampler_event {
     uint64_t sample_after;  /* events between samples */
     int fixed;              /* 1: fixed counter `counter`, 0: general-purpose */
     uint32_t counter;
-    uint64_t control;       /* PERFEVTSEL value for a general-purpose counter */
+    uint64_t control;       /* PERFEVTSEL value (general) or 4-bit FIXED_CTR_CTRL field */
+    int precise;            /* sample through PEBS (the exact IP of the event) */
 };
 
 struct sampler_config {
@@ -42,7 +44,13 @@ struct sampler_cpu_counts {
     uint32_t sampled; /* interrupts that tried to record */
     uint32_t dropped; /* of those, lost to a full ring */
     uint32_t pending; /* records still in the ring */
+    uint32_t unclaimed; /* PMIs/NMIs that found no overflow of ours */
 };
+
+/* Probes the PMU once, on the boot CPU: 0 when it can sample (architectural perfmon
+ * v2+), else a negative PMU_ERR_* (pmu_strerror names it) and sampling is time-based. */
+int sampler_probe_pmu(void);
+const struct pmu_caps *sampler_pmu_caps(void); /* NULL without a usable PMU */
 
 /* Rings over the caller's memory (bytes_per_cpu each, num_cpus of them). */
 int sampler_setup(uint32_t num_cpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
