@@ -169,7 +169,7 @@ static size_t wide_utf8_len(const wchar_t *wcs)
 static void wide_to_utf8(const wchar_t *wcs, unsigned char *out)
 {
     while (*wcs) {
-        uint32_t cp;
+        uint32_t cp = 0;
         wcs += wide_decode(wcs, &cp);
         out += utf8_encode(cp, out);
     }
