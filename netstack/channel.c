@@ -12,9 +12,9 @@
 
 struct channel {
     struct tcp_pcb *pcb;
-    struct pbuf *rx;      /* received, not yet read (tot_len is u16: not used) */
-    uint32_t rx_offset;   /* bytes of rx->payload already read */
-    uint32_t rx_bytes;    /* unread bytes in rx */
+    struct pbuf *rx;    /* received, not yet read (tot_len is u16: not used) */
+    uint32_t rx_offset; /* bytes of rx->payload already read */
+    uint32_t rx_bytes;  /* unread bytes in rx */
     channel_event_fn fn;
     void *arg;
     int in_use;

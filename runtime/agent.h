@@ -14,9 +14,9 @@
 
 /* The largest request or response payload a control message may carry. DRV_PLATFORM_INFO
  * (15440) and the system configuration are the largest replies acart produces. */
-#define AGENT_MAX_PAYLOAD (64 * 1024)
+#define AGENT_MAX_PAYLOAD     (64 * 1024)
 #define AGENT_MAX_DESCRIPTORS 8
-#define AGENT_MODULE_BUFFER (32 * 1024)
+#define AGENT_MODULE_BUFFER   (32 * 1024)
 
 enum collection_state {
     COLLECTION_IDLE,       /* nothing configured */

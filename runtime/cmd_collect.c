@@ -21,8 +21,7 @@ int32_t cmd_init_driver(struct cmd_request *req)
     if (agent.state == COLLECTION_RUNNING || agent.state == COLLECTION_PAUSED)
         return SEP_STATUS_SAMP_IN_RUNNING_STATE;
     memcpy(&agent.drv_config, req->in, sizeof(agent.drv_config));
-    if (agent.drv_config.collection_config &
-        (SEP_DRV_CFG_COUNTING_MODE | SEP_DRV_CFG_EMON_MODE)) {
+    if (agent.drv_config.collection_config & (SEP_DRV_CFG_COUNTING_MODE | SEP_DRV_CFG_EMON_MODE)) {
         agent_log("acart: counting (EMON) mode is not supported, only sampling");
         return SEP_STATUS_INCOMPATIBLE_PARAMS;
     }
@@ -89,8 +88,8 @@ int32_t cmd_em_groups(struct cmd_request *req)
                   (unsigned)ec.num_groups);
         return SEP_STATUS_EM_TOO_MANY_EVENT_GROUPS;
     }
-    if (ec.sample_size && (ec.sample_size < sizeof(struct sep_sample_pc) ||
-                           ec.sample_size > MAX_RECORD_SIZE))
+    if (ec.sample_size &&
+        (ec.sample_size < sizeof(struct sep_sample_pc) || ec.sample_size > MAX_RECORD_SIZE))
         return SEP_STATUS_INVALID_EVENT_SIZE;
     agent.event_config = ec;
     agent.have_event_config = 1;
@@ -171,8 +170,7 @@ int32_t cmd_init_pmu(struct cmd_request *req)
     sc->source = agent.pmu_usable ? SAMPLER_SOURCE_PMU : SAMPLER_SOURCE_TIMER;
     sc->use_nmi = agent.cfg.interrupt_mode == ACA_INTERRUPT_NMI;
     sc->vector = agent.cfg.interrupt_vector;
-    for (uint32_t i = 0; i < agent.plan.num_counters && sc->num_events < SAMPLER_MAX_EVENTS;
-         i++) {
+    for (uint32_t i = 0; i < agent.plan.num_counters && sc->num_events < SAMPLER_MAX_EVENTS; i++) {
         const struct ecb_counter *c = &agent.plan.counters[i];
         struct sampler_event *ev = &sc->events[sc->num_events++];
         ev->event_index = c->event_index;

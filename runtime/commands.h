@@ -1,8 +1,9 @@
 /* Control commands: one handler per DRV_OPERATION, all with one signature, in one table
- * (commands.c); any other command is answered 159 like the reference. A handler reads the request payload from `in`, writes its reply into
- * `out` (at most out_cap bytes: what the host asked for), sets out_len, and returns a
- * SEP status. The reply the host receives is exactly the size it asked for: shorter
- * replies are zero-padded, and a reply that does not fit is a SEP_STATUS_BUFFER_TOO_SMALL. */
+ * (commands.c); any other command is answered 159 like the reference. A handler reads the request
+ * payload from `in`, writes its reply into `out` (at most out_cap bytes: what the host asked for),
+ * sets out_len, and returns a SEP status. The reply the host receives is exactly the size it asked
+ * for: shorter replies are zero-padded, and a reply that does not fit is a
+ * SEP_STATUS_BUFFER_TOO_SMALL. */
 #ifndef ACART_COMMANDS_H
 #define ACART_COMMANDS_H
 
@@ -33,7 +34,7 @@ const struct cmd_entry *cmd_lookup(uint32_t command_id);
 int32_t cmd_reply(struct cmd_request *req, const void *value, uint32_t len);
 
 /* Handlers, grouped by file. */
-int32_t cmd_version(struct cmd_request *req);              /* cmd_info.c */
+int32_t cmd_version(struct cmd_request *req); /* cmd_info.c */
 int32_t cmd_get_drv_setup_info(struct cmd_request *req);
 int32_t cmd_num_cores(struct cmd_request *req);
 int32_t cmd_get_normalized_tsc(struct cmd_request *req);
@@ -49,9 +50,9 @@ int32_t cmd_kernel_cs(struct cmd_request *req);
 int32_t cmd_get_num_core_ctrs(struct cmd_request *req);
 int32_t cmd_get_perf_capab(struct cmd_request *req);
 int32_t cmd_set_cpu_mask(struct cmd_request *req);
-int32_t cmd_read_msr(struct cmd_request *req);             /* cmd_msr.c */
+int32_t cmd_read_msr(struct cmd_request *req); /* cmd_msr.c */
 int32_t cmd_write_msr(struct cmd_request *req);
-int32_t cmd_reserve(struct cmd_request *req);              /* cmd_collect.c */
+int32_t cmd_reserve(struct cmd_request *req); /* cmd_collect.c */
 int32_t cmd_init_driver(struct cmd_request *req);
 int32_t cmd_set_cpu_topology(struct cmd_request *req);
 int32_t cmd_num_descriptor(struct cmd_request *req);

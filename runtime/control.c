@@ -29,8 +29,8 @@ static void response_pump(void)
     }
     if (agent.control)
         channel_flush(agent.control);
-    if (agent.response_sent == agent.response_len && agent.terminate_after_send &&
-        agent.control && channel_unacked(agent.control) == 0)
+    if (agent.response_sent == agent.response_len && agent.terminate_after_send && agent.control &&
+        channel_unacked(agent.control) == 0)
         agent_end_session("host terminated the session");
 }
 

@@ -62,17 +62,17 @@ int log_vformat(char *buf, size_t size, const char *fmt, va_list ap)
             put(&o, (char)va_arg(ap, int));
             break;
         case 'd': {
-            long long v = longs >= 2 ? va_arg(ap, long long)
-                                     : (longs ? va_arg(ap, long) : va_arg(ap, int));
-            put_number(&o, v < 0 ? -(unsigned long long)v : (unsigned long long)v, 10, width,
-                       pad, v < 0);
+            long long v =
+                longs >= 2 ? va_arg(ap, long long) : (longs ? va_arg(ap, long) : va_arg(ap, int));
+            put_number(&o, v < 0 ? -(unsigned long long)v : (unsigned long long)v, 10, width, pad,
+                       v < 0);
             break;
         }
         case 'u':
         case 'x': {
-            unsigned long long v = longs >= 2 ? va_arg(ap, unsigned long long)
-                                              : (longs ? va_arg(ap, unsigned long)
-                                                       : va_arg(ap, unsigned));
+            unsigned long long v = longs >= 2
+                                       ? va_arg(ap, unsigned long long)
+                                       : (longs ? va_arg(ap, unsigned long) : va_arg(ap, unsigned));
             put_number(&o, v, *p == 'x' ? 16 : 10, width, pad, 0);
             break;
         }

@@ -3,8 +3,7 @@
 
 int ring_init(struct ring *r, void *memory, uint32_t bytes, uint32_t record_size)
 {
-    if (!memory || record_size == 0 || bytes / record_size < 1 ||
-        bytes / record_size > 0x7fffffffu)
+    if (!memory || record_size == 0 || bytes / record_size < 1 || bytes / record_size > 0x7fffffffu)
         return ACA_ERR_INVALID;
     r->base = memory;
     r->record_size = record_size;

@@ -14,9 +14,9 @@
 struct ring {
     uint8_t *base;
     uint32_t record_size;
-    uint32_t capacity; /* records */
-    volatile uint32_t head; /* producer position, in [0, 2 * capacity) */
-    volatile uint32_t tail; /* consumer position, in [0, 2 * capacity) */
+    uint32_t capacity;         /* records */
+    volatile uint32_t head;    /* producer position, in [0, 2 * capacity) */
+    volatile uint32_t tail;    /* consumer position, in [0, 2 * capacity) */
     volatile uint32_t sampled; /* records offered by the producer */
     volatile uint32_t dropped; /* of those, dropped because the ring was full */
 };

@@ -17,7 +17,7 @@
 
 struct sampler_cpu {
     struct ring ring;
-    volatile uint32_t active; /* 0 while paused or stopped: interrupts record nothing */
+    volatile uint32_t active;       /* 0 while paused or stopped: interrupts record nothing */
     volatile int32_t program_error; /* pmu_program_cpu() result at start */
     struct pmu_cpu_state pmu;
 };
@@ -68,9 +68,9 @@ static void record_sample(const struct trap_frame *frame, uint32_t ip,
                                (SEP_MODE_32BIT << SEP_SAMPLE_CODE_MODE_SHIFT));
     s->tid = tid;
     s->pid_rec_index = pid;
-    s->bit_fields2 = ((ev->event_index << SEP_SAMPLE_EVENT_INDEX_SHIFT) &
-                      SEP_SAMPLE_EVENT_INDEX_MASK) |
-                     SEP_SAMPLE_TID_IS_RAW | SEP_SAMPLE_IA64PC | SEP_SAMPLE_PID_RAW;
+    s->bit_fields2 =
+        ((ev->event_index << SEP_SAMPLE_EVENT_INDEX_SHIFT) & SEP_SAMPLE_EVENT_INDEX_MASK) |
+        SEP_SAMPLE_TID_IS_RAW | SEP_SAMPLE_IA64PC | SEP_SAMPLE_PID_RAW;
     s->tsc = rdtsc();
     if (config.record_size > sizeof(*s))
         __builtin_memset((uint8_t *)s + sizeof(*s), 0, config.record_size - sizeof(*s));
@@ -140,8 +140,7 @@ static int program_pmu_on_this_cpu(struct sampler_cpu *c)
     plan.freeze_on_pmi = 1;
     pmu_cpu_init(&c->pmu, &pmu_caps);
     if (precise) {
-        int err = pmu_cpu_setup_pebs(&c->pmu, pebs_memory[this_cpu_index()],
-                                     PEBS_DS_BYTES_PER_CPU);
+        int err = pmu_cpu_setup_pebs(&c->pmu, pebs_memory[this_cpu_index()], PEBS_DS_BYTES_PER_CPU);
         if (err)
             return err;
     }
@@ -212,8 +211,8 @@ int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
         if (cfg->events[i].sample_after == 0)
             return ACA_ERR_INVALID;
     for (uint32_t i = 0; i < ncpus; i++) {
-        int err = ring_init(&cpus[i].ring, ring_memory + (uint64_t)i * bytes_per_cpu,
-                            bytes_per_cpu, cfg->record_size);
+        int err = ring_init(&cpus[i].ring, ring_memory + (uint64_t)i * bytes_per_cpu, bytes_per_cpu,
+                            cfg->record_size);
         if (err)
             return err;
         cpus[i].active = 0;
@@ -221,8 +220,8 @@ int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
     config = *cfg;
     num_cpus = ncpus;
     if (cfg->source == SAMPLER_SOURCE_TIMER) {
-        timer_period = sampler_timer_period(cfg->events[0].sample_after, tsc_hz(),
-                                            lapic_timer_hz());
+        timer_period =
+            sampler_timer_period(cfg->events[0].sample_after, tsc_hz(), lapic_timer_hz());
         trap_set_handler(TRAP_VECTOR_TIMER, on_timer);
     } else if (cfg->use_nmi) {
         trap_handler_fn prev = trap_get_handler(TRAP_VECTOR_NMI);

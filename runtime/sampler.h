@@ -27,13 +27,13 @@ struct sampler_event {
     uint64_t sample_after;  /* events between samples */
     int fixed;              /* 1: fixed counter `counter`, 0: general-purpose */
     uint32_t counter;
-    uint64_t control;       /* PERFEVTSEL value (general) or 4-bit FIXED_CTR_CTRL field */
-    int precise;            /* sample through PEBS (the exact IP of the event) */
+    uint64_t control; /* PERFEVTSEL value (general) or 4-bit FIXED_CTR_CTRL field */
+    int precise;      /* sample through PEBS (the exact IP of the event) */
 };
 
 struct sampler_config {
     enum sampler_source source;
-    int use_nmi;        /* PMU source: PMI as NMI, else on `vector` */
+    int use_nmi; /* PMU source: PMI as NMI, else on `vector` */
     uint8_t vector;
     uint32_t num_events;
     struct sampler_event events[SAMPLER_MAX_EVENTS];
@@ -41,9 +41,9 @@ struct sampler_config {
 };
 
 struct sampler_cpu_counts {
-    uint32_t sampled; /* interrupts that tried to record */
-    uint32_t dropped; /* of those, lost to a full ring */
-    uint32_t pending; /* records still in the ring */
+    uint32_t sampled;   /* interrupts that tried to record */
+    uint32_t dropped;   /* of those, lost to a full ring */
+    uint32_t pending;   /* records still in the ring */
     uint32_t unclaimed; /* PMIs/NMIs that found no overflow of ours */
 };
 
@@ -58,8 +58,8 @@ int sampler_setup(uint32_t num_cpus, uint8_t *ring_memory, uint32_t bytes_per_cp
 int sampler_start(void); /* on every CPU; waits until all have started */
 void sampler_pause(void);
 void sampler_resume(void);
-void sampler_stop(void); /* on every CPU; afterwards no interrupt touches a ring */
-void sampler_reset(void);  /* forget the session: rings emptied, counts zeroed */
+void sampler_stop(void);  /* on every CPU; afterwards no interrupt touches a ring */
+void sampler_reset(void); /* forget the session: rings emptied, counts zeroed */
 
 int sampler_is_running(void);
 uint32_t sampler_num_cpus(void);

@@ -132,8 +132,8 @@ uint32_t sysinfo_build(void)
     top.allocation_granularity = 4096;
     at = put(at, &top, sizeof(top));
 
-    struct sep_sysinfo_array_hdr nh = array_header(1, sizeof(struct sep_sysinfo_node),
-                                                   SEP_SYSINFO_TYPE_NODE);
+    struct sep_sysinfo_array_hdr nh =
+        array_header(1, sizeof(struct sep_sysinfo_node), SEP_SYSINFO_TYPE_NODE);
     at = put(at, &nh, sizeof(nh));
     struct sep_sysinfo_node node;
     memset(&node, 0, sizeof(node));
@@ -144,8 +144,8 @@ uint32_t sysinfo_build(void)
     node.percpu_array.offset = at + sizeof(node);
     at = put(at, &node, sizeof(node));
 
-    struct sep_sysinfo_array_hdr ch = array_header(n, sizeof(struct sep_sysinfo_cpu),
-                                                   SEP_SYSINFO_TYPE_PER_CPU);
+    struct sep_sysinfo_array_hdr ch =
+        array_header(n, sizeof(struct sep_sysinfo_cpu), SEP_SYSINFO_TYPE_PER_CPU);
     at = put(at, &ch, sizeof(ch));
     uint32_t cpus_at = at;
     at += n * (uint32_t)sizeof(struct sep_sysinfo_cpu);
@@ -174,9 +174,8 @@ uint32_t sysinfo_build(void)
         cpu.cpuid_array.offset = at;
         put(cpus_at + i * (uint32_t)sizeof(cpu), &cpu, sizeof(cpu));
 
-        struct sep_sysinfo_array_hdr lh = array_header(leaves[i].count,
-                                                       sizeof(struct sep_sysinfo_cpuid),
-                                                       SEP_SYSINFO_TYPE_CPUID);
+        struct sep_sysinfo_array_hdr lh =
+            array_header(leaves[i].count, sizeof(struct sep_sysinfo_cpuid), SEP_SYSINFO_TYPE_CPUID);
         at = put(at, &lh, sizeof(lh));
         at = put(at, leaves[i].leaf, leaves[i].count * (uint32_t)sizeof(struct sep_sysinfo_cpuid));
     }

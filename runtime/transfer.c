@@ -62,11 +62,11 @@ void transfer_pump(void)
     if (!agent.control_handshaken)
         return;
     int closing = agent.state == COLLECTION_STOPPED;
-    int streaming = closing || ((agent.state == COLLECTION_RUNNING ||
-                                 agent.state == COLLECTION_PAUSED) &&
-                                agent.cfg.transfer == ACA_TRANSFER_IMMEDIATE);
-    int collecting = closing || agent.state == COLLECTION_RUNNING ||
-                     agent.state == COLLECTION_PAUSED;
+    int streaming =
+        closing || ((agent.state == COLLECTION_RUNNING || agent.state == COLLECTION_PAUSED) &&
+                    agent.cfg.transfer == ACA_TRANSFER_IMMEDIATE);
+    int collecting =
+        closing || agent.state == COLLECTION_RUNNING || agent.state == COLLECTION_PAUSED;
     for (uint32_t i = 0; i < agent.data_accepted; i++) {
         struct data_link *l = &agent.links[i];
         if (!l->ch || !l->handshaken)
@@ -111,7 +111,7 @@ static void append_module(uint32_t pid, uint64_t start, uint64_t length, const c
     r.segment_bits = SEP_MODE_32BIT & SEP_MODREC_SEG_TYPE_MASK;
     if (unload_tsc)
         r.segment_bits |= SEP_MODREC_SEG_UNLOAD;
-    r.selector = 0x08; /* the board's one code segment */
+    r.selector = 0x08;    /* the board's one code segment */
     r.segment_number = 2; /* what the reference records on a 32-bit kernel */
     r.flags = SEP_MODREC_EXE | SEP_MODREC_PID_RAW | SEP_MODREC_TSC_USED;
     if (pid == 0)

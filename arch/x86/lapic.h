@@ -20,9 +20,9 @@
 #define LAPIC_REG_TIMER_CCR 0x390
 #define LAPIC_REG_TIMER_DCR 0x3e0
 
-#define LAPIC_LVT_MASKED    (1u << 16)
-#define LAPIC_LVT_NMI       (4u << 8)
-#define LAPIC_LVT_EXTINT    (7u << 8)
+#define LAPIC_LVT_MASKED     (1u << 16)
+#define LAPIC_LVT_NMI        (4u << 8)
+#define LAPIC_LVT_EXTINT     (7u << 8)
 #define LAPIC_TIMER_PERIODIC (1u << 17)
 
 /* Detects and enables the local APIC on the calling CPU; the boot CPU decides the mode

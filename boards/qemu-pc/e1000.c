@@ -158,8 +158,8 @@ err_t e1000_netif_init(struct netif *netif)
     netif->mtu = 1500;
     netif->name[0] = 'e';
     netif->name[1] = 'n';
-    netif->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP | NETIF_FLAG_ETHERNET |
-                   NETIF_FLAG_LINK_UP;
+    netif->flags =
+        NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP | NETIF_FLAG_ETHERNET | NETIF_FLAG_LINK_UP;
     netif->output = etharp_output;
     netif->linkoutput = e1000_linkoutput;
 

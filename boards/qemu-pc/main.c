@@ -157,9 +157,8 @@ void board_main(uint32_t magic, const struct multiboot_info *mbi)
     console_printf("cpu: %s family 0x%lx model 0x%lx stepping %lu\n", sig.vendor,
                    (unsigned long)sig.family, (unsigned long)sig.model,
                    (unsigned long)sig.stepping);
-    console_printf("tsc: %llu Hz (%s); lapic: %s, timer %llu Hz\n",
-                   (unsigned long long)tsc_hz(), tsc_source_name(),
-                   lapic_x2apic_enabled() ? "x2APIC" : "xAPIC",
+    console_printf("tsc: %llu Hz (%s); lapic: %s, timer %llu Hz\n", (unsigned long long)tsc_hz(),
+                   tsc_source_name(), lapic_x2apic_enabled() ? "x2APIC" : "xAPIC",
                    (unsigned long long)lapic_timer_hz());
     console_printf("cpu 0 online (apic id %lu)\n", (unsigned long)percpu_table[0].apic_id);
     uint32_t ncpus = smp_start_aps(ap_entry);

@@ -3,8 +3,8 @@
 
 static uint32_t address(uint8_t bus, uint8_t slot, uint8_t func, uint8_t offset)
 {
-    return 0x80000000u | ((uint32_t)bus << 16) | ((uint32_t)slot << 11) |
-           ((uint32_t)func << 8) | (offset & 0xfc);
+    return 0x80000000u | ((uint32_t)bus << 16) | ((uint32_t)slot << 11) | ((uint32_t)func << 8) |
+           (offset & 0xfc);
 }
 
 uint32_t pci_read32(const struct pci_device *d, uint8_t offset)

@@ -25,9 +25,9 @@ void pic_init(void)
 
 void pic_unmask(uint8_t irq)
 {
-    mask &= (uint16_t)~(1u << irq);
+    mask &= (uint16_t) ~(1u << irq);
     if (irq >= 8)
-        mask &= (uint16_t)~(1u << 2);
+        mask &= (uint16_t) ~(1u << 2);
     write_mask();
 }
 

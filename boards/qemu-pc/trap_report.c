@@ -10,12 +10,28 @@
 #include <stdio.h>
 
 static const char *const exception_names[32] = {
-    "#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow",
-    "#BR bound range", "#UD invalid opcode", "#NM device not available", "#DF double fault",
-    "coprocessor segment overrun", "#TS invalid TSS", "#NP segment not present",
-    "#SS stack fault", "#GP general protection", "#PF page fault", "reserved",
-    "#MF x87 error", "#AC alignment check", "#MC machine check", "#XM SIMD error",
-    "#VE virtualization", "#CP control protection",
+    "#DE divide error",
+    "#DB debug",
+    "NMI",
+    "#BP breakpoint",
+    "#OF overflow",
+    "#BR bound range",
+    "#UD invalid opcode",
+    "#NM device not available",
+    "#DF double fault",
+    "coprocessor segment overrun",
+    "#TS invalid TSS",
+    "#NP segment not present",
+    "#SS stack fault",
+    "#GP general protection",
+    "#PF page fault",
+    "reserved",
+    "#MF x87 error",
+    "#AC alignment check",
+    "#MC machine check",
+    "#XM SIMD error",
+    "#VE virtualization",
+    "#CP control protection",
 };
 
 void trap_report_fatal(const struct trap_frame *f)
@@ -24,9 +40,8 @@ void trap_report_fatal(const struct trap_frame *f)
     uint32_t cr0, cr2, cr3, cr4;
     __asm__ volatile("movl %%cr0, %0; movl %%cr2, %1; movl %%cr3, %2; movl %%cr4, %3"
                      : "=r"(cr0), "=r"(cr2), "=r"(cr3), "=r"(cr4));
-    const char *name = f->vector < 32 && exception_names[f->vector]
-                           ? exception_names[f->vector]
-                           : "unexpected interrupt";
+    const char *name = f->vector < 32 && exception_names[f->vector] ? exception_names[f->vector]
+                                                                    : "unexpected interrupt";
     int n = snprintf(buf, sizeof(buf),
                      "\nEXCEPTION on cpu %lu: vector %lu (%s) error code 0x%08lx\n"
                      "  eip=0x%08lx cs=0x%04lx eflags=0x%08lx\n"
@@ -35,13 +50,12 @@ void trap_report_fatal(const struct trap_frame *f)
                      "  cr0=0x%08lx cr2=0x%08lx cr3=0x%08lx cr4=0x%08lx\n"
                      "cpu %lu halted\n",
                      (unsigned long)this_cpu_index(), (unsigned long)f->vector, name,
-                     (unsigned long)f->error_code, (unsigned long)f->eip,
-                     (unsigned long)f->cs, (unsigned long)f->eflags, (unsigned long)f->eax,
-                     (unsigned long)f->ebx, (unsigned long)f->ecx, (unsigned long)f->edx,
-                     (unsigned long)f->esi, (unsigned long)f->edi, (unsigned long)f->ebp,
-                     (unsigned long)(f->esp_at_pusha + 20), (unsigned long)cr0,
-                     (unsigned long)cr2, (unsigned long)cr3, (unsigned long)cr4,
-                     (unsigned long)this_cpu_index());
+                     (unsigned long)f->error_code, (unsigned long)f->eip, (unsigned long)f->cs,
+                     (unsigned long)f->eflags, (unsigned long)f->eax, (unsigned long)f->ebx,
+                     (unsigned long)f->ecx, (unsigned long)f->edx, (unsigned long)f->esi,
+                     (unsigned long)f->edi, (unsigned long)f->ebp,
+                     (unsigned long)(f->esp_at_pusha + 20), (unsigned long)cr0, (unsigned long)cr2,
+                     (unsigned long)cr3, (unsigned long)cr4, (unsigned long)this_cpu_index());
     console_force_unlock();
     serial_write(buf, n > 0 ? (unsigned)n : 0);
     for (;;)

@@ -8,21 +8,21 @@
 #include "acart_lwipopts_board.h"
 #endif
 
-#define NO_SYS                 1
-#define SYS_LIGHTWEIGHT_PROT   0
-#define LWIP_NETCONN           0
-#define LWIP_SOCKET            0
-#define LWIP_IPV4              1
-#define LWIP_IPV6              0
-#define LWIP_TCP               1
-#define LWIP_UDP               1 /* DHCP */
-#define LWIP_DHCP              1
-#define LWIP_ARP               1
-#define LWIP_ICMP              1
-#define LWIP_RAW               0
-#define LWIP_STATS             0
+#define NO_SYS                     1
+#define SYS_LIGHTWEIGHT_PROT       0
+#define LWIP_NETCONN               0
+#define LWIP_SOCKET                0
+#define LWIP_IPV4                  1
+#define LWIP_IPV6                  0
+#define LWIP_TCP                   1
+#define LWIP_UDP                   1 /* DHCP */
+#define LWIP_DHCP                  1
+#define LWIP_ARP                   1
+#define LWIP_ICMP                  1
+#define LWIP_RAW                   0
+#define LWIP_STATS                 0
 #define LWIP_NETIF_STATUS_CALLBACK 1
-#define LWIP_SINGLE_NETIF      1
+#define LWIP_SINGLE_NETIF          1
 
 #define MEM_ALIGNMENT 4
 #ifndef MEM_SIZE

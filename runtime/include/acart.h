@@ -18,15 +18,15 @@
 /* ---- Errors: negative values, readable strings. ---- */
 enum aca_error {
     ACA_OK = 0,
-    ACA_ERR_INVALID = -1,      /* an argument or message is malformed */
-    ACA_ERR_NO_MEMORY = -2,    /* a build-time table or ring is too small */
-    ACA_ERR_BUSY = -3,         /* already started / another host holds the session */
-    ACA_ERR_NET = -4,          /* lwIP refused (bind, listen, write) */
-    ACA_ERR_NO_PMU = -5,       /* no usable performance-monitoring unit */
-    ACA_ERR_STATE = -6,        /* the call is not valid in the current state */
-    ACA_ERR_DENIED = -7,       /* an MSR/PCI/MMIO access outside the allowlist */
-    ACA_ERR_UNSUPPORTED = -8,  /* a request acart does not implement */
-    ACA_ERR_CONFIG_SIZE = -9,  /* struct aca_config size unknown to this library */
+    ACA_ERR_INVALID = -1,     /* an argument or message is malformed */
+    ACA_ERR_NO_MEMORY = -2,   /* a build-time table or ring is too small */
+    ACA_ERR_BUSY = -3,        /* already started / another host holds the session */
+    ACA_ERR_NET = -4,         /* lwIP refused (bind, listen, write) */
+    ACA_ERR_NO_PMU = -5,      /* no usable performance-monitoring unit */
+    ACA_ERR_STATE = -6,       /* the call is not valid in the current state */
+    ACA_ERR_DENIED = -7,      /* an MSR/PCI/MMIO access outside the allowlist */
+    ACA_ERR_UNSUPPORTED = -8, /* a request acart does not implement */
+    ACA_ERR_CONFIG_SIZE = -9, /* struct aca_config size unknown to this library */
 };
 
 const char *aca_strerror(int err);
@@ -47,10 +47,10 @@ struct aca_config {
     uint16_t port;                   /* TCP port; 0 means 9321 */
     enum aca_transfer_mode transfer; /* default delayed */
     enum aca_interrupt_mode interrupt_mode;
-    uint8_t interrupt_vector;   /* for ACA_INTERRUPT_VECTOR: 0x30..0xef, not claimed */
-    void *ring_memory;          /* NULL: the built-in rings (ACA_RING_BYTES_PER_CPU each) */
-    uint32_t ring_bytes_per_cpu; /* with ring_memory: bytes per CPU (ring_memory holds
-                                    num_cpus times this, 64-byte aligned) */
+    uint8_t interrupt_vector;      /* for ACA_INTERRUPT_VECTOR: 0x30..0xef, not claimed */
+    void *ring_memory;             /* NULL: the built-in rings (ACA_RING_BYTES_PER_CPU each) */
+    uint32_t ring_bytes_per_cpu;   /* with ring_memory: bytes per CPU (ring_memory holds
+                                      num_cpus times this, 64-byte aligned) */
     const uint32_t *allowed_hosts; /* IPv4 addresses in network byte order; NULL: any */
     uint32_t num_allowed_hosts;
 };

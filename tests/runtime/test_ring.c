@@ -23,14 +23,14 @@ static struct ring ring;
 static volatile int producer_done;
 static int failures;
 
-#define CHECK(cond, ...)                                                                     \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                             \
-            fprintf(stderr, __VA_ARGS__);                                                    \
-            fprintf(stderr, "\n");                                                           \
-            failures++;                                                                      \
-        }                                                                                    \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fprintf(stderr, "\n");                                                                 \
+            failures++;                                                                            \
+        }                                                                                          \
     } while (0)
 
 static uint32_t checksum(const struct record *r)
@@ -134,9 +134,9 @@ static void test_full_ring_drops_new(void)
 int main(void)
 {
     test_full_ring_drops_new();
-    test_concurrent(RECORD_SIZE * 64 + 5);   /* tiny: many drops */
-    test_concurrent(RECORD_SIZE * 1000);     /* medium */
-    test_concurrent(RECORD_SIZE * RECORDS);  /* big enough never to drop */
+    test_concurrent(RECORD_SIZE * 64 + 5);  /* tiny: many drops */
+    test_concurrent(RECORD_SIZE * 1000);    /* medium */
+    test_concurrent(RECORD_SIZE * RECORDS); /* big enough never to drop */
     if (failures) {
         fprintf(stderr, "%d failures\n", failures);
         return 1;
