@@ -1,0 +1,323 @@
+/* Writes a synthetic collection folder, byte for byte what `acart collect` writes
+ * (session.json per docs/cli.md, module.bin, cpu<N>.bin with 48-byte records as the board's
+ * sampler fills them), from a description on the command line. The session JSON is
+ * written here by hand from the documented schema, not by the tools' own writer, so the
+ * tests also check that the reader accepts what the documentation describes.
+ *
+ *   synth_collection OUTDIR [options]
+ *     --hostname NAME         target.hostname (default "synthbox")
+ *     --cpus N                target.num_cpus (default 1)
+ *     --tsc-hz HZ             target.tsc_hz (default 2000000000)
+ *     --tsc-start T           TSC of CPU c's first sample is T + c (default 1000000)
+ *     --tsc-step S            TSC between a CPU's samples (default 1000)
+ *     --event NAME:SAV        an event (index = order given; default one REF_TSC event)
+ *     --module PATH:LOAD:LEN  a module record
+ *     --task PID:TID:NAME     a task in the session's task list
+ *     --run CPU:PID:TID:ADDR:COUNT[:EVENT]
+ *                             COUNT samples at ADDR, appended to CPU's samples
+ *     --random N:LO:HI:SEED   N samples at addresses in [LO, HI), CPUs in turn, tasks
+ *                             1..8 changing every 64 samples of a CPU
+ *     --dropped N             dropped_per_cpu of every CPU
+ *     --report-per-cpu N      report N samples per CPU in session.json instead of the truth
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "acart_wire.h"
+
+#define MAX_ITEMS 64
+#define MAX_CPUS  64
+
+struct run {
+    uint32_t cpu, pid, tid, event;
+    uint64_t addr, count;
+};
+
+static struct {
+    const char *dir, *hostname;
+    uint32_t cpus;
+    uint64_t tsc_hz, tsc_start, tsc_step, dropped;
+    int64_t report_per_cpu;
+    const char *event_names[MAX_ITEMS];
+    uint64_t event_savs[MAX_ITEMS];
+    size_t num_events;
+    char *modules[MAX_ITEMS];
+    size_t num_modules;
+    char *tasks[MAX_ITEMS];
+    size_t num_tasks;
+    struct run runs[1024];
+    size_t num_runs;
+    uint64_t random_n, random_lo, random_hi, random_seed;
+    FILE *cpu_files[MAX_CPUS];
+    uint64_t written[MAX_CPUS];
+} g = {.hostname = "synthbox",
+       .cpus = 1,
+       .tsc_hz = 2000000000u,
+       .tsc_start = 1000000u,
+       .tsc_step = 1000u,
+       .report_per_cpu = -1};
+
+static void die(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "synth_collection: ");
+    fprintf(stderr, fmt, arg);
+    fputc('\n', stderr);
+    exit(2);
+}
+
+static uint64_t number(const char *s)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || *end || !*s)
+        die("not a number: %s", s);
+    return v;
+}
+
+/* Splits s at ':' into at most max fields (the last takes the rest). */
+static size_t fields(char *s, char **out, size_t max)
+{
+    size_t n = 0;
+    while (n + 1 < max) {
+        out[n++] = s;
+        char *colon = strchr(s, ':');
+        if (!colon)
+            return n;
+        *colon = '\0';
+        s = colon + 1;
+    }
+    out[n++] = s;
+    return n;
+}
+
+static void write_sample(uint32_t cpu, uint32_t pid, uint32_t tid, uint32_t event, uint64_t addr)
+{
+    if (cpu >= g.cpus)
+        die("CPU out of range in %s", "--run");
+    /* As the board's sampler fills it: eip in iip, eflags in ipsr, 32-bit code. */
+    struct sep_sample_pc r;
+    memset(&r, 0, sizeof r);
+    r.iip = addr;
+    r.ipsr = 0x246;
+    r.cs = 0x08;
+    r.cpu_and_os = (uint16_t)((cpu & SEP_SAMPLE_CPU_NUM_MASK) |
+                              (SEP_MODE_32BIT << SEP_SAMPLE_CODE_MODE_SHIFT));
+    r.tid = tid;
+    r.pid_rec_index = pid;
+    r.bit_fields2 = ((event << SEP_SAMPLE_EVENT_INDEX_SHIFT) & SEP_SAMPLE_EVENT_INDEX_MASK) |
+                    SEP_SAMPLE_TID_IS_RAW | SEP_SAMPLE_PID_RAW | SEP_SAMPLE_MR_INDEX_NONE;
+    r.tsc = g.tsc_start + cpu + g.written[cpu] * g.tsc_step;
+    if (fwrite(&r, sizeof r, 1, g.cpu_files[cpu]) != 1)
+        die("write error in %s", g.dir);
+    g.written[cpu]++;
+}
+
+static void write_random(void)
+{
+    uint64_t x = g.random_seed | 1u, span = (g.random_hi - g.random_lo) / 4u;
+    if (g.random_hi <= g.random_lo + 4u)
+        die("empty range in %s", "--random");
+    for (uint64_t i = 0; i < g.random_n; i++) {
+        x ^= x << 13; /* xorshift64: reproducible without libc's rand */
+        x ^= x >> 7;
+        x ^= x << 17;
+        uint32_t cpu = (uint32_t)(i % g.cpus);
+        uint32_t task = (uint32_t)((g.written[cpu] / 64u) % 8u) + 1u;
+        write_sample(cpu, 1, task, 0, g.random_lo + (x % span) * 4u);
+    }
+}
+
+static void write_modules(void)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/module.bin", g.dir);
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        die("cannot create %s", path);
+    for (size_t i = 0; i < g.num_modules; i++) {
+        char *v[3];
+        if (fields(g.modules[i], v, 3) != 3)
+            die("expected PATH:LOAD:LEN, not %s", g.modules[i]);
+        size_t path_len = strlen(v[0]) + 1;
+        size_t rec_len = (sizeof(struct sep_module_record) + path_len + 7u) & ~(size_t)7u;
+        struct sep_module_record r;
+        memset(&r, 0, sizeof r);
+        r.rec_length = (uint16_t)rec_len;
+        r.segment_bits = SEP_MODE_32BIT;
+        r.selector = 0x08;
+        r.flags = SEP_MODREC_EXE | SEP_MODREC_PID_RAW | SEP_MODREC_GLOBAL_MODULE;
+        r.load_addr64 = number(v[1]);
+        r.length64 = number(v[2]);
+        r.path_length = (uint16_t)path_len;
+        char pad[8] = {0};
+        size_t pad_len = rec_len - sizeof r - path_len;
+        if (fwrite(&r, sizeof r, 1, f) != 1 || fwrite(v[0], path_len, 1, f) != 1 ||
+            (pad_len && fwrite(pad, pad_len, 1, f) != 1))
+            die("write error in %s", path);
+    }
+    if (fclose(f) != 0)
+        die("write error in %s", path);
+}
+
+static void write_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void write_session(void)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/session.json", g.dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        die("cannot create %s", path);
+    uint64_t total = 0;
+    for (uint32_t c = 0; c < g.cpus; c++)
+        total += g.report_per_cpu >= 0 ? (uint64_t)g.report_per_cpu : g.written[c];
+    fprintf(f, "{\n  \"format\": \"acart-session\",\n  \"version\": 1,\n  \"target\": {\n");
+    fprintf(f, "    \"hostname\": ");
+    write_json_string(f, g.hostname);
+    fprintf(
+        f,
+        ",\n    \"address\": \"192.0.2.1:9321\",\n"
+        "    \"os\": {\"sysname\": \"synth-rtos\", \"release\": \"1.0\", \"version\": \"#1\"},\n"
+        "    \"tsc_hz\": %" PRIu64 ",\n    \"num_cpus\": %" PRIu32 ",\n"
+        "    \"cpu_signature\": {\"vendor\": \"GenuineIntel\", \"family\": 6, \"model\": 85, "
+        "\"stepping\": 4},\n    \"topology\": [",
+        g.tsc_hz, g.cpus);
+    for (uint32_t c = 0; c < g.cpus; c++)
+        fprintf(f,
+                "%s\n      {\"cpu\": %" PRIu32 ", \"apic_id\": %" PRIu32 ", \"package\": 0, "
+                "\"core\": %" PRIu32 ", \"thread\": 0}",
+                c ? "," : "", c, c * 2, c);
+    fprintf(f, "\n    ]\n  },\n  \"transfer\": \"delayed\",\n"
+               "  \"started_utc\": \"2025-01-31T12:00:00Z\",\n  \"duration_s\": 2.5,\n"
+               "  \"descriptors\": [{\"id\": 0, \"sample_size\": 48}],\n  \"events\": [");
+    for (size_t e = 0; e < g.num_events; e++) {
+        fprintf(f, "%s\n    {\"index\": %zu, \"name\": ", e ? "," : "", e);
+        write_json_string(f, g.event_names[e]);
+        fprintf(f, ", \"sample_after\": %" PRIu64 "}", g.event_savs[e]);
+    }
+    fprintf(f, "\n  ],\n  \"samples\": {\n    \"total\": %" PRIu64 ",\n    \"per_cpu\": [", total);
+    for (uint32_t c = 0; c < g.cpus; c++)
+        fprintf(f, "%s%" PRIu64, c ? ", " : "",
+                g.report_per_cpu >= 0 ? (uint64_t)g.report_per_cpu : g.written[c]);
+    fprintf(f, "],\n    \"dropped_per_cpu\": [");
+    for (uint32_t c = 0; c < g.cpus; c++)
+        fprintf(f, "%s%" PRIu64, c ? ", " : "", g.dropped);
+    fprintf(f, "]\n  },\n  \"tasks\": [");
+    for (size_t t = 0; t < g.num_tasks; t++) {
+        char *v[3];
+        if (fields(g.tasks[t], v, 3) != 3)
+            die("expected PID:TID:NAME, not %s", g.tasks[t]);
+        fprintf(f, "%s\n    {\"pid\": %" PRIu64 ", \"tid\": %" PRIu64 ", \"name\": ", t ? "," : "",
+                number(v[0]), number(v[1]));
+        write_json_string(f, v[2]);
+        fputc('}', f);
+    }
+    fprintf(f, "\n  ]\n}\n");
+    if (fclose(f) != 0)
+        die("write error in %s", path);
+}
+
+static void parse(int argc, char **argv)
+{
+    if (argc < 2 || argv[1][0] == '-')
+        die("usage: synth_collection OUTDIR [options]%s", "");
+    g.dir = argv[1];
+    for (int i = 2; i < argc; i++) {
+        const char *opt = argv[i];
+        if (i + 1 >= argc)
+            die("missing value for %s", opt);
+        char *val = argv[++i];
+        char *v[6];
+        if (strcmp(opt, "--hostname") == 0) {
+            g.hostname = val;
+        } else if (strcmp(opt, "--cpus") == 0) {
+            g.cpus = (uint32_t)number(val);
+            if (g.cpus == 0 || g.cpus > MAX_CPUS)
+                die("--cpus: 1 to 64, not %s", val);
+        } else if (strcmp(opt, "--tsc-hz") == 0) {
+            g.tsc_hz = number(val);
+        } else if (strcmp(opt, "--tsc-start") == 0) {
+            g.tsc_start = number(val);
+        } else if (strcmp(opt, "--tsc-step") == 0) {
+            g.tsc_step = number(val);
+        } else if (strcmp(opt, "--dropped") == 0) {
+            g.dropped = number(val);
+        } else if (strcmp(opt, "--report-per-cpu") == 0) {
+            g.report_per_cpu = (int64_t)number(val);
+        } else if (strcmp(opt, "--event") == 0 && g.num_events < MAX_ITEMS) {
+            if (fields(val, v, 2) != 2)
+                die("expected NAME:SAV, not %s", val);
+            g.event_names[g.num_events] = v[0];
+            g.event_savs[g.num_events++] = number(v[1]);
+        } else if (strcmp(opt, "--module") == 0 && g.num_modules < MAX_ITEMS) {
+            g.modules[g.num_modules++] = val;
+        } else if (strcmp(opt, "--task") == 0 && g.num_tasks < MAX_ITEMS) {
+            g.tasks[g.num_tasks++] = val;
+        } else if (strcmp(opt, "--run") == 0 && g.num_runs < sizeof g.runs / sizeof g.runs[0]) {
+            size_t n = fields(val, v, 6);
+            if (n < 5)
+                die("expected CPU:PID:TID:ADDR:COUNT[:EVENT], not %s", val);
+            g.runs[g.num_runs++] =
+                (struct run){(uint32_t)number(v[0]), (uint32_t)number(v[1]),
+                             (uint32_t)number(v[2]), n == 6 ? (uint32_t)number(v[5]) : 0,
+                             number(v[3]),           number(v[4])};
+        } else if (strcmp(opt, "--random") == 0) {
+            if (fields(val, v, 4) != 4)
+                die("expected N:LO:HI:SEED, not %s", val);
+            g.random_n = number(v[0]);
+            g.random_lo = number(v[1]);
+            g.random_hi = number(v[2]);
+            g.random_seed = number(v[3]);
+        } else {
+            die("unknown or repeated too often: %s", opt);
+        }
+    }
+    if (g.num_events == 0) {
+        g.event_names[0] = "CPU_CLK_UNHALTED.REF_TSC";
+        g.event_savs[g.num_events++] = 2000000;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    parse(argc, argv);
+    if (mkdir(g.dir, 0777) != 0 && errno != EEXIST)
+        die("cannot create %s", g.dir);
+    for (uint32_t c = 0; c < g.cpus; c++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/cpu%" PRIu32 ".bin", g.dir, c);
+        g.cpu_files[c] = fopen(path, "wb");
+        if (!g.cpu_files[c])
+            die("cannot create %s", path);
+        setvbuf(g.cpu_files[c], NULL, _IOFBF, 1 << 20);
+    }
+    for (size_t i = 0; i < g.num_runs; i++) {
+        const struct run *r = &g.runs[i];
+        if (r->event >= g.num_events)
+            die("event out of range in %s", "--run");
+        for (uint64_t k = 0; k < r->count; k++)
+            write_sample(r->cpu, r->pid, r->tid, r->event, r->addr);
+    }
+    if (g.random_n)
+        write_random();
+    for (uint32_t c = 0; c < g.cpus; c++)
+        if (fclose(g.cpu_files[c]) != 0)
+            die("write error in %s", g.dir);
+    write_modules();
+    write_session();
+    return 0;
+}

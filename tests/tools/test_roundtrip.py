@@ -1,0 +1,121 @@
+"""acart import -> acart tb5 print: the tb5 file verifies, is bound, and holds every sample
+of the collection folder with the same address, CPU, pid, tid, event and TSC, in the same
+counts per CPU, per event and per module as the folder (and as session.json reports).
+Then tb5 dump -> tb5 rewrite gives a file that prints the same records and reports the
+same as the folder."""
+
+import os
+import re
+
+from tooltest import check, main, run
+
+CPUS = 3
+TSC_START, TSC_STEP = 7000, 50
+MODULES = [("/target/image.elf", 0x100000, 0x40000), ("/target/net.bin", 0x200000, 0x1000)]
+EVENTS = [("CPU_CLK_UNHALTED.REF_TSC", 2200000), ("BR_INST_RETIRED.ALL_BRANCHES", 400000)]
+# (cpu, pid, tid, address, count, event)
+RUNS = [(0, 1, 1, 0x100010, 40, 0), (0, 1, 2, 0x13FFF0, 25, 1), (1, 1, 3, 0x200004, 30, 0),
+        (1, 2, 4, 0x100010, 10, 0), (2, 1, 1, 0x300000, 7, 0), (2, 1, 2, 0x100000, 13, 1),
+        (0, 1, 1, 0x200FFF, 5, 0)]
+
+RECORD = re.compile(r"^\s+#(\d+) ip (0x[0-9a-f]+) cs 0x[0-9a-f]+ cpu (\d+) pid (\d+) tid (\d+) "
+                    r"event (\d+) tsc (\d+) -> (.+)$")
+
+
+def module_name(address):
+    for path, load, length in MODULES:
+        if load <= address < load + length:
+            return os.path.basename(path)
+    return "(no module)"
+
+
+def expected_records():
+    """The records in the order import writes them: CPU by CPU, each in its own order."""
+    records, per_cpu = [], {}
+    for cpu in range(CPUS):
+        k = 0
+        for rcpu, pid, tid, address, count, event in RUNS:
+            if rcpu != cpu:
+                continue
+            for _ in range(count):
+                records.append((address, cpu, pid, tid, event, TSC_START + cpu + k * TSC_STEP,
+                                module_name(address)))
+                k += 1
+        per_cpu[cpu] = k
+    return records, per_cpu
+
+
+def printed_records(text, what):
+    m = re.search(r"^\s+data: (\d+) record\(s\) of (\d+) bytes$", text, re.M)
+    check(m, "%s: no data line in tb5 print:\n%s" % (what, text[:3000]))
+    records = []
+    for line in text.splitlines():
+        r = RECORD.match(line)
+        if r:
+            check(int(r.group(1)) == len(records), "%s: record #%s out of order" % (what, r.group(1)))
+            records.append((int(r.group(2), 16), int(r.group(3)), int(r.group(4)), int(r.group(5)),
+                            int(r.group(6)), int(r.group(7)), r.group(8)))
+    check(int(m.group(1)) == len(records), "%s: %s records announced, %d printed"
+          % (what, m.group(1), len(records)))
+    check(m.group(2) == "40", "%s: records of %s bytes, expected 40 (PC record + TSC)" % (what, m.group(2)))
+    return records
+
+
+def tally(records, field):
+    counts = {}
+    for r in records:
+        counts[r[field]] = counts.get(r[field], 0) + 1
+    return counts
+
+
+def test(args):
+    folder = os.path.join(args.workdir, "collection")
+    cmd = [args.synth, folder, "--cpus", CPUS, "--tsc-start", TSC_START, "--tsc-step", TSC_STEP]
+    for name, sav in EVENTS:
+        cmd += ["--event", "%s:%d" % (name, sav)]
+    for path, load, length in MODULES:
+        cmd += ["--module", "%s:%#x:%#x" % (path, load, length)]
+    for cpu, pid, tid, address, count, event in RUNS:
+        cmd += ["--run", "%d:%d:%d:%#x:%d:%d" % (cpu, pid, tid, address, count, event)]
+    run(cmd)
+    want, want_per_cpu = expected_records()
+    for cpu, n in want_per_cpu.items():
+        size = os.path.getsize(os.path.join(folder, "cpu%d.bin" % cpu))
+        check(size == 48 * n, "cpu%d.bin has %d bytes, expected %d records" % (cpu, size, n))
+
+    tb5 = os.path.join(args.workdir, "collection.tb5")
+    out, _ = run([args.acart, "import", folder, "-o", tb5])
+    check("%d samples from %d CPUs" % (len(want), CPUS) in out, "import summary: %s" % out)
+
+    printed, _ = run([args.acart, "tb5", "print", tb5])
+    check(re.search(r"^tb5 file .*: verified$", printed, re.M), "tb5 print does not verify the file")
+    check("bound in the file" in printed, "the imported stream is not bound")
+    got = printed_records(printed, "import")
+    check(len(got) == len(want), "tb5 print shows %d samples, the folder has %d" % (len(got), len(want)))
+    for field, what in ((1, "CPU"), (4, "event"), (6, "module")):
+        check(tally(got, field) == tally(want, field), "samples per %s: %s, expected %s"
+              % (what, tally(got, field), tally(want, field)))
+    for i, (g, w) in enumerate(zip(got, want)):
+        check(g == w, "record #%d: %s, expected %s" % (i, g, w))
+    per_module = dict((name, int(n)) for n, name in
+                      re.findall(r"^\s+(\d+)\s+(?:#\d+ )?(\S.*)$",
+                                 printed.split("samples per module:")[1].split("[")[0], re.M))
+    check(per_module == tally(want, 6), "samples per module: %s, expected %s" % (per_module, tally(want, 6)))
+    for name, sav in EVENTS:
+        check(re.search(r"%s .*sav %d EBS" % (re.escape(name), sav), printed), "event %s not printed" % name)
+
+    # dump -> rewrite: the same records, and the same report as the folder.
+    dump = os.path.join(args.workdir, "collection.dump")
+    again = os.path.join(args.workdir, "rewritten.tb5")
+    run([args.acart, "tb5", "dump", tb5, dump])
+    run([args.acart, "tb5", "rewrite", dump, again])
+    printed, _ = run([args.acart, "tb5", "print", again])
+    check(printed_records(printed, "rewrite") == want, "the rewritten file holds other records")
+    for by in ("cpu", "module", "task"):
+        a, _ = run([args.acart, "report", folder, "--by", by])
+        b, _ = run([args.acart, "report", again, "--by", by])
+        check(a.split("\n", 1)[1] == b.split("\n", 1)[1],
+              "report --by %s differs between the folder and the rewritten tb5:\n%s\n%s" % (by, a, b))
+
+
+main(test)

@@ -1,0 +1,69 @@
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+
+int cli_help(const char *usage)
+{
+    fputs(usage, stdout);
+    return ACART_EXIT_OK;
+}
+
+int cli_usage_error(const char *command, const char *usage, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "acart %s: ", command);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    fputs(usage, stderr);
+    return ACART_EXIT_USAGE;
+}
+
+int cli_parse_uint(const char *s, uint64_t max, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!s[0] || s[0] == '-')
+        return -1;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || *end || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_open_symbols(const struct profile *p, const char *elf_path, struct symbols **out,
+                     struct diag *d)
+{
+    const char *slash = strrchr(elf_path, '/');
+    const char *base = slash ? slash + 1 : elf_path;
+    uint64_t load_address = 0;
+    for (size_t i = 0; i < p->num_modules; i++)
+        if (strcmp(p->modules[i].name, base) == 0)
+            load_address = p->modules[i].load_address;
+    return symbols_open(elf_path, load_address, out, d);
+}
+
+const struct session_event *cli_find_event(const struct session *s, const char *name_or_index)
+{
+    uint64_t index;
+    for (size_t i = 0; i < s->num_events; i++)
+        if (strcmp(s->events[i].name, name_or_index) == 0)
+            return &s->events[i];
+    if (cli_parse_uint(name_or_index, UINT32_MAX, &index) == 0)
+        return session_event(s, (uint32_t)index);
+    return NULL;
+}
+
+void cli_outside_name(const struct profile *p, uint64_t ip, char *buf, size_t size)
+{
+    const struct module_info *m = profile_module_at(p, ip);
+    snprintf(buf, size, "[%s]", m ? m->name : "unknown");
+}

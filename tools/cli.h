@@ -1,0 +1,34 @@
+/* What every subcommand does the same way: help and usage errors, numbers in arguments,
+ * opening the input with a progress display, finding the image's load address. */
+#ifndef ACART_TOOLS_CLI_H
+#define ACART_TOOLS_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "profile.h"
+#include "symbols.h"
+
+/* Prints usage on stdout; returns ACART_EXIT_OK. */
+int cli_help(const char *usage);
+
+/* Prints "acart <command>: <message>" and the usage on stderr; returns ACART_EXIT_USAGE. */
+int cli_usage_error(const char *command, const char *usage, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* A whole decimal number (or 0x hex) in [0, max]; -1 otherwise. */
+int cli_parse_uint(const char *s, uint64_t max, uint64_t *out);
+
+/* Opens the ELF image for a profile: a position-independent image is placed where the
+ * target's module of the same base name was loaded. */
+int cli_open_symbols(const struct profile *p, const char *elf_path, struct symbols **out,
+                     struct diag *d);
+
+/* An event by name or index; NULL if the session has no such event. */
+const struct session_event *cli_find_event(const struct session *s, const char *name_or_index);
+
+/* The name for code outside the image: "[<module name>]" or "[unknown]". */
+void cli_outside_name(const struct profile *p, uint64_t ip, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,100 @@
+/* The input of the analysis commands: a collection folder written by `acart collect`
+ * (session.json, module.bin, cpu<N>.bin) or a tb5 file written by `acart import`. Both
+ * give the same session, modules and samples, so report, flamegraph and export work on
+ * either. */
+#ifndef ACART_TOOLS_PROFILE_H
+#define ACART_TOOLS_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "session.h"
+
+/* Code modes, the numbers the wire and tb5 use (SEP_MODE_* / TBRW_MODE_*). */
+enum code_mode { CODE_MODE_UNKNOWN = 0, CODE_MODE_16 = 1, CODE_MODE_32 = 2, CODE_MODE_64 = 3 };
+
+struct module_info {
+    char *path;
+    const char *name; /* base name, inside path */
+    uint64_t load_address, length;
+    uint64_t tsc;      /* when it was loaded (0: before the collection) */
+    uint32_t pid;      /* owning process (0: global) */
+    uint16_t selector; /* code segment selector */
+    uint8_t mode;      /* enum code_mode */
+    bool exe, global;
+};
+
+/* One sample, decoded. */
+struct sample {
+    uint64_t ip;
+    uint64_t psr; /* ipsr in the 64-bit form, eflags in the 32-bit form */
+    uint64_t csd; /* code segment descriptor (32-bit form only) */
+    uint64_t tsc;
+    uint32_t pid, tid;
+    uint16_t cpu;
+    uint16_t cs;
+    uint8_t event; /* the session event's index */
+    uint8_t mode;  /* enum code_mode */
+    bool ip64;     /* the record used the 64-bit (iip/ipsr) form, not eip/eflags/csd */
+};
+
+/* Receives samples in batches, in file order: for a CPU, in the order the target sent
+ * them. Return 0 to go on, or a positive value of your own to stop the scan with it
+ * (negative values are the scan's own diag codes). */
+typedef int profile_sample_fn(const struct sample *batch, size_t n, void *ctx);
+
+/* Called now and then during a scan with the bytes of input read so far. */
+typedef void profile_progress_fn(uint64_t bytes_done, void *ctx);
+
+enum profile_kind { PROFILE_COLLECTION, PROFILE_TB5 };
+
+struct profile {
+    char *source;
+    enum profile_kind kind;
+    struct session session;
+    struct module_info *modules; /* load records, sorted by load_address */
+    size_t num_modules;
+    uint64_t input_bytes; /* bytes of sample records (raw .bin files, or tb5 stream 0) */
+    /* Sample records per CPU (session.num_cpus entries); for a collection whose records
+     * are not all 48 bytes, known only after a complete scan. */
+    uint64_t *records_per_cpu;
+    bool records_known;
+    bool reported_counts; /* session.samples_per_cpu holds what the target reported */
+    uint64_t num_records;
+    profile_progress_fn *progress;
+    void *progress_ctx;
+    void *tb5; /* TBRW handle for PROFILE_TB5 */
+};
+
+/* Opens a collection folder or a tb5 file. */
+int profile_open(const char *path, struct profile *p, struct diag *d);
+
+/* Feeds every sample to fn. Returns 0, fn's positive stop value, or a (negative) diag
+ * code with d filled in. */
+int profile_scan(struct profile *p, profile_sample_fn *fn, void *ctx, struct diag *d);
+
+void profile_close(struct profile *p);
+
+/* The loaded module containing ip, or NULL. */
+const struct module_info *profile_module_at(const struct profile *p, uint64_t ip);
+
+/* Writes a warning line to stderr for each CPU whose record count differs from what the
+ * target reported in session.json; returns the number of such CPUs. */
+unsigned profile_check_counts(const struct profile *p, const char *command);
+
+/* Shared by the two readers: sorts p->modules and points each name into its path. */
+void profile_finish_modules(struct profile *p);
+
+/* Adds a module (copying path) to p->modules. */
+int profile_add_module(struct profile *p, const struct module_info *m, struct diag *d);
+
+/* Opening a collection folder and a tb5 file (collection.c, tb5_read.c). */
+int collection_open(const char *dir, struct profile *p, struct diag *d);
+int collection_scan(struct profile *p, profile_sample_fn *fn, void *ctx, struct diag *d);
+int tb5_read_open(const char *path, struct profile *p, struct diag *d);
+int tb5_read_scan(struct profile *p, profile_sample_fn *fn, void *ctx, struct diag *d);
+void tb5_read_close(struct profile *p);
+
+#endif

@@ -1,0 +1,328 @@
+/* acart report (DIR|FILE.tb5) [--elf IMAGE] [--by function|line|task|cpu|module] [--top N] */
+#define _GNU_SOURCE /* qsort_r */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "progress.h"
+#include "symbols.h"
+#include "tally.h"
+
+static const char usage[] =
+    "usage: acart report (DIR|FILE.tb5) [--elf IMAGE] [--by KEY] [--top N] [--event EVENT]\n"
+    "\n"
+    "Counts samples of a collection folder or tb5 file by function, source line, task,\n"
+    "CPU or module, per event: samples, percent of the event's samples, and event count\n"
+    "(samples x sample-after value). Code is named through IMAGE (an ELF file with\n"
+    "symbols, ideally with DWARF); code outside it is named by its module, else\n"
+    "[unknown].\n"
+    "\n"
+    "  -e, --elf IMAGE     ELF image of the target's code\n"
+    "  -b, --by KEY        function (default), line, task, cpu or module\n"
+    "  -n, --top N         show the N largest rows per event (default 20, 0 = all)\n"
+    "  -E, --event EVENT   only this event (name or index)\n"
+    "  -h, --help          show this help\n"
+    "\n"
+    "Exit status: 0 done, 2 usage error, 3 bad input (collection, tb5 file or IMAGE).\n";
+
+enum report_key { BY_FUNCTION, BY_LINE, BY_TASK, BY_CPU, BY_MODULE };
+
+static const struct {
+    const char *name, *column;
+} keys[] = {
+    [BY_FUNCTION] = {"function", "Function"},
+    [BY_LINE] = {"line", "Source line"},
+    [BY_TASK] = {"task", "Task"},
+    [BY_CPU] = {"cpu", "CPU"},
+    [BY_MODULE] = {"module", "Module"},
+};
+
+struct row {
+    char *label;
+    uint64_t *counts; /* one per event */
+};
+
+struct report {
+    enum report_key by;
+    struct profile *p;
+    struct symbols *sym;
+    struct tally tally;
+    struct row *rows;
+    size_t num_rows;
+};
+
+#define STOP_NO_MEMORY 1
+
+static uint64_t key_of(const struct report *r, const struct sample *s)
+{
+    switch (r->by) {
+    case BY_TASK:
+        return (uint64_t)s->pid << 32 | s->tid;
+    case BY_CPU:
+        return s->cpu;
+    case BY_MODULE: {
+        const struct module_info *m = profile_module_at(r->p, s->ip);
+        return m ? (uint64_t)(m - r->p->modules) + 1 : 0;
+    }
+    default:
+        return s->ip;
+    }
+}
+
+static int count_samples(const struct sample *batch, size_t n, void *ctx)
+{
+    struct report *r = ctx;
+    for (size_t i = 0; i < n; i++)
+        if (tally_add(&r->tally, key_of(r, &batch[i]), batch[i].event, 1) != 0)
+            return STOP_NO_MEMORY;
+    return 0;
+}
+
+static void code_label(struct report *r, uint64_t ip, char *buf, size_t size)
+{
+    struct code_location loc;
+    if (!r->sym || !symbols_lookup(r->sym, ip, &loc)) {
+        cli_outside_name(r->p, ip, buf, size);
+        return;
+    }
+    const char *function = loc.symbol;
+    if (!function && loc.num_frames)
+        function = loc.frames[0].function;
+    if (r->by == BY_FUNCTION) {
+        snprintf(buf, size, "%s", function ? function : "[no symbol]");
+        return;
+    }
+    if (loc.num_frames == 0 || !loc.frames[loc.num_frames - 1].file) {
+        snprintf(buf, size, "[no line information]  %s", function ? function : "");
+        return;
+    }
+    const struct code_frame *inner = &loc.frames[loc.num_frames - 1];
+    const char *inner_name = inner->function ? inner->function : "?";
+    if (loc.num_frames > 1)
+        snprintf(buf, size, "%s:%d  %s (inlined into %s)", inner->file, inner->line, inner_name,
+                 function ? function : "?");
+    else
+        snprintf(buf, size, "%s:%d  %s", inner->file, inner->line, inner_name);
+}
+
+static void label_of(struct report *r, uint64_t key, char *buf, size_t size)
+{
+    const struct session *s = &r->p->session;
+    switch (r->by) {
+    case BY_TASK: {
+        uint32_t pid = (uint32_t)(key >> 32), tid = (uint32_t)key;
+        const char *name = session_task_name(s, pid, tid);
+        if (name)
+            snprintf(buf, size, "%s (pid %" PRIu32 ", tid %" PRIu32 ")", name, pid, tid);
+        else
+            snprintf(buf, size, "pid %" PRIu32 ", tid %" PRIu32, pid, tid);
+        break;
+    }
+    case BY_CPU:
+        snprintf(buf, size, "cpu %" PRIu64, key);
+        break;
+    case BY_MODULE:
+        snprintf(buf, size, "%s", key ? r->p->modules[key - 1].name : "[unknown]");
+        break;
+    default:
+        code_label(r, key, buf, size);
+        break;
+    }
+}
+
+static int compare_labels(const void *a, const void *b)
+{
+    return strcmp(((const struct row *)a)->label, ((const struct row *)b)->label);
+}
+
+/* Rows from the tally, one per distinct label (several addresses share a function). */
+static int build_rows(struct report *r, struct diag *d)
+{
+    size_t nev = r->tally.num_events;
+    r->rows = calloc(r->tally.used ? r->tally.used : 1, sizeof *r->rows);
+    if (!r->rows)
+        return diag_fail(d, DIAG_NOMEM, "out of memory");
+    for (size_t slot = 0; slot < r->tally.capacity; slot++) {
+        if (!r->tally.occupied[slot])
+            continue;
+        char label[1024];
+        label_of(r, r->tally.keys[slot], label, sizeof label);
+        struct row *row = &r->rows[r->num_rows];
+        row->label = strdup(label);
+        row->counts = malloc(nev * sizeof *row->counts);
+        if (!row->label || !row->counts) {
+            free(row->label);
+            free(row->counts);
+            return diag_fail(d, DIAG_NOMEM, "out of memory");
+        }
+        memcpy(row->counts, tally_counts(&r->tally, slot), nev * sizeof *row->counts);
+        r->num_rows++;
+    }
+    qsort(r->rows, r->num_rows, sizeof *r->rows, compare_labels);
+    size_t out = 0;
+    for (size_t i = 0; i < r->num_rows; i++) {
+        if (out && strcmp(r->rows[out - 1].label, r->rows[i].label) == 0) {
+            for (size_t e = 0; e < nev; e++)
+                r->rows[out - 1].counts[e] += r->rows[i].counts[e];
+            free(r->rows[i].label);
+            free(r->rows[i].counts);
+        } else {
+            r->rows[out++] = r->rows[i];
+        }
+    }
+    r->num_rows = out;
+    return 0;
+}
+
+static int compare_counts(const void *a, const void *b, void *ctx)
+{
+    const struct row *x = a, *y = b;
+    size_t e = *(const size_t *)ctx;
+    uint64_t cx = x->counts[e], cy = y->counts[e];
+    if (cx != cy)
+        return cx > cy ? -1 : 1;
+    return strcmp(x->label, y->label);
+}
+
+static void print_event(struct report *r, const struct session_event *ev, uint64_t top)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < r->num_rows; i++)
+        total += r->rows[i].counts[ev->index];
+    printf("\nEvent %s (index %" PRIu32 "), sample after %" PRIu64 ": %" PRIu64 " samples\n",
+           ev->name, ev->index, ev->sample_after, total);
+    if (!total)
+        return;
+    size_t e = ev->index;
+    qsort_r(r->rows, r->num_rows, sizeof *r->rows, compare_counts, &e);
+    printf("%10s %8s %20s  %s\n", "Samples", "%", "Event count", keys[r->by].column);
+    uint64_t shown = 0;
+    size_t i;
+    for (i = 0; i < r->num_rows && (top == 0 || i < top); i++) {
+        uint64_t n = r->rows[i].counts[ev->index];
+        if (!n)
+            break;
+        printf("%10" PRIu64 " %7.2f%% %20" PRIu64 "  %s\n", n, 100.0 * (double)n / (double)total,
+               n * ev->sample_after, r->rows[i].label);
+        shown += n;
+    }
+    size_t more = 0;
+    for (size_t j = i; j < r->num_rows; j++)
+        more += r->rows[j].counts[ev->index] != 0;
+    if (more)
+        printf("%10" PRIu64 " %7.2f%% %20" PRIu64 "  (%zu more %s)\n", total - shown,
+               100.0 * (double)(total - shown) / (double)total, (total - shown) * ev->sample_after,
+               more, more == 1 ? "row" : "rows");
+    printf("%10" PRIu64 " %7.2f%% %20" PRIu64 "  Total\n", total, 100.0, total * ev->sample_after);
+}
+
+static void print_header(const struct report *r, const char *elf)
+{
+    const struct session *s = &r->p->session;
+    uint64_t dropped = 0;
+    for (uint32_t c = 0; c < s->num_cpus; c++)
+        dropped += s->dropped_per_cpu[c];
+    printf("Source: %s (%s)\n", r->p->source,
+           r->p->kind == PROFILE_COLLECTION ? "collection folder" : "tb5 file");
+    printf("Target: %s, %" PRIu32 " CPUs, TSC %.3f MHz, %.3f s, %s transfer\n", s->hostname,
+           s->num_cpus, (double)s->tsc_hz / 1e6, s->duration_s,
+           s->transfer == SESSION_TRANSFER_IMMEDIATE ? "immediate" : "delayed");
+    printf("Samples: %" PRIu64 " read, %" PRIu64 " dropped by the target\n", r->p->num_records,
+           dropped);
+    if (r->by == BY_FUNCTION || r->by == BY_LINE)
+        printf("Image: %s\n", elf ? elf : "none (code is named by module)");
+}
+
+static int run(struct report *r, const char *source, const char *elf, const char *event_name,
+               uint64_t top, struct diag *d)
+{
+    int rc = profile_open(source, r->p, d);
+    if (rc)
+        return rc;
+    const struct session_event *only = NULL;
+    if (event_name && !(only = cli_find_event(&r->p->session, event_name)))
+        return diag_fail(d, DIAG_USAGE, "%s: no event %s", source, event_name);
+    if (elf && (r->by == BY_FUNCTION || r->by == BY_LINE) &&
+        (rc = cli_open_symbols(r->p, elf, &r->sym, d)))
+        return rc;
+    if (tally_init(&r->tally, r->p->session.num_events) != 0)
+        return diag_fail(d, DIAG_NOMEM, "out of memory");
+    struct progress pr;
+    progress_attach(&pr, r->p, "report");
+    rc = profile_scan(r->p, count_samples, r, d);
+    progress_done(&pr);
+    if (rc == STOP_NO_MEMORY)
+        return diag_fail(d, DIAG_NOMEM, "out of memory");
+    if (rc || (rc = build_rows(r, d)))
+        return rc;
+    profile_check_counts(r->p, "report");
+    print_header(r, elf);
+    for (size_t e = 0; e < r->p->session.num_events; e++)
+        if (!only || only == &r->p->session.events[e])
+            print_event(r, &r->p->session.events[e], top);
+    return fflush(stdout) == 0 ? 0 : diag_fail(d, DIAG_OUTPUT, "standard output: write error");
+}
+
+int cmd_report(int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"elf", required_argument, NULL, 'e'}, {"by", required_argument, NULL, 'b'},
+        {"top", required_argument, NULL, 'n'}, {"event", required_argument, NULL, 'E'},
+        {"help", no_argument, NULL, 'h'},      {NULL, 0, NULL, 0},
+    };
+    const char *elf = NULL, *event = NULL;
+    uint64_t top = 20;
+    enum report_key by = BY_FUNCTION;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "e:b:n:E:h", options, NULL)) != -1) {
+        switch (c) {
+        case 'e':
+            elf = optarg;
+            break;
+        case 'b': {
+            size_t k;
+            for (k = 0; k < sizeof keys / sizeof keys[0]; k++)
+                if (strcmp(optarg, keys[k].name) == 0)
+                    break;
+            if (k == sizeof keys / sizeof keys[0])
+                return cli_usage_error("report", usage, "--by: unknown key %s", optarg);
+            by = (enum report_key)k;
+            break;
+        }
+        case 'n':
+            if (cli_parse_uint(optarg, UINT32_MAX, &top) != 0)
+                return cli_usage_error("report", usage, "--top: expected a number, not %s", optarg);
+            break;
+        case 'E':
+            event = optarg;
+            break;
+        case 'h':
+            return cli_help(usage);
+        default:
+            return cli_usage_error("report", usage, "unknown option or missing argument: %s",
+                                   argv[optind - 1]);
+        }
+    }
+    if (optind + 1 != argc)
+        return cli_usage_error("report", usage, "expected one collection folder or tb5 file");
+
+    struct profile p;
+    struct report r = {.by = by, .p = &p};
+    struct diag d = {0};
+    memset(&p, 0, sizeof p);
+    int rc = run(&r, argv[optind], elf, event, top, &d);
+    for (size_t i = 0; i < r.num_rows; i++) {
+        free(r.rows[i].label);
+        free(r.rows[i].counts);
+    }
+    free(r.rows);
+    tally_free(&r.tally);
+    symbols_close(r.sym);
+    profile_close(&p);
+    return rc ? diag_report("report", &d) : ACART_EXIT_OK;
+}

@@ -1,0 +1,640 @@
+#define _GNU_SOURCE /* strptime, timegm */
+#include "session.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "file_util.h"
+
+/* JSON numbers are doubles: integers above 2^53 would silently lose bits. */
+#define JSON_MAX_EXACT_INTEGER 9007199254740992.0
+
+struct reader {
+    const char *name; /* file name for messages */
+    struct diag *d;
+};
+
+static int bad(struct reader *r, const char *field, const char *what)
+{
+    return diag_fail(r->d, DIAG_INPUT, "%s: %s: %s", r->name, field, what);
+}
+
+static const cJSON *member(const cJSON *obj, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(obj, key);
+}
+
+static int get_uint(struct reader *r, const cJSON *obj, const char *key, const char *field,
+                    uint64_t max, bool required, uint64_t *out)
+{
+    const cJSON *v = member(obj, key);
+    if (!v) {
+        if (required)
+            return bad(r, field, "missing");
+        return 0;
+    }
+    double x = cJSON_IsNumber(v) ? v->valuedouble : -1.0;
+    if (!cJSON_IsNumber(v) || x < 0 || x != floor(x) || x > JSON_MAX_EXACT_INTEGER ||
+        (uint64_t)x > max)
+        return bad(r, field, "expected a non-negative integer in range");
+    *out = (uint64_t)x;
+    return 0;
+}
+
+static int get_u32(struct reader *r, const cJSON *obj, const char *key, const char *field,
+                   bool required, uint32_t *out)
+{
+    uint64_t v = *out;
+    int rc = get_uint(r, obj, key, field, UINT32_MAX, required, &v);
+    *out = (uint32_t)v;
+    return rc;
+}
+
+static int get_string(struct reader *r, const cJSON *obj, const char *key, const char *field,
+                      bool required, char **out)
+{
+    const cJSON *v = member(obj, key);
+    if (!v) {
+        if (required)
+            return bad(r, field, "missing");
+        return 0;
+    }
+    if (!cJSON_IsString(v))
+        return bad(r, field, "expected a string");
+    *out = strdup(v->valuestring);
+    if (!*out)
+        return diag_fail(r->d, DIAG_NOMEM, "%s: out of memory", r->name);
+    return 0;
+}
+
+/* Addresses are strings ("0x1000" or decimal): they may exceed what a JSON double holds. */
+static int get_address(struct reader *r, const cJSON *obj, const char *key, const char *field,
+                       uint64_t *out)
+{
+    const cJSON *v = member(obj, key);
+    if (!v)
+        return bad(r, field, "missing");
+    if (!cJSON_IsString(v) || !v->valuestring[0])
+        return bad(r, field, "expected an address string such as \"0x100000\"");
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v->valuestring, &end, 0);
+    if (errno || *end || v->valuestring[0] == '-')
+        return bad(r, field, "expected an address string such as \"0x100000\"");
+    *out = x;
+    return 0;
+}
+
+static int get_array(struct reader *r, const cJSON *obj, const char *key, const char *field,
+                     bool required, const cJSON **out)
+{
+    const cJSON *v = member(obj, key);
+    *out = NULL;
+    if (!v) {
+        if (required)
+            return bad(r, field, "missing");
+        return 0;
+    }
+    if (!cJSON_IsArray(v))
+        return bad(r, field, "expected an array");
+    *out = v;
+    return 0;
+}
+
+static int get_object(struct reader *r, const cJSON *obj, const char *key, const char *field,
+                      bool required, const cJSON **out)
+{
+    const cJSON *v = member(obj, key);
+    *out = NULL;
+    if (!v) {
+        if (required)
+            return bad(r, field, "missing");
+        return 0;
+    }
+    if (!cJSON_IsObject(v))
+        return bad(r, field, "expected an object");
+    *out = v;
+    return 0;
+}
+
+static void *alloc_array(struct reader *r, size_t n, size_t size, int *rc)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p)
+        *rc = diag_fail(r->d, DIAG_NOMEM, "%s: out of memory", r->name);
+    return p;
+}
+
+static int read_target(struct reader *r, const cJSON *root, struct session *s)
+{
+    const cJSON *t, *os, *sig, *topo;
+    int rc;
+    if ((rc = get_object(r, root, "target", "target", true, &t)) ||
+        (rc = get_string(r, t, "hostname", "target.hostname", true, &s->hostname)) ||
+        (rc = get_string(r, t, "address", "target.address", false, &s->address)) ||
+        (rc = get_uint(r, t, "tsc_hz", "target.tsc_hz", UINT64_MAX, true, &s->tsc_hz)) ||
+        (rc = get_u32(r, t, "num_cpus", "target.num_cpus", true, &s->num_cpus)) ||
+        (rc = get_object(r, t, "os", "target.os", false, &os)) ||
+        (rc = get_object(r, t, "cpu_signature", "target.cpu_signature", true, &sig)) ||
+        (rc = get_array(r, t, "topology", "target.topology", false, &topo)))
+        return rc;
+    if (!s->hostname[0] || strpbrk(s->hostname, "/\\"))
+        return bad(r, "target.hostname", "expected a non-empty name without slashes");
+    if (s->tsc_hz == 0)
+        return bad(r, "target.tsc_hz", "must be positive");
+    if (s->num_cpus == 0 || s->num_cpus > SESSION_MAX_CPUS)
+        return bad(r, "target.num_cpus", "must be 1 to 4096");
+    if (os && ((rc = get_string(r, os, "sysname", "target.os.sysname", false, &s->os_sysname)) ||
+               (rc = get_string(r, os, "release", "target.os.release", false, &s->os_release)) ||
+               (rc = get_string(r, os, "version", "target.os.version", false, &s->os_version))))
+        return rc;
+    if ((rc = get_string(r, sig, "vendor", "target.cpu_signature.vendor", false, &s->cpu_vendor)) ||
+        (rc = get_u32(r, sig, "family", "target.cpu_signature.family", true, &s->cpu_family)) ||
+        (rc = get_u32(r, sig, "model", "target.cpu_signature.model", true, &s->cpu_model)) ||
+        (rc = get_u32(r, sig, "stepping", "target.cpu_signature.stepping", true, &s->cpu_stepping)))
+        return rc;
+    if (!topo)
+        return 0;
+    s->num_topology = (size_t)cJSON_GetArraySize(topo);
+    s->topology = alloc_array(r, s->num_topology, sizeof *s->topology, &rc);
+    if (!s->topology)
+        return rc;
+    size_t i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, topo)
+    {
+        struct session_cpu *c = &s->topology[i++];
+        if (!cJSON_IsObject(e))
+            return bad(r, "target.topology[]", "expected objects");
+        if ((rc = get_u32(r, e, "cpu", "target.topology[].cpu", true, &c->cpu)) ||
+            (rc = get_u32(r, e, "apic_id", "target.topology[].apic_id", false, &c->apic_id)) ||
+            (rc = get_u32(r, e, "package", "target.topology[].package", false, &c->package)) ||
+            (rc = get_u32(r, e, "core", "target.topology[].core", false, &c->core)) ||
+            (rc = get_u32(r, e, "thread", "target.topology[].thread", false, &c->thread)))
+            return rc;
+        if (c->cpu >= s->num_cpus)
+            return bad(r, "target.topology[].cpu", "not below target.num_cpus");
+    }
+    return 0;
+}
+
+static int compare_event_index(const void *a, const void *b)
+{
+    const struct session_event *x = a, *y = b;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+static int read_events(struct reader *r, const cJSON *root, struct session *s)
+{
+    const cJSON *arr, *e;
+    int rc;
+    if ((rc = get_array(r, root, "events", "events", true, &arr)))
+        return rc;
+    s->num_events = (size_t)cJSON_GetArraySize(arr);
+    if (s->num_events == 0 || s->num_events > SESSION_MAX_EVENTS)
+        return bad(r, "events", "expected 1 to 256 events");
+    s->events = alloc_array(r, s->num_events, sizeof *s->events, &rc);
+    if (!s->events)
+        return rc;
+    size_t i = 0;
+    cJSON_ArrayForEach(e, arr)
+    {
+        struct session_event *ev = &s->events[i++];
+        if (!cJSON_IsObject(e))
+            return bad(r, "events[]", "expected objects");
+        if ((rc = get_u32(r, e, "index", "events[].index", true, &ev->index)) ||
+            (rc = get_string(r, e, "name", "events[].name", true, &ev->name)) ||
+            (rc = get_uint(r, e, "sample_after", "events[].sample_after", UINT64_MAX, true,
+                           &ev->sample_after)))
+            return rc;
+        if (ev->index >= SESSION_MAX_EVENTS)
+            return bad(r, "events[].index", "must be below 256");
+        if (!ev->name[0])
+            return bad(r, "events[].name", "must not be empty");
+    }
+    qsort(s->events, s->num_events, sizeof *s->events, compare_event_index);
+    /* Samples name their event by its position in the list the host configured. */
+    for (i = 0; i < s->num_events; i++)
+        if (s->events[i].index != i)
+            return bad(r, "events[].index", "expected 0, 1, ... once each");
+    return 0;
+}
+
+static int read_descriptors(struct reader *r, const cJSON *root, struct session *s)
+{
+    const cJSON *arr, *e;
+    int rc;
+    if ((rc = get_array(r, root, "descriptors", "descriptors", false, &arr)) || !arr)
+        return rc;
+    s->num_descriptors = (size_t)cJSON_GetArraySize(arr);
+    s->descriptors = alloc_array(r, s->num_descriptors, sizeof *s->descriptors, &rc);
+    if (!s->descriptors)
+        return rc;
+    size_t i = 0;
+    cJSON_ArrayForEach(e, arr)
+    {
+        struct session_descriptor *desc = &s->descriptors[i++];
+        if (!cJSON_IsObject(e))
+            return bad(r, "descriptors[]", "expected objects");
+        if ((rc = get_u32(r, e, "id", "descriptors[].id", true, &desc->id)) ||
+            (rc = get_u32(r, e, "sample_size", "descriptors[].sample_size", true,
+                          &desc->sample_size)))
+            return rc;
+        if (desc->sample_size < SESSION_SAMPLE_RECORD_MIN || desc->sample_size > 65536)
+            return bad(r, "descriptors[].sample_size", "must be 48 to 65536");
+        for (size_t j = 0; j + 1 < i; j++)
+            if (s->descriptors[j].id == desc->id)
+                return bad(r, "descriptors[].id", "appears twice");
+    }
+    return 0;
+}
+
+static int read_counts(struct reader *r, const cJSON *obj, const char *key, const char *field,
+                       uint32_t n, uint64_t **out)
+{
+    const cJSON *arr, *e;
+    int rc;
+    if ((rc = get_array(r, obj, key, field, true, &arr)))
+        return rc;
+    if ((uint32_t)cJSON_GetArraySize(arr) != n)
+        return bad(r, field, "expected one entry per CPU (target.num_cpus)");
+    *out = alloc_array(r, n, sizeof **out, &rc);
+    if (!*out)
+        return rc;
+    size_t i = 0;
+    cJSON_ArrayForEach(e, arr)
+    {
+        double x = cJSON_IsNumber(e) ? e->valuedouble : -1.0;
+        if (x < 0 || x != floor(x) || x > JSON_MAX_EXACT_INTEGER)
+            return bad(r, field, "expected non-negative integers");
+        (*out)[i++] = (uint64_t)x;
+    }
+    return 0;
+}
+
+static int read_samples(struct reader *r, const cJSON *root, struct session *s)
+{
+    const cJSON *obj;
+    int rc;
+    if ((rc = get_object(r, root, "samples", "samples", true, &obj)) ||
+        (rc = get_uint(r, obj, "total", "samples.total", UINT64_MAX, true, &s->samples_total)) ||
+        (rc =
+             read_counts(r, obj, "per_cpu", "samples.per_cpu", s->num_cpus, &s->samples_per_cpu)) ||
+        (rc = read_counts(r, obj, "dropped_per_cpu", "samples.dropped_per_cpu", s->num_cpus,
+                          &s->dropped_per_cpu)))
+        return rc;
+    return 0;
+}
+
+static int read_tasks(struct reader *r, const cJSON *root, struct session *s)
+{
+    const cJSON *arr, *e;
+    int rc;
+    if ((rc = get_array(r, root, "tasks", "tasks", false, &arr)) || !arr)
+        return rc;
+    s->num_tasks = (size_t)cJSON_GetArraySize(arr);
+    s->tasks = alloc_array(r, s->num_tasks, sizeof *s->tasks, &rc);
+    if (!s->tasks)
+        return rc;
+    size_t i = 0;
+    cJSON_ArrayForEach(e, arr)
+    {
+        struct session_task *t = &s->tasks[i++];
+        if (!cJSON_IsObject(e))
+            return bad(r, "tasks[]", "expected objects");
+        if ((rc = get_u32(r, e, "pid", "tasks[].pid", true, &t->pid)) ||
+            (rc = get_u32(r, e, "tid", "tasks[].tid", true, &t->tid)) ||
+            (rc = get_string(r, e, "name", "tasks[].name", true, &t->name)))
+            return rc;
+    }
+    return 0;
+}
+
+static int read_modules(struct reader *r, const cJSON *root, struct session *s)
+{
+    const cJSON *arr, *e;
+    int rc;
+    if ((rc = get_array(r, root, "modules", "modules", false, &arr)) || !arr)
+        return rc;
+    s->num_modules = (size_t)cJSON_GetArraySize(arr);
+    s->modules = alloc_array(r, s->num_modules, sizeof *s->modules, &rc);
+    if (!s->modules)
+        return rc;
+    size_t i = 0;
+    cJSON_ArrayForEach(e, arr)
+    {
+        struct session_module *m = &s->modules[i++];
+        if (!cJSON_IsObject(e))
+            return bad(r, "modules[]", "expected objects");
+        if ((rc = get_string(r, e, "path", "modules[].path", true, &m->path)) ||
+            (rc = get_address(r, e, "load_address", "modules[].load_address", &m->load_address)) ||
+            (rc = get_address(r, e, "length", "modules[].length", &m->length)))
+            return rc;
+    }
+    return 0;
+}
+
+static int parse_utc(const char *text, time_t *out)
+{
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    const char *end = strptime(text, "%Y-%m-%dT%H:%M:%S", &tm);
+    if (!end)
+        return -1;
+    if (*end == '.') /* fractions of a second are allowed and ignored */
+        for (end++; *end >= '0' && *end <= '9';)
+            end++;
+    if (strcmp(end, "Z") != 0)
+        return -1;
+    *out = timegm(&tm);
+    return 0;
+}
+
+static int check_started_utc(struct reader *r, const struct session *s)
+{
+    time_t t;
+    if (s->started_utc && parse_utc(s->started_utc, &t) != 0)
+        return bad(r, "started_utc", "expected UTC time as \"YYYY-MM-DDThh:mm:ssZ\"");
+    return 0;
+}
+
+static int read_root(struct reader *r, const cJSON *root, struct session *s)
+{
+    const cJSON *v;
+    int rc;
+    if (!cJSON_IsObject(root))
+        return diag_fail(r->d, DIAG_INPUT, "%s: expected a JSON object", r->name);
+    v = member(root, "format");
+    if (!cJSON_IsString(v) || strcmp(v->valuestring, SESSION_FORMAT) != 0)
+        return bad(r, "format", "expected \"" SESSION_FORMAT "\"");
+    uint32_t version = 0;
+    if ((rc = get_u32(r, root, "version", "version", true, &version)))
+        return rc;
+    if (version != SESSION_VERSION)
+        return diag_fail(r->d, DIAG_INPUT, "%s: version %" PRIu32 " is not supported (only %d)",
+                         r->name, version, SESSION_VERSION);
+    if ((rc = read_target(r, root, s)))
+        return rc;
+    v = member(root, "transfer");
+    if (cJSON_IsString(v) && strcmp(v->valuestring, "delayed") == 0)
+        s->transfer = SESSION_TRANSFER_DELAYED;
+    else if (cJSON_IsString(v) && strcmp(v->valuestring, "immediate") == 0)
+        s->transfer = SESSION_TRANSFER_IMMEDIATE;
+    else
+        return bad(r, "transfer", "expected \"delayed\" or \"immediate\"");
+    v = member(root, "duration_s");
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0))
+        return bad(r, "duration_s", "expected a non-negative number of seconds");
+    s->duration_s = v->valuedouble;
+    if ((rc = get_string(r, root, "started_utc", "started_utc", false, &s->started_utc)) ||
+        (rc = check_started_utc(r, s)) || (rc = read_descriptors(r, root, s)) ||
+        (rc = read_events(r, root, s)) || (rc = read_samples(r, root, s)) ||
+        (rc = read_tasks(r, root, s)) || (rc = read_modules(r, root, s)))
+        return rc;
+    return 0;
+}
+
+int session_parse(const char *text, const char *name, struct session *s, struct diag *d)
+{
+    struct reader r = {name, d};
+    memset(s, 0, sizeof *s);
+    cJSON *root = cJSON_Parse(text);
+    if (!root) {
+        const char *at = cJSON_GetErrorPtr();
+        return diag_fail(d, DIAG_INPUT, "%s: not valid JSON (near byte %td)", name,
+                         at ? at - text : (ptrdiff_t)0);
+    }
+    int rc = read_root(&r, root, s);
+    cJSON_Delete(root);
+    if (rc)
+        session_free(s);
+    return rc;
+}
+
+int session_read(const char *path, struct session *s, struct diag *d)
+{
+    char *text;
+    size_t len;
+    memset(s, 0, sizeof *s);
+    int rc = file_read_all(path, &text, &len, d);
+    if (rc)
+        return rc;
+    if (strlen(text) != len) {
+        free(text);
+        return diag_fail(d, DIAG_INPUT, "%s: contains a NUL byte", path);
+    }
+    rc = session_parse(text, path, s, d);
+    free(text);
+    return rc;
+}
+
+/* Builders return false when cJSON ran out of memory. */
+static bool add_string(cJSON *obj, const char *key, const char *value)
+{
+    return !value || cJSON_AddStringToObject(obj, key, value);
+}
+
+static bool add_number(cJSON *obj, const char *key, double value)
+{
+    return cJSON_AddNumberToObject(obj, key, value) != NULL;
+}
+
+static bool add_address(cJSON *obj, const char *key, uint64_t value)
+{
+    char buf[24];
+    snprintf(buf, sizeof buf, "0x%" PRIx64, value);
+    return cJSON_AddStringToObject(obj, key, buf) != NULL;
+}
+
+static bool add_counts(cJSON *obj, const char *key, const uint64_t *v, uint32_t n)
+{
+    cJSON *arr = cJSON_AddArrayToObject(obj, key);
+    if (!arr)
+        return false;
+    for (uint32_t i = 0; i < n; i++) {
+        cJSON *x = cJSON_CreateNumber(v ? (double)v[i] : 0.0);
+        if (!x || !cJSON_AddItemToArray(arr, x))
+            return false;
+    }
+    return true;
+}
+
+static bool build_target(cJSON *root, const struct session *s)
+{
+    cJSON *t = cJSON_AddObjectToObject(root, "target");
+    if (!t || !add_string(t, "hostname", s->hostname) || !add_string(t, "address", s->address))
+        return false;
+    if (s->os_sysname || s->os_release || s->os_version) {
+        cJSON *os = cJSON_AddObjectToObject(t, "os");
+        if (!os || !add_string(os, "sysname", s->os_sysname) ||
+            !add_string(os, "release", s->os_release) || !add_string(os, "version", s->os_version))
+            return false;
+    }
+    if (!add_number(t, "tsc_hz", (double)s->tsc_hz) || !add_number(t, "num_cpus", s->num_cpus))
+        return false;
+    cJSON *sig = cJSON_AddObjectToObject(t, "cpu_signature");
+    if (!sig || !add_string(sig, "vendor", s->cpu_vendor) ||
+        !add_number(sig, "family", s->cpu_family) || !add_number(sig, "model", s->cpu_model) ||
+        !add_number(sig, "stepping", s->cpu_stepping))
+        return false;
+    if (!s->topology)
+        return true;
+    cJSON *topo = cJSON_AddArrayToObject(t, "topology");
+    if (!topo)
+        return false;
+    for (size_t i = 0; i < s->num_topology; i++) {
+        const struct session_cpu *c = &s->topology[i];
+        cJSON *e = cJSON_CreateObject();
+        if (!e || !cJSON_AddItemToArray(topo, e) || !add_number(e, "cpu", c->cpu) ||
+            !add_number(e, "apic_id", c->apic_id) || !add_number(e, "package", c->package) ||
+            !add_number(e, "core", c->core) || !add_number(e, "thread", c->thread))
+            return false;
+    }
+    return true;
+}
+
+static bool build_lists(cJSON *root, const struct session *s)
+{
+    if (s->descriptors) {
+        cJSON *descs = cJSON_AddArrayToObject(root, "descriptors");
+        if (!descs)
+            return false;
+        for (size_t i = 0; i < s->num_descriptors; i++) {
+            cJSON *e = cJSON_CreateObject();
+            if (!e || !cJSON_AddItemToArray(descs, e) ||
+                !add_number(e, "id", s->descriptors[i].id) ||
+                !add_number(e, "sample_size", s->descriptors[i].sample_size))
+                return false;
+        }
+    }
+    cJSON *events = cJSON_AddArrayToObject(root, "events");
+    if (!events)
+        return false;
+    for (size_t i = 0; i < s->num_events; i++) {
+        cJSON *e = cJSON_CreateObject();
+        if (!e || !cJSON_AddItemToArray(events, e) || !add_number(e, "index", s->events[i].index) ||
+            !add_string(e, "name", s->events[i].name) ||
+            !add_number(e, "sample_after", (double)s->events[i].sample_after))
+            return false;
+    }
+    cJSON *samples = cJSON_AddObjectToObject(root, "samples");
+    if (!samples || !add_number(samples, "total", (double)s->samples_total) ||
+        !add_counts(samples, "per_cpu", s->samples_per_cpu, s->num_cpus) ||
+        !add_counts(samples, "dropped_per_cpu", s->dropped_per_cpu, s->num_cpus))
+        return false;
+    if (s->tasks) {
+        cJSON *tasks = cJSON_AddArrayToObject(root, "tasks");
+        if (!tasks)
+            return false;
+        for (size_t i = 0; i < s->num_tasks; i++) {
+            cJSON *e = cJSON_CreateObject();
+            if (!e || !cJSON_AddItemToArray(tasks, e) || !add_number(e, "pid", s->tasks[i].pid) ||
+                !add_number(e, "tid", s->tasks[i].tid) || !add_string(e, "name", s->tasks[i].name))
+                return false;
+        }
+    }
+    if (s->modules) {
+        cJSON *modules = cJSON_AddArrayToObject(root, "modules");
+        if (!modules)
+            return false;
+        for (size_t i = 0; i < s->num_modules; i++) {
+            cJSON *e = cJSON_CreateObject();
+            if (!e || !cJSON_AddItemToArray(modules, e) ||
+                !add_string(e, "path", s->modules[i].path) ||
+                !add_address(e, "load_address", s->modules[i].load_address) ||
+                !add_address(e, "length", s->modules[i].length))
+                return false;
+        }
+    }
+    return true;
+}
+
+char *session_format(const struct session *s)
+{
+    cJSON *root = cJSON_CreateObject();
+    char *text = NULL;
+    if (root && add_string(root, "format", SESSION_FORMAT) &&
+        add_number(root, "version", SESSION_VERSION) && build_target(root, s) &&
+        add_string(root, "transfer",
+                   s->transfer == SESSION_TRANSFER_IMMEDIATE ? "immediate" : "delayed") &&
+        add_string(root, "started_utc", s->started_utc) &&
+        add_number(root, "duration_s", s->duration_s) && build_lists(root, s))
+        text = cJSON_Print(root);
+    cJSON_Delete(root);
+    return text;
+}
+
+int session_write(const struct session *s, const char *path, struct diag *d)
+{
+    char *text = session_format(s);
+    if (!text)
+        return diag_fail(d, DIAG_NOMEM, "%s: out of memory formatting the session", path);
+    size_t len = strlen(text);
+    text[len] = '\n'; /* the file ends with a newline; text is no string from here on */
+    int rc = file_write_all(path, text, len + 1, d);
+    free(text);
+    return rc;
+}
+
+void session_free(struct session *s)
+{
+    free(s->hostname);
+    free(s->address);
+    free(s->os_sysname);
+    free(s->os_release);
+    free(s->os_version);
+    free(s->cpu_vendor);
+    free(s->topology);
+    free(s->started_utc);
+    free(s->descriptors);
+    for (size_t i = 0; i < s->num_events; i++)
+        free(s->events[i].name);
+    free(s->events);
+    free(s->samples_per_cpu);
+    free(s->dropped_per_cpu);
+    for (size_t i = 0; i < s->num_tasks; i++)
+        free(s->tasks[i].name);
+    free(s->tasks);
+    for (size_t i = 0; i < s->num_modules; i++)
+        free(s->modules[i].path);
+    free(s->modules);
+    memset(s, 0, sizeof *s);
+}
+
+const struct session_event *session_event(const struct session *s, uint32_t index)
+{
+    for (size_t i = 0; i < s->num_events; i++)
+        if (s->events[i].index == index)
+            return &s->events[i];
+    return NULL;
+}
+
+int session_start_time(const struct session *s, time_t *t)
+{
+    return s->started_utc ? parse_utc(s->started_utc, t) : -1;
+}
+
+uint32_t session_record_size(const struct session *s, uint32_t descriptor_id)
+{
+    if (!s->descriptors)
+        return SESSION_SAMPLE_RECORD_MIN;
+    for (size_t i = 0; i < s->num_descriptors; i++)
+        if (s->descriptors[i].id == descriptor_id)
+            return s->descriptors[i].sample_size;
+    return 0;
+}
+
+const char *session_task_name(const struct session *s, uint32_t pid, uint32_t tid)
+{
+    for (size_t i = 0; i < s->num_tasks; i++)
+        if (s->tasks[i].tid == tid && s->tasks[i].pid == pid)
+            return s->tasks[i].name;
+    return NULL;
+}

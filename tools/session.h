@@ -1,0 +1,108 @@
+/* session.json: what `acart collect` knows about a collection besides the raw records
+ * (target, TSC rate, events, sample counts, tasks). The schema is specified in
+ * docs/cli.md; session_read and session_write are its only implementation. */
+#ifndef ACART_TOOLS_SESSION_H
+#define ACART_TOOLS_SESSION_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "diag.h"
+
+#define SESSION_FORMAT  "acart-session"
+#define SESSION_VERSION 1
+/* A sample names its event in an 8-bit field. */
+#define SESSION_MAX_EVENTS 256
+/* The fixed part of a sample record on the wire (struct sep_sample_pc). */
+#define SESSION_SAMPLE_RECORD_MIN 48
+/* A sample names its CPU in a 12-bit field. */
+#define SESSION_MAX_CPUS 4096
+
+enum session_transfer { SESSION_TRANSFER_DELAYED, SESSION_TRANSFER_IMMEDIATE };
+
+struct session_event {
+    uint32_t index;        /* the eventIndex that samples carry */
+    char *name;            /* e.g. "CPU_CLK_UNHALTED.REF_TSC" */
+    uint64_t sample_after; /* events per sample */
+};
+
+struct session_task {
+    uint32_t pid, tid;
+    char *name;
+};
+
+struct session_cpu {
+    uint32_t cpu, apic_id, package, core, thread;
+};
+
+/* Sample records on a CPU channel are 48 bytes plus what their event descriptor appends. */
+struct session_descriptor {
+    uint32_t id;          /* the descriptor_id that records carry */
+    uint32_t sample_size; /* bytes of one record, at least 48 */
+};
+
+struct session_module {
+    char *path;
+    uint64_t load_address, length;
+};
+
+struct session {
+    /* target */
+    char *hostname;
+    char *address;                              /* optional, NULL if absent */
+    char *os_sysname, *os_release, *os_version; /* optional */
+    uint64_t tsc_hz;
+    uint32_t num_cpus;
+    char *cpu_vendor; /* optional */
+    uint32_t cpu_family, cpu_model, cpu_stepping;
+    struct session_cpu *topology; /* optional: num_topology entries */
+    size_t num_topology;
+
+    enum session_transfer transfer;
+    char *started_utc; /* optional, "YYYY-MM-DDThh:mm:ssZ" */
+    double duration_s;
+
+    struct session_descriptor *descriptors; /* optional: without it every record is 48 bytes */
+    size_t num_descriptors;
+
+    struct session_event *events; /* sorted by index */
+    size_t num_events;
+
+    uint64_t samples_total;
+    uint64_t *samples_per_cpu; /* num_cpus entries: what the target reported sending */
+    uint64_t *dropped_per_cpu; /* num_cpus entries */
+
+    struct session_task *tasks; /* optional */
+    size_t num_tasks;
+    struct session_module *modules; /* optional, used only without module.bin */
+    size_t num_modules;
+};
+
+/* Reads and validates path into s (zeroed first). On failure s holds nothing to free. */
+int session_read(const char *path, struct session *s, struct diag *d);
+
+/* Parses session JSON text; `name` is used in messages. */
+int session_parse(const char *text, const char *name, struct session *s, struct diag *d);
+
+/* Formats s as session JSON (malloc'ed, NUL-terminated) or returns NULL when out of memory. */
+char *session_format(const struct session *s);
+
+/* Writes s to path (replacing it). */
+int session_write(const struct session *s, const char *path, struct diag *d);
+
+void session_free(struct session *s);
+
+/* The event with this index, or NULL. */
+const struct session_event *session_event(const struct session *s, uint32_t index);
+
+/* The collection's start (started_utc) as a time_t; -1 if the session has none. */
+int session_start_time(const struct session *s, time_t *t);
+
+/* Bytes of a sample record with this descriptor_id, or 0 if the session does not know it. */
+uint32_t session_record_size(const struct session *s, uint32_t descriptor_id);
+
+/* The name of task (pid, tid), or NULL if the session does not list it. */
+const char *session_task_name(const struct session *s, uint32_t pid, uint32_t tid);
+
+#endif
