@@ -148,7 +148,8 @@ TBRW_U32 TBRW_writing_section(IN TBRW_PTR ptr, IN TBRW_SECTION_IDENTIFIER sectio
 /*
  * Ends a reading_ or writing_ call. When writing, validates and commits the section;
  * TBRW_NO_DATA_TO_WRITE if a set-style section (hardware, software, version info,
- * user-defined) got nothing; the section then stays unwritten.
+ * user-defined) got nothing. The section is closed whatever the outcome; when the
+ * commit fails it stays unwritten and may be written again.
  */
 TBRW_U32 TBRW_done_section(IN TBRW_PTR ptr, IN TBRW_SECTION_IDENTIFIER section);
 
@@ -180,7 +181,9 @@ TBRW_U32 TBRW_writing_stream_section(IN TBRW_PTR ptr, IN TBRW_U32 stream,
 /*
  * Ends a stream section. Writing the data description checks it (offsets, overlaps,
  * stream 0 = ST_LEGACY_SAMPLE_RECORD at offset 0, optionally followed by an 8-byte
- * ST_TIME_STAMP); writing the data checks that it holds whole records.
+ * ST_TIME_STAMP); writing the data checks that it holds whole records
+ * (TBRW_RECORD_SIZE_MISMATCH). The section is closed whatever the outcome; when the
+ * check fails it stays unwritten and may be written again.
  */
 TBRW_U32 TBRW_done_stream_section(IN TBRW_PTR ptr, IN TBRW_U32 stream,
                                   TBRW_STREAM_SECTION_IDENTIFIER section);

@@ -74,6 +74,12 @@ static int span_order(const void *a, const void *b)
     return x->module < y->module ? -1 : x->module > y->module;
 }
 
+static void sort_group(struct module_group *g)
+{
+    if (g->count)
+        qsort(g->spans, g->count, sizeof(struct module_span), span_order);
+}
+
 /* First span with lo >= addr. */
 static size_t lower_bound(const struct module_group *g, uint64_t addr)
 {
@@ -136,9 +142,9 @@ int module_index_build(struct module_index *ix, const TBRW_MODULE *modules, uint
         if (group_add(g, &s) != 0)
             return -1;
     }
-    qsort(ix->global.spans, ix->global.count, sizeof(struct module_span), span_order);
+    sort_group(&ix->global);
     for (size_t i = 0; i < ix->ngroups; i++)
-        qsort(ix->groups[i].spans, ix->groups[i].count, sizeof(struct module_span), span_order);
+        sort_group(&ix->groups[i]);
     for (uint64_t i = 0; i < count; i++) {
         const TBRW_MODULE *m = &modules[i];
         uint64_t gi;

@@ -100,7 +100,8 @@ static TBRW_U32 pool_read(const struct tb5 *tb, uint64_t offset, void *buf, size
         offset -= committed;
         if (offset > tb->pool_pending_len || len > tb->pool_pending_len - offset)
             return TBRW_INVALID_STRING;
-        memcpy(buf, tb->pool_pending + offset, len);
+        if (len)
+            memcpy(buf, tb->pool_pending + offset, len);
         return TBRW_SUCCESS;
     }
     if (len > committed - offset)
