@@ -1,0 +1,798 @@
+/* acart collect: one sampling collection from a SEP (protocol v6) target into a folder.
+ *
+ * The command plays VTune's SEP host: handshake, data connections, the set-up requests
+ * in SEP's order, START, the wait, STOP, the drain of every data channel to end of file,
+ * then the target's own counts and TERMINATE. It writes the channels' bytes as received
+ * (cpu<N>.bin, module.bin) and session.json, and succeeds only when every CPU channel
+ * delivered exactly the records the target says it sent. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "collect_data.h"
+#include "collect_ecb.h"
+#include "collect_link.h"
+#include "collect_net.h"
+#include "collect_sysinfo.h"
+#include "commands.h"
+#include "file_util.h"
+#include "session.h"
+
+static const char usage[] =
+    "usage: acart collect --target HOST[:PORT] --duration S -o DIR [--event NAME[:sa=N]]...\n"
+    "                     [--transfer delayed|immediate] [--timeout S]\n"
+    "\n"
+    "Records one sampling collection from a target running the acart agent (or any SEP\n"
+    "protocol 6 target) into the folder DIR: cpu<N>.bin and module.bin (the data channels'\n"
+    "bytes as received) and session.json.\n"
+    "\n"
+    "  --target HOST[:PORT]  the target's agent; PORT defaults to 9321, IPv6 as [ADDR]:PORT.\n"
+    "                        A target that is not listening yet is retried for 10 s\n"
+    "  --duration S          seconds to sample (decimals allowed); Ctrl-C stops early\n"
+    "  -o, --output DIR      the collection folder, created if missing; files are replaced\n"
+    "  --event NAME[:sa=N]   an event to sample, every N events (repeat for up to 3):\n"
+    "                          CPU_CLK_UNHALTED.REF_TSC  (the default; N 2200000)\n"
+    "                          CPU_CLK_UNHALTED.THREAD   (N 2000003)\n"
+    "                          INST_RETIRED.ANY          (N 2000003)\n"
+    "  --transfer MODE       delayed or immediate: fail unless the target runs that mode\n"
+    "                        (the target chooses; by default any is fine)\n"
+    "  --timeout S           longest wait for any reply or data from the target (default 30)\n"
+    "  -h, --help            show this help\n"
+    "\n"
+    "Exit status: 0 every record arrived and the counts match what the target reports,\n"
+    "2 usage error, 4 cannot write DIR, 5 target unreachable, failed, or counts differ.\n";
+
+#define CONNECT_WINDOW_S  10.0
+#define DEFAULT_TIMEOUT_S 30.0
+#define MAX_SECONDS       (7.0 * 24 * 3600)
+/* One descriptor: every record is a bare 48-byte SampleRecordPC. */
+#define NUM_DESCRIPTORS 1
+#define SAMPLE_SIZE     ((uint32_t)sizeof(struct sep_sample_pc))
+/* What SEP tells INIT_PMU: room for 7 counters of 8 bytes per CPU. */
+#define INIT_PMU_COUNTERS_PER_CPU 7
+/* The family of PMU the host assumes in INIT (what the conformance suite sends). */
+#define DEV_DISPATCH_ID 2
+/* Any sane target's system configuration or task list fits in far less. */
+#define MAX_SYS_CONFIG (64u << 20)
+#define MAX_TASKS      (1u << 20)
+/* How many CPUs the summary line names one by one. */
+#define SUMMARY_CPUS 16
+
+struct options {
+    const char *target, *output;
+    double duration_s, timeout_s;
+    int transfer; /* -1: whichever the target runs, else enum session_transfer */
+    struct collect_event events[COLLECT_ECB_MAX_EVENTS];
+    size_t num_events;
+};
+
+struct collection {
+    struct options opt;
+    struct collect_link link;
+    uint32_t num_cpus;
+    enum session_transfer transfer;
+    struct sysinfo sys;
+    struct link_data *data; /* until the reader takes them */
+    struct data_reader reader;
+    struct session_task *tasks;
+    size_t num_tasks;
+    time_t started_wall;
+    double started, stopped;
+    uint64_t num_samples;              /* GET_NUM_SAMPLES */
+    struct sep_sample_drop_info drops; /* GET_SAMPLE_DROP_INFO */
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+/* ---- options ---------------------------------------------------------------------- */
+
+static int parse_seconds(const char *s, double min_exclusive, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (!s[0] || *end || errno || !isfinite(v) || v <= min_exclusive || v > MAX_SECONDS)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Returns 0, or the exit status of a usage error. */
+static int parse_event(struct options *o, const char *arg)
+{
+    const char *colon = strchr(arg, ':');
+    size_t len = colon ? (size_t)(colon - arg) : strlen(arg);
+    char name[128];
+    if (o->num_events == COLLECT_ECB_MAX_EVENTS)
+        return cli_usage_error("collect", usage, "at most %d events", COLLECT_ECB_MAX_EVENTS);
+    if (len >= sizeof name)
+        return cli_usage_error("collect", usage, "unknown event %s", arg);
+    memcpy(name, arg, len);
+    name[len] = '\0';
+    const struct collect_event_def *def = collect_event_find(name);
+    if (!def)
+        return cli_usage_error("collect", usage, "unknown event %s", name);
+    uint64_t sa = def->default_sample_after;
+    if (colon && (strncmp(colon + 1, "sa=", 3) != 0 ||
+                  cli_parse_uint(colon + 4, COLLECT_ECB_MAX_SAMPLE_AFTER, &sa) != 0 || sa == 0))
+        return cli_usage_error("collect", usage,
+                               "--event %s: expected NAME:sa=N with N from 1 to %llu", arg,
+                               (unsigned long long)COLLECT_ECB_MAX_SAMPLE_AFTER);
+    for (size_t i = 0; i < o->num_events; i++)
+        if (o->events[i].def == def)
+            return cli_usage_error("collect", usage, "event %s given twice", name);
+    o->events[o->num_events].def = def;
+    o->events[o->num_events].sample_after = sa;
+    o->num_events++;
+    return 0;
+}
+
+/* Returns -1 when the options are good, else the exit status to end with. */
+static int parse_options(int argc, char **argv, struct options *o)
+{
+    static const struct option options[] = {
+        {"target", required_argument, NULL, 't'},   {"duration", required_argument, NULL, 'd'},
+        {"output", required_argument, NULL, 'o'},   {"event", required_argument, NULL, 'e'},
+        {"transfer", required_argument, NULL, 'x'}, {"timeout", required_argument, NULL, 'T'},
+        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+    };
+    int c, rc;
+    memset(o, 0, sizeof *o);
+    o->duration_s = -1;
+    o->timeout_s = DEFAULT_TIMEOUT_S;
+    o->transfer = -1;
+    while ((c = getopt_long(argc, argv, "o:h", options, NULL)) != -1) {
+        switch (c) {
+        case 't':
+            o->target = optarg;
+            break;
+        case 'd':
+            if (parse_seconds(optarg, 0, &o->duration_s))
+                return cli_usage_error("collect", usage,
+                                       "--duration %s: expected a positive number of seconds",
+                                       optarg);
+            break;
+        case 'o':
+            o->output = optarg;
+            break;
+        case 'e':
+            if ((rc = parse_event(o, optarg)) != 0)
+                return rc;
+            break;
+        case 'x':
+            if (strcmp(optarg, "delayed") == 0)
+                o->transfer = SESSION_TRANSFER_DELAYED;
+            else if (strcmp(optarg, "immediate") == 0)
+                o->transfer = SESSION_TRANSFER_IMMEDIATE;
+            else
+                return cli_usage_error("collect", usage,
+                                       "--transfer %s: expected delayed or immediate", optarg);
+            break;
+        case 'T':
+            if (parse_seconds(optarg, 0, &o->timeout_s))
+                return cli_usage_error("collect", usage,
+                                       "--timeout %s: expected a positive number of seconds",
+                                       optarg);
+            break;
+        case 'h':
+            return cli_help(usage);
+        default:
+            return cli_usage_error("collect", usage, "unknown option");
+        }
+    }
+    if (optind != argc)
+        return cli_usage_error("collect", usage, "unexpected argument %s", argv[optind]);
+    if (!o->target)
+        return cli_usage_error("collect", usage, "missing --target HOST[:PORT]");
+    if (o->duration_s < 0)
+        return cli_usage_error("collect", usage, "missing --duration S");
+    if (!o->output)
+        return cli_usage_error("collect", usage, "missing -o DIR");
+    if (o->num_events == 0) {
+        o->events[0].def = collect_event_default();
+        o->events[0].sample_after = o->events[0].def->default_sample_after;
+        o->num_events = 1;
+    }
+    return -1;
+}
+
+/* ---- the status line ---------------------------------------------------------------- */
+
+/* One line on stderr, rewritten in place, only when stderr is a terminal. */
+struct status_line {
+    int enabled, shown;
+};
+
+static void status_show(struct status_line *sl, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void status_show(struct status_line *sl, const char *fmt, ...)
+{
+    if (!sl->enabled)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputc('\r', stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs("\033[K", stderr);
+    fflush(stderr);
+    va_end(ap);
+    sl->shown = 1;
+}
+
+static void status_clear(struct status_line *sl)
+{
+    if (sl->shown)
+        fputs("\r\033[K", stderr);
+    sl->shown = 0;
+}
+
+static void bar(char *buf, size_t width, double fraction)
+{
+    size_t full = (size_t)(fraction * (double)width);
+    for (size_t i = 0; i < width; i++)
+        buf[i] = i < full ? '#' : '.';
+    buf[width] = '\0';
+}
+
+/* ---- the requests ------------------------------------------------------------------- */
+
+static int request(struct collection *c, uint32_t op, const void *in, size_t in_len, void *out,
+                   size_t want, struct diag *d)
+{
+    return link_request(&c->link, op, in, in_len, out, want, want, NULL, d);
+}
+
+static int request_u32(struct collection *c, uint32_t op, uint32_t value, struct diag *d)
+{
+    return request(c, op, &value, sizeof value, NULL, 0, d);
+}
+
+static int query_u32(struct collection *c, uint32_t op, uint32_t *value, struct diag *d)
+{
+    return request(c, op, NULL, 0, value, sizeof *value, d);
+}
+
+static int system_configuration(struct collection *c, struct diag *d)
+{
+    uint32_t size;
+    int rc = query_u32(c, SEP_OP_COLLECT_SYS_CONFIG, &size, d);
+    if (rc)
+        return rc;
+    if (size == 0)
+        return sysinfo_flat(c->num_cpus, &c->sys, d);
+    if (size > MAX_SYS_CONFIG)
+        return diag_fail(d, COLLECT_DIAG_TARGET,
+                         "COLLECT_SYS_CONFIG: a system configuration of %" PRIu32 " bytes", size);
+    void *blob = malloc(size);
+    if (!blob)
+        return diag_fail(d, DIAG_NOMEM, "out of memory");
+    rc = request(c, SEP_OP_GET_SYS_CONFIG, NULL, 0, blob, size, d);
+    if (!rc)
+        rc = sysinfo_parse(blob, size, c->num_cpus, &c->sys, d);
+    free(blob);
+    return rc;
+}
+
+static int target_description(struct collection *c, struct diag *d)
+{
+    struct sep_drv_version version;
+    struct sep_drv_setup_info setup;
+    uint32_t cores;
+    uint64_t tsc;
+    struct sep_platform_info *platform = malloc(sizeof *platform);
+    int rc;
+    if (!platform)
+        return diag_fail(d, DIAG_NOMEM, "out of memory");
+    if ((rc = request_u32(c, SEP_OP_SET_OSID, 0, d)) ||
+        (rc = request(c, SEP_OP_VERSION, NULL, 0, &version, sizeof version, d)) ||
+        (rc = request(c, SEP_OP_GET_DRV_SETUP_INFO, NULL, 0, &setup, sizeof setup, d)) ||
+        (rc = system_configuration(c, d)) ||
+        (rc = request(c, SEP_OP_GET_PLATFORM_INFO, NULL, 0, platform, sizeof *platform, d)) ||
+        (rc = query_u32(c, SEP_OP_NUM_CORES, &cores, d)) ||
+        (rc = request(c, SEP_OP_GET_NORMALIZED_TSC, NULL, 0, &tsc, sizeof tsc, d))) {
+        free(platform);
+        return rc;
+    }
+    free(platform);
+    if (cores != c->num_cpus)
+        return diag_fail(d, COLLECT_DIAG_TARGET,
+                         "NUM_CORES says %" PRIu32 " CPUs, the handshake %" PRIu32, cores,
+                         c->num_cpus);
+    return 0;
+}
+
+static int configure_driver(struct collection *c, struct diag *d)
+{
+    uint32_t busy;
+    struct sep_drv_config cfg;
+    int rc = query_u32(c, SEP_OP_RESERVE, &busy, d);
+    if (rc)
+        return rc;
+    if (busy)
+        return diag_fail(d, COLLECT_DIAG_TARGET,
+                         "RESERVE: the target is busy: a collection is already running");
+    memset(&cfg, 0, sizeof cfg);
+    cfg.size = sizeof cfg;
+    cfg.version = 1;
+    cfg.num_events = (uint32_t)c->opt.num_events;
+    cfg.p_state_trigger_index = -1;
+    if ((rc = request(c, SEP_OP_INIT_DRIVER, &cfg, sizeof cfg, NULL, 0, d)))
+        return rc;
+
+    struct sep_cpu_topology *topo = calloc(c->num_cpus, sizeof *topo);
+    if (!topo)
+        return diag_fail(d, DIAG_NOMEM, "out of memory");
+    sysinfo_topology(&c->sys, topo);
+    rc = request(c, SEP_OP_SET_CPU_TOPOLOGY, topo, c->num_cpus * sizeof *topo, NULL, 0, d);
+    free(topo);
+    return rc;
+}
+
+static int configure_events(struct collection *c, struct diag *d)
+{
+    struct sep_event_desc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.sample_size = SAMPLE_SIZE;
+    int rc;
+    if ((rc = request_u32(c, SEP_OP_NUM_DESCRIPTOR, NUM_DESCRIPTORS, d)) ||
+        (rc = request(c, SEP_OP_DESC_NEXT, &desc, sizeof desc, NULL, 0, d)))
+        return rc;
+
+    struct sep_dev_config *dev = calloc(1, sizeof *dev);
+    if (!dev)
+        return diag_fail(d, DIAG_NOMEM, "out of memory");
+    dev->size = sizeof *dev;
+    dev->dispatch_id = DEV_DISPATCH_ID;
+    dev->results_offset = SAMPLE_SIZE;
+    dev->max_gp_counters = COLLECT_ECB_GP_COUNTERS;
+    dev->device_type = SEP_DEVICE_CORE;
+    dev->num_events = (uint32_t)c->opt.num_events;
+    rc = request(c, SEP_OP_INIT, dev, sizeof *dev, NULL, 0, d);
+    free(dev);
+    if (rc)
+        return rc;
+
+    struct sep_event_config ev;
+    memset(&ev, 0, sizeof ev);
+    ev.num_groups = 1;
+    ev.em_mode = SEP_EM_DISABLED;
+    ev.em_factor = -1;
+    ev.em_event_num = -1;
+    ev.sample_size = SAMPLE_SIZE;
+    ev.max_gp_events = COLLECT_ECB_GP_COUNTERS;
+    ev.max_fixed_counters = COLLECT_ECB_FIXED_COUNTERS;
+    if ((rc = request(c, SEP_OP_EM_GROUPS, &ev, sizeof ev, NULL, 0, d)))
+        return rc;
+
+    static uint8_t ecb[COLLECT_ECB_SIZE];
+    int len = collect_ecb_build(c->opt.events, c->opt.num_events, ecb, sizeof ecb);
+    if (len < 0)
+        return diag_fail(d, DIAG_USAGE, "%s", collect_ecb_strerror(len));
+    /* The reply, when the target sends one, says which register it refused. */
+    struct sep_ioctl_status verdict;
+    size_t got = 0;
+    memset(&verdict, 0, sizeof verdict);
+    if ((rc = link_request(&c->link, SEP_OP_EM_CONFIG_NEXT, ecb, (size_t)len, &verdict,
+                           sizeof verdict, 0, &got, d)))
+        return rc;
+    if (got == sizeof verdict && verdict.drv_status != 0)
+        return diag_fail(d, COLLECT_DIAG_TARGET,
+                         "EM_CONFIG_NEXT: the target refused register 0x%" PRIx64
+                         ": status %" PRIu32 " (%s)",
+                         (uint64_t)verdict.reg_key1, verdict.drv_status,
+                         link_status_name((int32_t)verdict.drv_status));
+    return request_u32(c, SEP_OP_SET_DEVICE_NUM_UNITS, 1, d);
+}
+
+static int read_tasks(struct collection *c, struct diag *d)
+{
+    uint32_t n;
+    int rc = query_u32(c, SEP_OP_GET_THREAD_COUNT, &n, d);
+    if (rc || n == 0)
+        return rc;
+    if (n > MAX_TASKS)
+        return diag_fail(d, COLLECT_DIAG_TARGET, "GET_THREAD_COUNT: %" PRIu32 " tasks", n);
+    struct sep_task_info *info = calloc(n, sizeof *info);
+    c->tasks = calloc(n, sizeof *c->tasks);
+    size_t got = 0;
+    if (!info || !c->tasks)
+        rc = diag_fail(d, DIAG_NOMEM, "out of memory");
+    else
+        rc = link_request(&c->link, SEP_OP_GET_THREAD_INFO, NULL, 0, info, n * sizeof *info, 0,
+                          &got, d);
+    for (size_t i = 0; !rc && i < got / sizeof *info; i++) {
+        static const struct sep_task_info none;
+        /* The target pads its reply with empty entries when tasks ended in between. */
+        if (memcmp(&info[i], &none, sizeof none) == 0)
+            continue;
+        struct session_task *t = &c->tasks[c->num_tasks];
+        t->pid = (uint32_t)info[i].address_space_id;
+        t->tid = (uint32_t)info[i].id;
+        t->name = strndup(info[i].name, sizeof info[i].name);
+        if (!t->name)
+            rc = diag_fail(d, DIAG_NOMEM, "out of memory");
+        else
+            c->num_tasks++;
+    }
+    free(info);
+    return rc;
+}
+
+static int init_pmu(struct collection *c, struct diag *d)
+{
+    uint32_t bytes = c->num_cpus * INIT_PMU_COUNTERS_PER_CPU * (uint32_t)sizeof(uint64_t);
+    return request_u32(c, SEP_OP_INIT_PMU, bytes, d);
+}
+
+/* ---- the collection ------------------------------------------------------------------ */
+
+static int connect_target(struct collection *c, struct diag *d)
+{
+    int rc = link_open(&c->link, CONNECT_WINDOW_S, c->opt.timeout_s, d);
+    if (rc)
+        return rc;
+    const struct sep_target_status *st = &c->link.status;
+    c->num_cpus = st->hardware_info.num_cpus;
+    c->transfer = (st->collect_switch.bits & SEP_SWITCH_DATA_TRANSFER_MODE)
+                      ? SESSION_TRANSFER_DELAYED
+                      : SESSION_TRANSFER_IMMEDIATE;
+    static const char *const mode[] = {"delayed", "immediate"};
+    if (c->opt.transfer >= 0 && c->opt.transfer != (int)c->transfer)
+        return diag_fail(d, COLLECT_DIAG_TARGET,
+                         "--transfer %s: %s:%s runs %s transfer. The target chooses the mode "
+                         "(the qemu-pc board runs immediate transfer when its kernel command "
+                         "line has transfer=immediate, else delayed)",
+                         mode[c->opt.transfer], c->link.host, c->link.port, mode[c->transfer]);
+    size_t n = c->num_cpus + SEP_NONCORE_DATA_CONNECTIONS;
+    c->data = calloc(n, sizeof *c->data);
+    if (!c->data)
+        return diag_fail(d, DIAG_NOMEM, "out of memory");
+    rc = link_open_data(&c->link, c->data, n, d);
+    if (rc) {
+        free(c->data);
+        c->data = NULL;
+    }
+    return rc;
+}
+
+/* Nothing unsolicited comes on the control connection: anything readable there during
+ * the collection means the target went away. */
+static int control_lost(struct collection *c)
+{
+    char byte;
+    struct pollfd p = {c->link.control, POLLIN, 0};
+    return poll(&p, 1, 0) > 0 && recv(c->link.control, &byte, 1, MSG_PEEK | MSG_DONTWAIT) <= 0;
+}
+
+static void wait_duration(struct collection *c, struct status_line *sl)
+{
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    interrupted = 0;
+    sigaction(SIGINT, &sa, &old);
+    double end = c->started + c->opt.duration_s;
+    for (double now = net_now(); now < end; now = net_now()) {
+        if (interrupted || atomic_load(&c->reader.failed) || control_lost(c))
+            break;
+        char b[31];
+        bar(b, sizeof b - 1, (now - c->started) / c->opt.duration_s);
+        status_show(sl, "collecting [%s] %.1f/%.1f s, %" PRIu64 " samples received", b,
+                    now - c->started, c->opt.duration_s, (uint64_t)atomic_load(&c->reader.samples));
+        double left = end - now;
+        poll(NULL, 0, left < 0.1 ? (int)ceil(left * 1000) : 100);
+    }
+    sigaction(SIGINT, &old, NULL);
+    status_clear(sl);
+    if (interrupted)
+        fprintf(stderr, "acart collect: interrupted: stopping the collection after %.1f s\n",
+                net_now() - c->started);
+}
+
+/* After STOP the target sends what it holds and closes every data channel. */
+static int drain(struct collection *c, struct status_line *sl, struct diag *d)
+{
+    uint64_t last_bytes = atomic_load(&c->reader.bytes);
+    double last_change = net_now();
+    while (atomic_load(&c->reader.open) > 0 && !atomic_load(&c->reader.failed)) {
+        uint64_t bytes = atomic_load(&c->reader.bytes);
+        double now = net_now();
+        if (bytes != last_bytes) {
+            last_bytes = bytes;
+            last_change = now;
+        } else if (now - last_change > c->opt.timeout_s) {
+            status_clear(sl);
+            char list[256] = "";
+            size_t len = 0;
+            for (size_t i = 0; i < c->reader.n && len + 16 < sizeof list; i++) {
+                const struct data_channel *ch = &c->reader.ch[i];
+                if (ch->eof)
+                    continue;
+                if (ch->link.type == SEP_DATA_CPU)
+                    len += (size_t)snprintf(list + len, sizeof list - len, "%sCPU %u",
+                                            len ? ", " : "", ch->link.id);
+                else
+                    len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "",
+                                            ch->link.type == SEP_DATA_MODULE ? "module" : "uncore");
+            }
+            return diag_fail(d, COLLECT_DIAG_TARGET,
+                             "after STOP no data arrived for %.0f s and %d data channels are "
+                             "still open (%s): see --timeout",
+                             c->opt.timeout_s, atomic_load(&c->reader.open), list);
+        }
+        status_show(sl, "receiving: %.1f MB, %" PRIu64 " samples, %d of %zu channels open",
+                    (double)bytes / 1e6, (uint64_t)atomic_load(&c->reader.samples),
+                    atomic_load(&c->reader.open), c->reader.n);
+        poll(NULL, 0, 100);
+    }
+    status_clear(sl);
+    data_reader_join(&c->reader);
+    return data_reader_finish(&c->reader, d);
+}
+
+static int run(struct collection *c, struct diag *d)
+{
+    struct status_line sl = {isatty(STDERR_FILENO), 0};
+    uint32_t sizes[NUM_DESCRIPTORS] = {SAMPLE_SIZE};
+    int rc =
+        data_reader_init(&c->reader, c->data, c->num_cpus + SEP_NONCORE_DATA_CONNECTIONS,
+                         c->opt.output, sizes, NUM_DESCRIPTORS, (uint32_t)c->opt.num_events, d);
+    free(c->data); /* the reader owns the connections now */
+    c->data = NULL;
+    if (rc || (rc = data_reader_start(&c->reader, d)) ||
+        (rc = request(c, SEP_OP_START, NULL, 0, NULL, 0, d)))
+        return rc;
+    c->started = net_now();
+    c->started_wall = time(NULL);
+    wait_duration(c, &sl);
+    if (atomic_load(&c->reader.failed)) {
+        data_reader_join(&c->reader);
+        return data_reader_finish(&c->reader, d);
+    }
+    if (control_lost(c))
+        return diag_fail(d, COLLECT_DIAG_TARGET,
+                         "%s:%s closed the control connection during the collection", c->link.host,
+                         c->link.port);
+    if ((rc = request(c, SEP_OP_STOP, NULL, 0, NULL, 0, d)))
+        return rc;
+    c->stopped = net_now();
+    return drain(c, &sl, d);
+}
+
+static int results(struct collection *c, struct diag *d)
+{
+    int64_t *skew = calloc(c->num_cpus, sizeof *skew);
+    if (!skew)
+        return diag_fail(d, DIAG_NOMEM, "out of memory");
+    int rc;
+    if (!(rc = request(c, SEP_OP_GET_NUM_SAMPLES, NULL, 0, &c->num_samples, sizeof c->num_samples,
+                       d)) &&
+        !(rc = request(c, SEP_OP_GET_SAMPLE_DROP_INFO, NULL, 0, &c->drops, sizeof c->drops, d)) &&
+        !(rc = request(c, SEP_OP_TSC_SKEW_INFO, NULL, 0, skew, c->num_cpus * sizeof *skew, d)))
+        rc = request(c, SEP_OP_TERMINATE, NULL, 0, NULL, 0, d);
+    free(skew);
+    if (!rc && c->drops.size > SEP_MAX_SAMPLE_DROP_NODES)
+        rc = diag_fail(d, COLLECT_DIAG_TARGET, "GET_SAMPLE_DROP_INFO: %" PRIu32 " entries of %d",
+                       c->drops.size, SEP_MAX_SAMPLE_DROP_NODES);
+    return rc;
+}
+
+/* ---- session.json and the checks ---------------------------------------------------- */
+
+/* What GET_SAMPLE_DROP_INFO says about a CPU; 0 if it does not mention it. */
+static int drop_entry(const struct collection *c, uint32_t cpu, struct sep_sample_drop *out)
+{
+    for (uint32_t i = 0; i < c->drops.size; i++) {
+        if (c->drops.drop_info[i].os_id == 0 && c->drops.drop_info[i].cpu_id == cpu) {
+            *out = c->drops.drop_info[i];
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static char *dup_field(const char *s, size_t max, int *oom)
+{
+    char *r = strndup(s, max);
+    if (!r)
+        *oom = 1;
+    return r;
+}
+
+static int write_session(struct collection *c, struct diag *d)
+{
+    const struct sep_target_status *st = &c->link.status;
+    struct session s;
+    struct session_descriptor desc = {0, SAMPLE_SIZE};
+    char address[sizeof c->link.address + 24], started[32];
+    int oom = 0;
+
+    memset(&s, 0, sizeof s);
+    snprintf(address, sizeof address, strchr(c->link.address, ':') ? "[%s]:%s" : "%s:%s",
+             c->link.address, c->link.port);
+    strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&c->started_wall));
+    s.hostname = dup_field(c->link.host, sizeof c->link.host, &oom);
+    s.address = dup_field(address, sizeof address, &oom);
+    s.os_sysname = dup_field(st->os_info.sysname, SEP_OSINFO_LEN, &oom);
+    s.os_release = dup_field(st->os_info.release, SEP_OSINFO_LEN, &oom);
+    s.os_version = dup_field(st->os_info.version, SEP_OSINFO_LEN, &oom);
+    s.tsc_hz = st->hardware_info.tsc_freq;
+    s.num_cpus = c->num_cpus;
+    s.cpu_vendor = c->sys.vendor[0] ? dup_field(c->sys.vendor, sizeof c->sys.vendor, &oom) : NULL;
+    s.cpu_family = st->hardware_info.family;
+    s.cpu_model = st->hardware_info.model;
+    s.cpu_stepping = st->hardware_info.stepping;
+    s.topology = calloc(c->num_cpus, sizeof *s.topology);
+    s.num_topology = c->num_cpus;
+    s.transfer = c->transfer;
+    s.started_utc = dup_field(started, sizeof started, &oom);
+    s.duration_s = c->stopped - c->started;
+    s.descriptors = malloc(sizeof desc);
+    s.num_descriptors = 1;
+    s.events = calloc(c->opt.num_events, sizeof *s.events);
+    s.num_events = c->opt.num_events;
+    s.samples_total = c->num_samples;
+    s.samples_per_cpu = calloc(c->num_cpus, sizeof *s.samples_per_cpu);
+    s.dropped_per_cpu = calloc(c->num_cpus, sizeof *s.dropped_per_cpu);
+    s.tasks = c->tasks; /* handed over: session_free frees them */
+    s.num_tasks = c->num_tasks;
+    c->tasks = NULL;
+    c->num_tasks = 0;
+    if (!s.topology || !s.descriptors || !s.events || !s.samples_per_cpu || !s.dropped_per_cpu)
+        oom = 1;
+    for (uint32_t i = 0; !oom && i < c->num_cpus; i++) {
+        const struct sysinfo_cpu *sc = &c->sys.cpus[i];
+        struct session_cpu t = {i, sc->apic_id, sc->package, sc->core, sc->thread};
+        struct sep_sample_drop e;
+        s.topology[i] = t;
+        if (drop_entry(c, i, &e)) {
+            s.samples_per_cpu[i] = e.sampled;
+            s.dropped_per_cpu[i] = e.dropped;
+        } else {
+            s.samples_per_cpu[i] = c->reader.ch[i].scan.records;
+        }
+    }
+    if (!oom)
+        *s.descriptors = desc;
+    for (size_t i = 0; !oom && i < s.num_events; i++) {
+        s.events[i].index = (uint32_t)i;
+        s.events[i].name = dup_field(c->opt.events[i].def->name, 64, &oom);
+        s.events[i].sample_after = c->opt.events[i].sample_after;
+    }
+    int rc;
+    if (oom) {
+        rc = diag_fail(d, DIAG_NOMEM, "out of memory");
+    } else {
+        char *path = file_join(c->opt.output, "session.json");
+        rc = path ? session_write(&s, path, d) : diag_fail(d, DIAG_NOMEM, "out of memory");
+        free(path);
+    }
+    session_free(&s);
+    return rc;
+}
+
+/* Every CPU channel must hold exactly what the target says it sent. */
+static int check_counts(const struct collection *c, struct diag *d)
+{
+    uint64_t received = 0, reported = 0;
+    uint32_t uncovered = 0;
+    for (uint32_t i = 0; i < c->num_cpus; i++) {
+        uint64_t got = c->reader.ch[i].scan.records;
+        struct sep_sample_drop e;
+        received += got;
+        if (!drop_entry(c, i, &e)) {
+            uncovered++;
+            continue;
+        }
+        reported += e.sampled;
+        if (got != e.sampled)
+            return diag_fail(d, COLLECT_DIAG_TARGET,
+                             "CPU %" PRIu32 ": received %" PRIu64 " sample records, the target "
+                             "reports %" PRIu32 " sent (GET_SAMPLE_DROP_INFO)",
+                             i, got, e.sampled);
+    }
+    if (uncovered)
+        fprintf(stderr,
+                "acart collect: warning: GET_SAMPLE_DROP_INFO covers %" PRIu32 " of %" PRIu32
+                " CPUs; the others are checked only in the total\n",
+                c->num_cpus - uncovered, c->num_cpus);
+    if (received != c->num_samples)
+        return diag_fail(d, COLLECT_DIAG_TARGET,
+                         "received %" PRIu64 " sample records in all, the target reports %" PRIu64
+                         " (GET_NUM_SAMPLES)",
+                         received, c->num_samples);
+    if (!uncovered && reported != c->num_samples)
+        return diag_fail(d, COLLECT_DIAG_TARGET,
+                         "the target contradicts itself: %" PRIu64 " samples by "
+                         "GET_SAMPLE_DROP_INFO, %" PRIu64 " by GET_NUM_SAMPLES",
+                         reported, c->num_samples);
+    return 0;
+}
+
+static void print_summary(const struct collection *c)
+{
+    uint64_t dropped = 0;
+    for (uint32_t i = 0; i < c->drops.size; i++)
+        dropped += c->drops.drop_info[i].dropped;
+    printf("%s: %" PRIu32 " CPUs, %.2f s, %s transfer: %" PRIu64 " samples (", c->opt.output,
+           c->num_cpus, c->stopped - c->started,
+           c->transfer == SESSION_TRANSFER_DELAYED ? "delayed" : "immediate", c->num_samples);
+    for (uint32_t i = 0; i < c->num_cpus && i < SUMMARY_CPUS; i++)
+        printf("%scpu%" PRIu32 " %" PRIu64, i ? ", " : "", i, c->reader.ch[i].scan.records);
+    const struct data_channel *uncore = &c->reader.ch[c->num_cpus];
+    const struct data_channel *module = &c->reader.ch[c->num_cpus + 1];
+    printf("%s), %" PRIu64 " dropped, %" PRIu64 " module records\n",
+           c->num_cpus > SUMMARY_CPUS ? ", ..." : "", dropped, module->scan.records);
+    if (dropped)
+        fprintf(stderr,
+                "acart collect: warning: the target dropped %" PRIu64 " samples (its buffers "
+                "were full): sample less often (--event NAME:sa=N) or use immediate transfer\n",
+                dropped);
+    if (uncore->bytes)
+        fprintf(stderr,
+                "acart collect: warning: the uncore channel sent %" PRIu64 " bytes, which acart "
+                "does not keep\n",
+                uncore->bytes);
+}
+
+static int exit_status(const struct diag *d)
+{
+    fprintf(stderr, "acart collect: %s\n", d->msg[0] ? d->msg : diag_strerror(d->code));
+    return d->code == COLLECT_DIAG_TARGET ? ACART_EXIT_TARGET : diag_exit_status(d->code);
+}
+
+int cmd_collect(int argc, char **argv)
+{
+    struct collection c;
+    struct diag d = {0};
+    memset(&c, 0, sizeof c);
+    c.link.control = -1;
+    int rc = parse_options(argc, argv, &c.opt);
+    if (rc >= 0)
+        return rc;
+    if (link_parse_target(&c.link, c.opt.target, &d))
+        return cli_usage_error("collect", usage, "%s", d.msg);
+    if (file_make_dir(c.opt.output, &d))
+        return exit_status(&d);
+
+    int collected = 0;
+    if (!(rc = connect_target(&c, &d)) && !(rc = target_description(&c, &d)) &&
+        !(rc = configure_driver(&c, &d)) && !(rc = configure_events(&c, &d)) &&
+        !(rc = read_tasks(&c, &d)) && !(rc = init_pmu(&c, &d)) && !(rc = run(&c, &d)) &&
+        !(rc = results(&c, &d)) && !(rc = write_session(&c, &d))) {
+        collected = 1;
+        rc = check_counts(&c, &d);
+    }
+    link_close(&c.link);
+    if (collected)
+        print_summary(&c);
+    if (c.data)
+        for (size_t i = 0; i < c.num_cpus + SEP_NONCORE_DATA_CONNECTIONS; i++)
+            close(c.data[i].fd);
+    free(c.data);
+    data_reader_free(&c.reader);
+    sysinfo_free(&c.sys);
+    for (size_t i = 0; i < c.num_tasks; i++)
+        free(c.tasks[i].name);
+    free(c.tasks);
+    return rc ? exit_status(&d) : ACART_EXIT_OK;
+}

@@ -1,0 +1,65 @@
+/* Receiving the data channels of a collection: one thread polls every data connection
+ * from START until each has reached end of file, writes each CPU channel's bytes to
+ * cpu<N>.bin and the module channel's to module.bin exactly as received, and counts
+ * (and checks) their records as they arrive. The thread never blocks on one channel, so
+ * a target streaming while it collects (immediate transfer) is read as fast as it
+ * sends, and a target sending after STOP (delayed transfer) is drained in parallel. */
+#ifndef ACART_TOOLS_COLLECT_DATA_H
+#define ACART_TOOLS_COLLECT_DATA_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "collect_link.h"
+#include "collect_records.h"
+#include "diag.h"
+
+struct data_channel {
+    struct link_data link;
+    char *path; /* where its bytes go; NULL: counted and dropped (uncore) */
+    FILE *file;
+    struct record_scanner scan; /* CPU and module channels */
+    int scanned;
+    uint64_t bytes;
+    int eof;
+};
+
+struct data_reader {
+    struct data_channel *ch; /* CPUs 0..num_cpus-1, uncore, module (link_open_data order) */
+    size_t n;
+    uint32_t num_cpus;
+
+    pthread_t thread;
+    int running;
+    atomic_int stop;
+    /* For the progress display, updated as data arrives. */
+    atomic_uint_fast64_t bytes, samples;
+    atomic_int open;   /* channels not yet at end of file */
+    atomic_int failed; /* error holds the message */
+    char error[512];
+    int write_failed; /* the failure was writing a file, not receiving */
+};
+
+/* Takes ownership of the n connections in data (CPUs, uncore, module), creates the files
+ * in dir, and prepares the record scanners (record sizes by descriptor_id in sizes).
+ * Nothing is read until data_reader_start. */
+int data_reader_init(struct data_reader *r, const struct link_data *data, size_t n, const char *dir,
+                     const uint32_t *sizes, uint32_t num_descriptors, uint32_t num_events,
+                     struct diag *d);
+
+/* Starts the thread. */
+int data_reader_start(struct data_reader *r, struct diag *d);
+
+/* Asks the thread to stop (if it has not already ended) and waits for it. */
+void data_reader_join(struct data_reader *r);
+
+/* After the join: flushes and closes the files, checks each channel's stream ended on a
+ * record boundary with every record sensible. */
+int data_reader_finish(struct data_reader *r, struct diag *d);
+
+/* Closes whatever is still open and frees everything. */
+void data_reader_free(struct data_reader *r);
+
+#endif
