@@ -101,6 +101,7 @@ static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
     return last_aborted == pcb ? ERR_ABRT : ERR_OK;
 }
 
+// cppcheck-suppress constParameter ; lwIP's tcp_sent_fn signature
 static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 {
     (void)len;

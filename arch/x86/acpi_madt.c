@@ -72,6 +72,23 @@ static const struct acpi_sdt_header *find_madt(void)
     return 0;
 }
 
+/* Returns 1 and the APIC ID when the entry is an enabled processor (xAPIC or x2APIC). */
+static int madt_entry_cpu(const uint8_t *e, uint32_t *apic_id)
+{
+    uint32_t flags;
+    if (e[0] == 0 && e[1] >= 8) { /* processor local APIC */
+        memcpy(&flags, e + 4, 4);
+        *apic_id = e[3];
+        return flags & 1;
+    }
+    if (e[0] == 9 && e[1] >= 16) { /* processor local x2APIC */
+        memcpy(apic_id, e + 4, 4);
+        memcpy(&flags, e + 8, 4);
+        return flags & 1;
+    }
+    return 0;
+}
+
 int acpi_madt_cpus(uint32_t *apic_ids, int max)
 {
     const struct acpi_sdt_header *madt = find_madt();
@@ -81,18 +98,8 @@ int acpi_madt_cpus(uint32_t *apic_ids, int max)
     const uint8_t *end = (const uint8_t *)madt + madt->length;
     int n = 0;
     while (p + 2 <= end && p[1] >= 2 && p + p[1] <= end) {
-        uint32_t flags, id = 0;
-        int is_cpu = 0;
-        if (p[0] == 0 && p[1] >= 8) { /* processor local APIC */
-            memcpy(&flags, p + 4, 4);
-            id = p[3];
-            is_cpu = 1;
-        } else if (p[0] == 9 && p[1] >= 16) { /* processor local x2APIC */
-            memcpy(&id, p + 4, 4);
-            memcpy(&flags, p + 8, 4);
-            is_cpu = 1;
-        }
-        if (is_cpu && (flags & 1) && n < max)
+        uint32_t id;
+        if (madt_entry_cpu(p, &id) && n < max)
             apic_ids[n++] = id;
         p += p[1];
     }

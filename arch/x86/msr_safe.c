@@ -47,9 +47,11 @@ int msr_write_safe(uint32_t msr, uint64_t value)
 
 static void on_general_protection(struct trap_frame *frame)
 {
-    for (const struct msr_fixup *f = __msr_fixup_start; f < __msr_fixup_end; f++) {
-        if (f->fault_ip == frame->eip) {
-            frame->eip = f->resume_ip;
+    uint32_t n = (uint32_t)(((uintptr_t)__msr_fixup_end - (uintptr_t)__msr_fixup_start) /
+                            sizeof(struct msr_fixup));
+    for (uint32_t i = 0; i < n; i++) {
+        if (__msr_fixup_start[i].fault_ip == frame->eip) {
+            frame->eip = __msr_fixup_start[i].resume_ip;
             return;
         }
     }

@@ -65,6 +65,9 @@ void smp_ap_main(uint32_t index)
         __asm__ volatile("cli; hlt");
 }
 
+/* Offset of a trampoline symbol from its start (linker symbols, compared as addresses). */
+#define TRAMPOLINE_OFFSET(sym) ((uint32_t)((uintptr_t)(sym) - (uintptr_t)ap_trampoline_entry))
+
 static void patch_trampoline(uint32_t field_offset, const void *value, uint32_t len)
 {
     memcpy((uint8_t *)phys_ptr(SMP_TRAMPOLINE_ADDR) + field_offset, value, len);
@@ -73,8 +76,8 @@ static void patch_trampoline(uint32_t field_offset, const void *value, uint32_t 
 static int start_one(uint32_t index, uint32_t apic_id)
 {
     uint32_t stack = (uint32_t)(ap_stacks[index] + SMP_STACK_SIZE);
-    patch_trampoline((uint32_t)(ap_trampoline_stack - ap_trampoline_entry), &stack, 4);
-    patch_trampoline((uint32_t)(ap_trampoline_index - ap_trampoline_entry), &index, 4);
+    patch_trampoline(TRAMPOLINE_OFFSET(ap_trampoline_stack), &stack, 4);
+    patch_trampoline(TRAMPOLINE_OFFSET(ap_trampoline_index), &index, 4);
 
     lapic_send_init(apic_id);
     tsc_delay_us(10000);
@@ -98,8 +101,8 @@ uint32_t smp_start_aps(smp_ap_entry_fn entry)
 
     ap_entry = entry;
     memcpy(phys_ptr(SMP_TRAMPOLINE_ADDR), __ap_trampoline_start,
-           (uint32_t)(__ap_trampoline_end - __ap_trampoline_start));
-    patch_trampoline((uint32_t)(ap_trampoline_gdtr - ap_trampoline_entry), gdt_pointer, 6);
+           (uint32_t)((uintptr_t)__ap_trampoline_end - (uintptr_t)__ap_trampoline_start));
+    patch_trampoline(TRAMPOLINE_OFFSET(ap_trampoline_gdtr), gdt_pointer, 6);
 
     for (int i = 0; i < n; i++) {
         if (ids[i] == self)

@@ -17,8 +17,7 @@
 #define BENCH_VECTOR 0xe0
 
 struct timer_count {
-    volatile uint32_t ticks;
-    uint8_t pad[60];
+    volatile uint32_t ticks __attribute__((aligned(64))); /* one cache line per CPU */
 };
 static struct timer_count timer_counts[ARCH_MAX_CPUS] __attribute__((aligned(64)));
 

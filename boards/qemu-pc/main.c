@@ -25,10 +25,12 @@
 #define IMAGE_NAME                 "acart-qemu-pc.elf"
 #define ECHO_PORT                  9322
 
+/* The start of the multiboot information structure: flags, then (bit 2) the command line
+ * at offset 16. */
 struct multiboot_info {
     uint32_t flags;
-    uint32_t mem_lower, mem_upper;
-    uint32_t boot_device;
+    // cppcheck-suppress unusedStructMember ; layout only: mem_lower, mem_upper, boot_device
+    uint32_t fields_we_skip[3];
     uint32_t cmdline;
 };
 
@@ -117,7 +119,7 @@ int aca_port_module_list(struct aca_module_info *out, int max)
     if (max >= 1) {
         out[0].pid = 0;
         out[0].start = (uintptr_t)__text_start;
-        out[0].length = (uintptr_t)(__text_end - __text_start);
+        out[0].length = (uintptr_t)__text_end - (uintptr_t)__text_start;
         strncpy(out[0].name, IMAGE_NAME, sizeof(out[0].name) - 1);
     }
     return 1;
@@ -127,8 +129,7 @@ void board_main(uint32_t magic, const struct multiboot_info *mbi)
 {
     struct boot_options opt = {
         .workload = "idle",
-        .net = {0, (10u << 24) | (0u << 16) | (2u << 8) | 15u, 0xffffff00u,
-                (10u << 24) | (0u << 16) | (2u << 8) | 2u},
+        .net = {0, 0x0a00020fu /* 10.0.2.15 */, 0xffffff00u, 0x0a000202u /* 10.0.2.2 */},
     };
 
     boot_tsc = rdtsc();

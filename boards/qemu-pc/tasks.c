@@ -53,7 +53,9 @@ int aca_port_current_task(uint32_t cpu, uint32_t *pid, uint32_t *tid)
 
 int aca_port_task_list(struct aca_task_info *out, int max)
 {
-    uint32_t n = num_tasks < BOARD_MAX_TASKS ? num_tasks : BOARD_MAX_TASKS;
+    uint32_t n = __atomic_load_n(&num_tasks, __ATOMIC_ACQUIRE);
+    if (n > BOARD_MAX_TASKS)
+        n = BOARD_MAX_TASKS;
     for (uint32_t i = 0; i < n && (int)i < max; i++) {
         out[i].pid = BOARD_PID;
         out[i].tid = tasks[i].tid;

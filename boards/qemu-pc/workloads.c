@@ -15,8 +15,7 @@ static uint32_t hotspot_buffers[64][HOTSPOT_WORDS] __attribute__((aligned(64)));
 /* Passes over the buffer per CPU, one cache line each: the benchmarks' measure of how much
  * work the hotspot got done. */
 struct pass_counter {
-    volatile uint32_t passes;
-    uint8_t pad[60];
+    volatile uint32_t passes __attribute__((aligned(64)));
 };
 static struct pass_counter pass_counters[64] __attribute__((aligned(64)));
 
