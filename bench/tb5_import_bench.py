@@ -1,9 +1,11 @@
 """Benchmark of the host tools on a large collection: generates a synthetic 10 M-sample
 collection folder, then times `acart import` (writing and binding the tb5 file) and
-`acart report` (on the folder and on the tb5 file), each as its own process so that its
-peak RSS (getrusage ru_maxrss via wait4) is its own. Writes bench/results/tb5_import.txt.
+`acart report` (on the folder and on the tb5 file), each started by bench_run, which
+reports its wall time and peak RSS (getrusage ru_maxrss via wait4). Writes
+bench/results/tb5_import.txt.
 
-    tb5_import_bench.py --acart ACART --synth SYNTH --elf IMAGE --workdir DIR [--samples N]
+    tb5_import_bench.py --acart ACART --synth SYNTH --run BENCH_RUN --elf IMAGE --workdir DIR
+                        [--samples N] [--cpus N] [--out FILE]
 """
 
 import argparse
@@ -13,22 +15,19 @@ import platform
 import shutil
 import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def timed(cmd):
-    """Runs cmd; returns (seconds, peak RSS in bytes, stdout)."""
-    start = time.perf_counter()
-    proc = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    out = proc.stdout.read()
-    err = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    seconds = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit("%s failed:\n%s" % (" ".join(map(str, cmd)), err.decode()))
-    return seconds, usage.ru_maxrss * 1024, out.decode()
+def timed(bench_run, workdir, cmd):
+    """Runs cmd under bench_run; returns (seconds, peak RSS in bytes, stdout)."""
+    result = os.path.join(workdir, "timing.txt")
+    r = subprocess.run([bench_run, result] + [str(c) for c in cmd], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit("%s failed:\n%s" % (" ".join(map(str, cmd)), r.stderr))
+    with open(result) as f:
+        seconds, kib = f.read().split()
+    return float(seconds), int(kib) * 1024, r.stdout
 
 
 def text_range(elf):
@@ -59,6 +58,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--acart", required=True)
     ap.add_argument("--synth", required=True)
+    ap.add_argument("--run", required=True, help="bench_run")
     ap.add_argument("--elf", required=True)
     ap.add_argument("--workdir", required=True)
     ap.add_argument("--samples", type=int, default=10_000_000)
@@ -78,10 +78,11 @@ def main():
     raw = sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder)
               if f.startswith("cpu") and f.endswith(".bin"))
 
-    import_s, import_rss, _ = timed([args.acart, "import", "-q", folder, "-o", tb5])
+    acart = lambda *a: timed(args.run, args.workdir, [args.acart] + list(a))
+    import_s, import_rss, _ = acart("import", "-q", folder, "-o", tb5)
     tb5_size = os.path.getsize(tb5)
-    report_dir_s, report_dir_rss, out_dir = timed([args.acart, "report", folder, "--elf", args.elf])
-    report_tb5_s, report_tb5_rss, out_tb5 = timed([args.acart, "report", tb5, "--elf", args.elf])
+    report_dir_s, report_dir_rss, out_dir = acart("report", folder, "--elf", args.elf)
+    report_tb5_s, report_tb5_rss, out_tb5 = acart("report", tb5, "--elf", args.elf)
     body = lambda text: text.split("\n", 1)[1]  # everything after the Source: line
     if body(out_dir) != body(out_tb5):
         sys.exit("the reports of the folder and of the tb5 file differ")
