@@ -29,15 +29,14 @@ struct module_info {
 /* One sample, decoded. */
 struct sample {
     uint64_t ip;
-    uint64_t psr; /* ipsr in the 64-bit form, eflags in the 32-bit form */
-    uint64_t csd; /* code segment descriptor (32-bit form only) */
+    uint64_t psr; /* ipsr (iip/ipsr form: EFLAGS | CPL << 32) or eflags (eip form) */
+    uint64_t csd; /* code segment descriptor (eip form only, else 0) */
     uint64_t tsc;
     uint32_t pid, tid;
     uint16_t cpu;
     uint16_t cs;
     uint8_t event; /* the session event's index */
     uint8_t mode;  /* enum code_mode */
-    bool ip64;     /* the record used the 64-bit (iip/ipsr) form, not eip/eflags/csd */
 };
 
 /* Receives samples in batches, in file order: for a CPU, in the order the target sent

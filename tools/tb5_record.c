@@ -1,16 +1,21 @@
 #include "tb5_record.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 void tb5_record_from_sample(const struct sample *s, TBRW_SampleRecordPC *r)
 {
     memset(r, 0, sizeof *r);
-    if (s->ip64) {
+    /* The guide (6.11): 64-bit samples use iip/ipsr with IA64PC set, 32-bit samples
+     * eip/eflags/csd. The wire's form does not decide: the board sends 32-bit code in the
+     * iip form. */
+    bool wide = s->mode == CODE_MODE_64 || s->ip > UINT32_MAX;
+    if (wide) {
         r->iip = s->ip;
         r->ipsr = s->psr;
     } else {
         r->eip = (TBRW_U32)s->ip;
-        r->eflags = (TBRW_U32)s->psr;
+        r->eflags = (TBRW_U32)s->psr; /* ipsr holds EFLAGS in its low half */
         r->csd.lowWord = (TBRW_U32)s->csd;
         r->csd.highWord = (TBRW_U32)(s->csd >> 32);
     }
@@ -23,14 +28,13 @@ void tb5_record_from_sample(const struct sample *s, TBRW_SampleRecordPC *r)
     r->eventIndex = s->event;
     r->tidIsRaw = 1;
     r->pidRecIndexRaw = 1;
-    r->IA64PC = s->ip64;
+    r->IA64PC = wide;
 }
 
 void tb5_record_to_sample(const TBRW_SampleRecordPC *r, uint64_t tsc, struct sample *s)
 {
     memset(s, 0, sizeof *s);
-    s->ip64 = r->IA64PC;
-    if (s->ip64) {
+    if (r->IA64PC) {
         s->ip = r->iip;
         s->psr = r->ipsr;
     } else {

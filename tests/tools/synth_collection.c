@@ -17,6 +17,8 @@
  *                             COUNT samples at ADDR, appended to CPU's samples
  *     --random N:LO:HI:SEED   N samples at addresses in [LO, HI), CPUs in turn, tasks
  *                             1..8 changing every 64 samples of a CPU
+ *     --form iip|eip          sample record form: iip/ipsr with IA64PC set, as the board
+ *                             sends it (default), or eip/eflags/csd
  *     --dropped N             dropped_per_cpu of every CPU
  *     --report-per-cpu N      report N samples per CPU in session.json instead of the truth
  */
@@ -52,6 +54,7 @@ static struct {
     struct run runs[1024];
     size_t num_runs;
     uint64_t random_n, random_lo, random_hi, random_seed;
+    int eip_form;
     FILE *cpu_files[MAX_CPUS];
     uint64_t written[MAX_CPUS];
 } g = {.hostname = "synthbox",
@@ -99,18 +102,25 @@ static void write_sample(uint32_t cpu, uint32_t pid, uint32_t tid, uint32_t even
 {
     if (cpu >= g.cpus)
         die("CPU out of range in %s", "--run");
-    /* As the board's sampler fills it: eip in iip, eflags in ipsr, 32-bit code. */
+    /* As the board's sampler fills it: the iip/ipsr form for 32-bit code. */
     struct sep_sample_pc r;
     memset(&r, 0, sizeof r);
-    r.iip = addr;
-    r.ipsr = 0x246;
+    uint32_t form = SEP_SAMPLE_IA64PC;
+    if (g.eip_form) {
+        r.iip = (addr & 0xFFFFFFFFu) | (uint64_t)0x246 << 32; /* eip, eflags */
+        r.ipsr = 0x00CF9B000000FFFFull;                       /* a flat code segment */
+        form = 0;
+    } else {
+        r.iip = addr;
+        r.ipsr = 0x246;
+    }
     r.cs = 0x08;
     r.cpu_and_os = (uint16_t)((cpu & SEP_SAMPLE_CPU_NUM_MASK) |
                               (SEP_MODE_32BIT << SEP_SAMPLE_CODE_MODE_SHIFT));
     r.tid = tid;
     r.pid_rec_index = pid;
     r.bit_fields2 = ((event << SEP_SAMPLE_EVENT_INDEX_SHIFT) & SEP_SAMPLE_EVENT_INDEX_MASK) |
-                    SEP_SAMPLE_TID_IS_RAW | SEP_SAMPLE_PID_RAW | SEP_SAMPLE_MR_INDEX_NONE;
+                    SEP_SAMPLE_TID_IS_RAW | form | SEP_SAMPLE_PID_RAW;
     r.tsc = g.tsc_start + cpu + g.written[cpu] * g.tsc_step;
     if (fwrite(&r, sizeof r, 1, g.cpu_files[cpu]) != 1)
         die("write error in %s", g.dir);
@@ -254,6 +264,10 @@ static void parse(int argc, char **argv)
             g.tsc_start = number(val);
         } else if (strcmp(opt, "--tsc-step") == 0) {
             g.tsc_step = number(val);
+        } else if (strcmp(opt, "--form") == 0) {
+            if (strcmp(val, "iip") != 0 && strcmp(val, "eip") != 0)
+                die("--form: iip or eip, not %s", val);
+            g.eip_form = strcmp(val, "eip") == 0;
         } else if (strcmp(opt, "--dropped") == 0) {
             g.dropped = number(val);
         } else if (strcmp(opt, "--report-per-cpu") == 0) {

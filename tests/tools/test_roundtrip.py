@@ -1,11 +1,13 @@
 """acart import -> acart tb5 print: the tb5 file verifies, is bound, and holds every sample
 of the collection folder with the same address, CPU, pid, tid, event and TSC, in the same
-counts per CPU, per event and per module as the folder (and as session.json reports).
+counts per CPU, per event and per module as the folder (and as session.json reports), for
+both forms of sample record on the wire (iip/ipsr as the board sends, eip/eflags/csd).
 Then tb5 dump -> tb5 rewrite gives a file that prints the same records and reports the
 same as the folder."""
 
 import os
 import re
+import struct
 
 from tooltest import check, main, run
 
@@ -61,6 +63,25 @@ def printed_records(text, what):
     return records
 
 
+def check_raw_records(path, want, form):
+    """The stream-0 records of a tb5 dump, byte by byte: a 32-bit sample is written in the
+    eip/eflags/csd form (TBRW guide 6.11) whatever its form on the wire, followed by its
+    TSC: eip u32, eflags u32, csd u64, cs u16, cpuAndOS u16 (cpu 11:0, codeMode 14:13),
+    tid u32, pid u32, bitFields2 u32 (eventIndex 27:20, IA64PC bit 29), tsc u64."""
+    with open(path, "rb") as f:
+        data = f.read()
+    check(len(data) == 40 * len(want), "%s: %d bytes for %d records" % (path, len(data), len(want)))
+    csd = 0x00CF9B000000FFFF if form == "eip" else 0
+    for i, w in enumerate(want):
+        eip, eflags, got_csd, cs, cpu_os, tid, pid, bits, tsc = struct.unpack_from("<IIQHHIIIQ", data, 40 * i)
+        got = (eip, cpu_os & 0xFFF, pid, tid, (bits >> 20) & 0xFF, tsc)
+        check(got == w[:6], "raw record #%d: %s, expected %s" % (i, got, w[:6]))
+        check(eflags == 0x246 and got_csd == csd and cs == 8, "raw record #%d: eflags %#x csd %#x cs %#x"
+              % (i, eflags, got_csd, cs))
+        check((cpu_os >> 13) & 3 == 2, "raw record #%d: code mode %d, expected 32-bit (2)" % (i, (cpu_os >> 13) & 3))
+        check(not bits & (1 << 29), "raw record #%d: IA64PC set for a 32-bit sample" % i)
+
+
 def tally(records, field):
     counts = {}
     for r in records:
@@ -68,9 +89,10 @@ def tally(records, field):
     return counts
 
 
-def test(args):
-    folder = os.path.join(args.workdir, "collection")
-    cmd = [args.synth, folder, "--cpus", CPUS, "--tsc-start", TSC_START, "--tsc-step", TSC_STEP]
+def test_form(args, form):
+    folder = os.path.join(args.workdir, form)
+    cmd = [args.synth, folder, "--cpus", CPUS, "--tsc-start", TSC_START, "--tsc-step", TSC_STEP,
+           "--form", form]
     for name, sav in EVENTS:
         cmd += ["--event", "%s:%d" % (name, sav)]
     for path, load, length in MODULES:
@@ -83,7 +105,7 @@ def test(args):
         size = os.path.getsize(os.path.join(folder, "cpu%d.bin" % cpu))
         check(size == 48 * n, "cpu%d.bin has %d bytes, expected %d records" % (cpu, size, n))
 
-    tb5 = os.path.join(args.workdir, "collection.tb5")
+    tb5 = os.path.join(args.workdir, form + ".tb5")
     out, _ = run([args.acart, "import", folder, "-o", tb5])
     check("%d samples from %d CPUs" % (len(want), CPUS) in out, "import summary: %s" % out)
 
@@ -105,9 +127,10 @@ def test(args):
         check(re.search(r"%s .*sav %d EBS" % (re.escape(name), sav), printed), "event %s not printed" % name)
 
     # dump -> rewrite: the same records, and the same report as the folder.
-    dump = os.path.join(args.workdir, "collection.dump")
-    again = os.path.join(args.workdir, "rewritten.tb5")
+    dump = os.path.join(args.workdir, form + ".dump")
+    again = os.path.join(args.workdir, form + "-rewritten.tb5")
     run([args.acart, "tb5", "dump", tb5, dump])
+    check_raw_records(dump + ".stream0.dat", want, form)
     run([args.acart, "tb5", "rewrite", dump, again])
     printed, _ = run([args.acart, "tb5", "print", again])
     check(printed_records(printed, "rewrite") == want, "the rewritten file holds other records")
@@ -116,6 +139,11 @@ def test(args):
         b, _ = run([args.acart, "report", again, "--by", by])
         check(a.split("\n", 1)[1] == b.split("\n", 1)[1],
               "report --by %s differs between the folder and the rewritten tb5:\n%s\n%s" % (by, a, b))
+
+
+def test(args):
+    for form in ("iip", "eip"):
+        test_form(args, form)
 
 
 main(test)
