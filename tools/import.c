@@ -62,6 +62,11 @@ int cmd_import(int argc, char **argv)
     struct progress pr;
     progress_attach(&pr, &p, "import");
     int rc = tb5_write_profile(&p, output, &d);
+    if (!rc) {
+        progress_note(&pr, "binding");
+        if ((rc = tb5_bind(output, &d)))
+            remove(output); /* nothing half done is left behind */
+    }
     progress_done(&pr);
     if (!rc) {
         profile_check_counts(&p, "import");

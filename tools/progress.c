@@ -29,6 +29,15 @@ void progress_attach(struct progress *pr, struct profile *p, const char *what)
     }
 }
 
+void progress_note(struct progress *pr, const char *what)
+{
+    if (!pr->enabled)
+        return;
+    fprintf(stderr, "\r%s: %s\033[K", pr->what, what);
+    fflush(stderr);
+    pr->shown_percent = 100;
+}
+
 void progress_done(struct progress *pr)
 {
     if (pr->enabled && pr->shown_percent >= 0)

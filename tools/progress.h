@@ -18,6 +18,9 @@ struct progress {
 /* Attaches a progress display for a scan of p to p's progress hook. */
 void progress_attach(struct progress *pr, struct profile *p, const char *what);
 
+/* Replaces the progress line with a note on what happens now ("binding"). */
+void progress_note(struct progress *pr, const char *what);
+
 /* Clears the progress line. */
 void progress_done(struct progress *pr);
 

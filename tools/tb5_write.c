@@ -354,8 +354,6 @@ static int write_all(struct writer *w)
         return rc;
     if ((t = TBRW_done_stream(w->h, 0)))
         return tbrw_fail(w, t, "stream 0");
-    if ((t = TBRW_dobind(w->h, 0)))
-        return tbrw_fail(w, t, "binding stream 0");
     return 0;
 }
 
@@ -382,4 +380,19 @@ int tb5_write_profile(struct profile *p, const char *path, struct diag *d)
     wide_strings_free(&w.ws);
     free(w.batch);
     return rc;
+}
+
+int tb5_bind(const char *path, struct diag *d)
+{
+    TBRW_PTR h;
+    TBRW_U32 t = tb5_open_path(&h, path, TBRW_FILE_READ | TBRW_FILE_WRITE);
+    if (t)
+        return diag_fail(d, DIAG_OUTPUT, "%s: cannot open to bind: %s", path, tb5_strerror(t));
+    if ((t = TBRW_dobind(h, 0))) {
+        TBRW_abort_cleanup_and_close(h);
+        return diag_fail(d, DIAG_OUTPUT, "%s: binding stream 0: %s", path, tb5_strerror(t));
+    }
+    if ((t = TBRW_close(h)))
+        return diag_fail(d, DIAG_OUTPUT, "%s: closing after binding: %s", path, tb5_strerror(t));
+    return 0;
 }

@@ -1,0 +1,295 @@
+/* A collection folder: session.json, module.bin (module records as the module channel
+ * sent them) and cpu<N>.bin (sample records as CPU channel N sent them). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "acart_wire.h"
+#include "file_util.h"
+#include "profile.h"
+
+/* Records are decoded into batches of this many samples. */
+#define SCAN_BATCH 4096
+/* Bytes read from a CPU file at a time. */
+#define SCAN_CHUNK (1u << 20)
+
+static char *cpu_file(const char *dir, uint32_t cpu)
+{
+    char name[32];
+    snprintf(name, sizeof name, "cpu%" PRIu32 ".bin", cpu);
+    return file_join(dir, name);
+}
+
+static int module_from_record(struct profile *p, const char *path, const unsigned char *rec,
+                              size_t avail, uint64_t offset, size_t *used, struct diag *d)
+{
+    struct sep_module_record mr;
+    if (avail < sizeof mr)
+        return diag_fail(d, DIAG_INPUT,
+                         "%s: byte %" PRIu64 ": truncated module record (%zu of 80 bytes)", path,
+                         offset, avail);
+    memcpy(&mr, rec, sizeof mr);
+    if (mr.path_length == 0 || (size_t)mr.rec_length < sizeof mr + mr.path_length)
+        return diag_fail(d, DIAG_INPUT,
+                         "%s: byte %" PRIu64 ": record length %u does not hold the 80-byte "
+                         "record and its %u path bytes",
+                         path, offset, mr.rec_length, mr.path_length);
+    if (mr.rec_length > avail)
+        return diag_fail(d, DIAG_INPUT,
+                         "%s: byte %" PRIu64 ": module record of %u bytes, only %zu left", path,
+                         offset, mr.rec_length, avail);
+    const char *name = (const char *)rec + sizeof mr;
+    if (memchr(name, '\0', mr.path_length) != name + mr.path_length - 1)
+        return diag_fail(d, DIAG_INPUT,
+                         "%s: byte %" PRIu64 ": path is not %u bytes ending in its only NUL", path,
+                         offset, mr.path_length);
+    *used = mr.rec_length;
+    if (mr.segment_bits & SEP_MODREC_SEG_UNLOAD)
+        return 0; /* a bare-metal image never unloads; unload records only end a range */
+    struct module_info m = {
+        .path = (char *)name,
+        .load_address = mr.load_addr64,
+        .length = mr.length64,
+        .tsc = (mr.flags & SEP_MODREC_TSC_USED) ? mr.tsc : 0,
+        .pid = mr.pid_rec_index,
+        .selector = mr.selector,
+        .mode = (uint8_t)(mr.segment_bits & SEP_MODREC_SEG_TYPE_MASK),
+        .exe = (mr.flags & SEP_MODREC_EXE) != 0,
+        .global = (mr.flags & SEP_MODREC_GLOBAL_MODULE) != 0,
+    };
+    return profile_add_module(p, &m, d);
+}
+
+static int read_modules(struct profile *p, const char *dir, struct diag *d)
+{
+    char *path = file_join(dir, "module.bin");
+    if (!path)
+        return diag_fail(d, DIAG_NOMEM, "out of memory");
+    struct stat st;
+    int rc = 0;
+    if (stat(path, &st) != 0 && errno == ENOENT) {
+        /* No module channel: the session's own list, if any, is all there is. */
+        for (size_t i = 0; i < p->session.num_modules && !rc; i++) {
+            const struct session_module *sm = &p->session.modules[i];
+            struct module_info m = {.path = sm->path,
+                                    .load_address = sm->load_address,
+                                    .length = sm->length,
+                                    .global = true};
+            rc = profile_add_module(p, &m, d);
+        }
+        free(path);
+        return rc;
+    }
+    char *data;
+    size_t len;
+    rc = file_read_all(path, &data, &len, d);
+    if (rc) {
+        free(path);
+        return rc;
+    }
+    for (size_t off = 0; !rc && off < len;) {
+        size_t used = 0;
+        rc = module_from_record(p, path, (unsigned char *)data + off, len - off, off, &used, d);
+        off += used;
+    }
+    free(data);
+    free(path);
+    return rc;
+}
+
+/* With every record 48 bytes, record counts follow from file sizes. */
+static int count_records(struct profile *p, const char *dir, struct diag *d)
+{
+    bool fixed = true;
+    for (size_t i = 0; i < p->session.num_descriptors; i++)
+        fixed &= p->session.descriptors[i].sample_size == SESSION_SAMPLE_RECORD_MIN;
+    for (uint32_t cpu = 0; cpu < p->session.num_cpus; cpu++) {
+        char *path = cpu_file(dir, cpu);
+        if (!path)
+            return diag_fail(d, DIAG_NOMEM, "out of memory");
+        struct stat st;
+        if (stat(path, &st) != 0) {
+            int rc = diag_fail(d, DIAG_INPUT, "%s: %s (session.json lists %" PRIu32 " CPUs)", path,
+                               strerror(errno), p->session.num_cpus);
+            free(path);
+            return rc;
+        }
+        if (fixed && st.st_size % SESSION_SAMPLE_RECORD_MIN != 0) {
+            int rc = diag_fail(d, DIAG_INPUT,
+                               "%s: %lld bytes is not a whole number of 48-byte sample records",
+                               path, (long long)st.st_size);
+            free(path);
+            return rc;
+        }
+        free(path);
+        p->input_bytes += (uint64_t)st.st_size;
+        p->records_per_cpu[cpu] = (uint64_t)st.st_size / SESSION_SAMPLE_RECORD_MIN;
+    }
+    p->records_known = fixed;
+    if (fixed)
+        for (uint32_t cpu = 0; cpu < p->session.num_cpus; cpu++)
+            p->num_records += p->records_per_cpu[cpu];
+    return 0;
+}
+
+int collection_open(const char *dir, struct profile *p, struct diag *d)
+{
+    char *path = file_join(dir, "session.json");
+    if (!path)
+        return diag_fail(d, DIAG_NOMEM, "out of memory");
+    int rc = session_read(path, &p->session, d);
+    free(path);
+    if (rc)
+        return rc;
+    p->reported_counts = true;
+    p->records_per_cpu = calloc(p->session.num_cpus, sizeof *p->records_per_cpu);
+    if (!p->records_per_cpu)
+        return diag_fail(d, DIAG_NOMEM, "out of memory");
+    if ((rc = read_modules(p, dir, d)) || (rc = count_records(p, dir, d)))
+        return rc;
+    profile_finish_modules(p);
+    return 0;
+}
+
+static void decode(const struct sep_sample_pc *r, struct sample *s)
+{
+    if (r->bit_fields2 & SEP_SAMPLE_IA64PC) {
+        s->ip = r->iip;
+        s->psr = r->ipsr;
+        s->csd = 0;
+    } else {
+        /* eip, eflags and the code segment descriptor share the iip/ipsr bytes. */
+        s->ip = (uint32_t)r->iip;
+        s->psr = (uint32_t)(r->iip >> 32);
+        s->csd = r->ipsr;
+    }
+    s->tsc = r->tsc;
+    s->pid = r->pid_rec_index;
+    s->tid = r->tid;
+    s->cpu = r->cpu_and_os & SEP_SAMPLE_CPU_NUM_MASK;
+    s->cs = r->cs;
+    s->event =
+        (uint8_t)((r->bit_fields2 & SEP_SAMPLE_EVENT_INDEX_MASK) >> SEP_SAMPLE_EVENT_INDEX_SHIFT);
+    s->mode = (uint8_t)((r->cpu_and_os >> SEP_SAMPLE_CODE_MODE_SHIFT) & 3u);
+}
+
+struct cpu_scan {
+    struct profile *p;
+    const char *path;
+    profile_sample_fn *fn;
+    void *ctx;
+    struct sample *batch;
+    size_t n;
+    uint64_t records;
+};
+
+static int flush(struct cpu_scan *cs)
+{
+    int rc = cs->n ? cs->fn(cs->batch, cs->n, cs->ctx) : 0;
+    cs->n = 0;
+    return rc;
+}
+
+/* Decodes the whole records in buf[0..len); returns the bytes used, or -1 after an error. */
+static long long decode_chunk(struct cpu_scan *cs, const unsigned char *buf, size_t len,
+                              uint64_t file_offset, int *rc, struct diag *d)
+{
+    size_t off = 0;
+    while (len - off >= sizeof(struct sep_sample_pc)) {
+        struct sep_sample_pc r;
+        memcpy(&r, buf + off, sizeof r);
+        uint32_t size = session_record_size(&cs->p->session, r.descriptor_id);
+        if (size == 0) {
+            *rc = diag_fail(d, DIAG_INPUT,
+                            "%s: byte %" PRIu64 ": descriptor_id %" PRIu32
+                            " is not among session.json's descriptors",
+                            cs->path, file_offset + off, r.descriptor_id);
+            return -1;
+        }
+        if (len - off < size)
+            break;
+        struct sample *smp = &cs->batch[cs->n];
+        decode(&r, smp);
+        if (smp->event >= cs->p->session.num_events || smp->cpu >= cs->p->session.num_cpus) {
+            *rc = diag_fail(d, DIAG_INPUT,
+                            "%s: byte %" PRIu64 ": sample of event %u on CPU %u, but session.json "
+                            "lists %zu event(s) and %" PRIu32 " CPU(s)",
+                            cs->path, file_offset + off, smp->event, smp->cpu,
+                            cs->p->session.num_events, cs->p->session.num_cpus);
+            return -1;
+        }
+        cs->n++;
+        cs->records++;
+        off += size;
+        if (cs->n == SCAN_BATCH && (*rc = flush(cs)))
+            return -1;
+    }
+    return (long long)off;
+}
+
+static int scan_cpu(struct cpu_scan *cs, unsigned char *buf, uint64_t *bytes_done, struct diag *d)
+{
+    FILE *f = fopen(cs->path, "rb");
+    if (!f)
+        return diag_fail(d, DIAG_INPUT, "%s: %s", cs->path, strerror(errno));
+    size_t have = 0;
+    uint64_t offset = 0; /* file offset of buf[0] */
+    int rc = 0;
+    for (;;) {
+        size_t got = fread(buf + have, 1, SCAN_CHUNK - have, f);
+        if (got == 0)
+            break;
+        have += got;
+        long long used = decode_chunk(cs, buf, have, offset, &rc, d);
+        if (used < 0)
+            break;
+        memmove(buf, buf + used, have - (size_t)used);
+        have -= (size_t)used;
+        offset += (uint64_t)used;
+        *bytes_done += (uint64_t)used;
+        if (cs->p->progress)
+            cs->p->progress(*bytes_done, cs->p->progress_ctx);
+    }
+    if (!rc && ferror(f))
+        rc = diag_fail(d, DIAG_INPUT, "%s: read error", cs->path);
+    else if (!rc && have)
+        rc = diag_fail(d, DIAG_INPUT, "%s: ends inside a sample record (%zu bytes left over)",
+                       cs->path, have);
+    fclose(f);
+    if (!rc)
+        rc = flush(cs);
+    return rc;
+}
+
+int collection_scan(struct profile *p, profile_sample_fn *fn, void *ctx, struct diag *d)
+{
+    unsigned char *buf = malloc(SCAN_CHUNK);
+    struct sample *batch = malloc(SCAN_BATCH * sizeof *batch);
+    int rc = 0;
+    uint64_t bytes_done = 0, total = 0;
+    if (!buf || !batch)
+        rc = diag_fail(d, DIAG_NOMEM, "out of memory");
+    for (uint32_t cpu = 0; !rc && cpu < p->session.num_cpus; cpu++) {
+        struct cpu_scan cs = {.p = p, .fn = fn, .ctx = ctx, .batch = batch};
+        char *path = cpu_file(p->source, cpu);
+        if (!path) {
+            rc = diag_fail(d, DIAG_NOMEM, "out of memory");
+            break;
+        }
+        cs.path = path;
+        rc = scan_cpu(&cs, buf, &bytes_done, d);
+        free(path);
+        p->records_per_cpu[cpu] = cs.records;
+        total += cs.records;
+    }
+    if (!rc && !p->records_known) {
+        p->records_known = true;
+        p->num_records = total;
+    }
+    free(buf);
+    free(batch);
+    return rc;
+}
