@@ -95,10 +95,13 @@ static void on_overflow(void *ctx, const struct pmu_overflow *ov)
  * PMI; it is unmasked before or after the handler core depending on the model (pmi.h). */
 static void on_pmi(struct trap_frame *frame)
 {
-    struct pmu_cpu_state *pmu = &cpus[this_cpu_index()].pmu;
+    /* Every NMI comes here, also on CPUs beyond the session (a board with more CPUs online
+     * than ACA_MAX_CPUS): they have no state in cpus[] and claim nothing. */
+    uint32_t cpu = this_cpu_index();
+    struct pmu_cpu_state *pmu = cpu < num_cpus ? &cpus[cpu].pmu : 0;
     if (!pmu_caps.pmi_ack_late)
         lapic_pmi_unmask();
-    unsigned handled = pmu_handle_overflow(pmu, on_overflow, frame);
+    unsigned handled = pmu ? pmu_handle_overflow(pmu, on_overflow, frame) : 0;
     if (pmu_caps.pmi_ack_late)
         lapic_pmi_unmask();
     if (!config.use_nmi)
@@ -188,13 +191,18 @@ static void set_active_on_this_cpu(void *arg)
     if (cpu >= num_cpus)
         return;
     int on = (int)(uintptr_t)arg;
+    /* As at start and stop: recording is on before counting resumes and goes off only once
+     * counting has paused, so a PMI in between still records its sample. */
+    if (on)
+        cpus[cpu].active = 1;
     if (config.source == SAMPLER_SOURCE_PMU) {
         if (on)
             pmu_start_cpu(&cpus[cpu].pmu);
         else
             pmu_pause_cpu(&cpus[cpu].pmu);
     }
-    cpus[cpu].active = (uint32_t)on;
+    if (!on)
+        cpus[cpu].active = 0;
 }
 
 int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
@@ -277,7 +285,9 @@ void sampler_reset(void)
     for (uint32_t i = 0; i < num_cpus; i++)
         memset(&cpus[i], 0, sizeof(cpus[i]));
     num_cpus = 0;
-    if (config.source == SAMPLER_SOURCE_PMU && config.use_nmi)
+    /* Only while the NMI is still ours: the agent resets at every session end, also after
+     * sessions that never set up, and the board may have changed its handler since. */
+    if (trap_get_handler(TRAP_VECTOR_NMI) == on_pmi)
         trap_set_handler(TRAP_VECTOR_NMI, chained_nmi);
 }
 
