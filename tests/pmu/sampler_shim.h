@@ -1,0 +1,90 @@
+/* The board around runtime/sampler.c in host tests (ACART_SIM).
+ *
+ * SHIM_CPUS simulated CPUs, each with its own instance of sim_cpu.c (its own MSR file,
+ * counters, TSC and pending PMI; sampler_shim_sim_cpu.c builds one per CPU), and a
+ * "current CPU" that this_cpu_index(), msr_read(), msr_write() and cpuid() follow. Around
+ * them, what sampler.c calls on the board: the LAPIC (performance-counter LVT entry, EOI,
+ * timer), the trap table, smp_call_all() (runs the function on each CPU in turn, switching
+ * the current CPU), and the port's aca_port_current_task(). Each records what was asked of
+ * it, so a test can check the calls as well as their effect on the simulated CPUs. */
+#ifndef ACART_TESTS_PMU_SAMPLER_SHIM_H
+#define ACART_TESTS_PMU_SAMPLER_SHIM_H
+
+#include <stdint.h>
+
+#include "sim_cpu.h"
+#include "trap.h"
+
+#define SHIM_CPUS 4
+
+/* The functions of one CPU's simulator instance (see sim_cpu.h for each). */
+struct sim_instance {
+    void (*reset)(const struct sim_model *model);
+    void (*set_ip)(uint64_t ip);
+    void (*retire)(const struct sim_events *ev);
+    int (*take_pmi)(void);
+    unsigned (*pmi_count)(void);
+    uint64_t (*peek_msr)(uint32_t msr);
+    unsigned (*pebs_records)(void);
+    unsigned (*accesses)(void);
+    unsigned (*faults)(void);
+    const char *(*fault_text)(void);
+    void (*clear_faults)(void);
+    struct cpuid_regs (*cpuid_leaf)(uint32_t leaf, uint32_t subleaf);
+    uint64_t (*rdmsr)(uint32_t msr);
+    void (*wrmsr)(uint32_t msr, uint64_t value);
+};
+
+const struct sim_instance *shim_sim(uint32_t cpu);
+
+/* Every CPU powered on as `model`, the current CPU 0, LAPIC records and the trap table
+ * cleared. */
+void shim_power_on(const struct sim_model *model);
+void shim_set_current_cpu(uint32_t cpu);
+uint32_t shim_current_cpu(void);
+unsigned shim_smp_calls(void); /* smp_call_all() calls so far */
+void shim_board_reset(void);   /* sampler_shim_board.c's part of shim_power_on() */
+
+/* The local APIC of one CPU, as the code under test left it. */
+struct shim_lapic {
+    uint32_t lvt_pc; /* the LVT performance-counter entry (LAPIC_LVT_* | vector) */
+    unsigned routes, unmasks, masks, eois, other_writes;
+    unsigned timer_starts, timer_stops;
+    /* The simulated CPU's state when the LVT entry was last unmasked: tells an unmask
+     * before the handler core (overflow still in GLOBAL_STATUS) from one after it
+     * (counting re-enabled). */
+    uint64_t status_at_unmask, global_ctrl_at_unmask;
+};
+const struct shim_lapic *shim_lapic(uint32_t cpu);
+
+/* What aca_port_current_task() answers: CPU SHIM_IDLE_CPU runs no task (the sample then
+ * carries pid = tid = 0); CPU c otherwise runs pid SHIM_PID_BASE + c, tid SHIM_TID_BASE + c. */
+#define SHIM_IDLE_CPU 2
+#define SHIM_PID_BASE 1000
+#define SHIM_TID_BASE 2000
+unsigned shim_task_calls_off_cpu(void); /* calls about a CPU other than the current one */
+
+enum shim_delivery {
+    SHIM_DELIVERED = 0,
+    SHIM_NO_PMI = -1,     /* the CPU raised no PMI */
+    SHIM_LVT_MASKED = -2, /* the LVT entry is masked (or was never routed) */
+    SHIM_UNCLAIMED = -3,  /* nobody handles the vector the LVT entry names */
+};
+
+/* The LAPIC side of a PMI on `cpu`: takes the simulator's pending PMI and delivers it as
+ * the LVT entry says (NMI or its vector), masking the entry as the hardware does, by
+ * running that vector's handler on `cpu` with `frame` (its vector field is filled in). */
+int shim_raise_pmi(uint32_t cpu, struct trap_frame *frame);
+
+/* An NMI from elsewhere (a watchdog, another CPU) on `cpu`. SHIM_UNCLAIMED without an NMI
+ * handler. */
+int shim_raise_nmi(uint32_t cpu, struct trap_frame *frame);
+
+/* One-shot: right after the next write on `cpu` that turns counting on (a non-zero
+ * IA32_PERF_GLOBAL_CTRL), the CPU retires `ev` and takes any PMI that raises at once, with
+ * `frame`, as an NMI arriving in the instructions that follow the WRMSR would. */
+void shim_after_enable(uint32_t cpu, const struct sim_events *ev, const struct trap_frame *frame);
+/* The hook's shim_raise_pmi() result once it ran; 1 while it is still armed. */
+int shim_after_enable_result(uint32_t cpu);
+
+#endif

@@ -1,0 +1,819 @@
+/* runtime/sampler.c's PMU path end to end, on simulated CPUs (sim_cpu.c, one instance per
+ * CPU) inside a recording board (sampler_shim_*.c): the plan programmed on every CPU, each
+ * PMI turned into a record in its own CPU's ring, the LVT entry unmasked, NMIs that are not
+ * ours passed on, pause/resume/stop/reset, a full ring, PEBS, and a CPU without a PMU.
+ *
+ * Built with ACA_MAX_CPUS below SHIM_CPUS: the last simulated CPU is online but beyond what
+ * the runtime can sample, as on a board with more CPUs than acart is built for.
+ * Usage: test_sampler_pmu <shared-dir> (for the fixture ECB). Every simulator fault (a #GP
+ * on hardware) fails the test it occurs in. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acart.h"
+#include "acart_opts.h"
+#include "acart_wire.h"
+#include "ecb.h"
+#include "io.h"
+#include "lapic.h"
+#include "pmu.h"
+#include "ring.h"
+#include "sampler.h"
+#include "sampler_shim.h"
+
+static int failures;
+static const char *shared_dir;
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond);               \
+            failures++;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+#define CHECK_EQ(actual, expected)                                                                 \
+    do {                                                                                           \
+        uint64_t a_ = (uint64_t)(actual), e_ = (uint64_t)(expected);                               \
+        if (a_ != e_) {                                                                            \
+            fprintf(stderr, "%s:%d: %s = %#" PRIx64 ", expected %s = %#" PRIx64 "\n", __FILE__,    \
+                    __LINE__, #actual, a_, #expected, e_);                                         \
+            failures++;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+#define MASK48               0xffffffffffffull
+#define FIXTURE_SAMPLE_AFTER 2200000u
+#define FIXED2               (1ull << 34) /* fixed counter 2 in GLOBAL_CTRL/STATUS */
+#define EVSEL_INST_RETIRED   (0xc0 | EVTSEL_OS | EVTSEL_USR | EVTSEL_INT | EVTSEL_EN)
+#define FIXED_CTRL_SAMPLE    (FIXED_CTRL_OS | FIXED_CTRL_USR | FIXED_CTRL_PMI)
+
+/* The session covers CPUs [0, ACA_MAX_CPUS); CPU BEYOND is online but outside it. */
+#define SESSION_CPUS ACA_MAX_CPUS
+#define BEYOND       ACA_MAX_CPUS
+_Static_assert(SHIM_CPUS == ACA_MAX_CPUS + 1, "one simulated CPU beyond the session");
+
+#define RING_BYTES 4096
+static uint8_t ring_memory[SESSION_CPUS * RING_BYTES] __attribute__((aligned(64)));
+
+static struct sampler_config cfg;
+
+/* ---- The board's own NMI handlers, there before the sampler. ---- */
+
+static unsigned board_nmis;
+static struct trap_frame board_nmi_frame;
+
+// cppcheck-suppress constParameter ; the signature is trap_handler_fn's
+static void board_nmi(struct trap_frame *frame)
+{
+    board_nmis++;
+    board_nmi_frame = *frame;
+}
+
+static void watchdog_nmi(struct trap_frame *frame)
+{
+    (void)frame;
+}
+
+/* ---- Fixture helpers ---- */
+
+static void power_on(const struct sim_model *model)
+{
+    shim_power_on(model);
+    trap_set_handler(TRAP_VECTOR_NMI, board_nmi);
+    board_nmis = 0;
+    memset(&board_nmi_frame, 0, sizeof(board_nmi_frame));
+    memset(ring_memory, 0xa5, sizeof(ring_memory));
+}
+
+static void retire(uint32_t cpu, uint64_t instructions, uint64_t cycles, uint64_t ref_cycles)
+{
+    struct sim_events ev = {instructions, cycles, ref_cycles, 0};
+
+    shim_sim(cpu)->retire(&ev);
+}
+
+static uint64_t msr(uint32_t cpu, uint32_t index)
+{
+    return shim_sim(cpu)->peek_msr(index);
+}
+
+static struct trap_frame frame_at(uint32_t eip)
+{
+    struct trap_frame f;
+
+    memset(&f, 0, sizeof(f));
+    f.eip = eip;
+    f.cs = 0x08;
+    f.eflags = 0x246 | (eip & 0x1) << 11; /* varies with the IP, to be told apart */
+    return f;
+}
+
+/* A PMI the CPU must have raised, delivered with the interrupted IP `eip`. */
+static void deliver(uint32_t cpu, uint32_t eip)
+{
+    struct trap_frame f = frame_at(eip);
+
+    CHECK_EQ(shim_raise_pmi(cpu, &f), SHIM_DELIVERED);
+}
+
+static void check_no_pmi(uint32_t cpu)
+{
+    struct trap_frame f = frame_at(0);
+
+    CHECK_EQ(shim_raise_pmi(cpu, &f), SHIM_NO_PMI);
+}
+
+/* Copies the records in cpu's ring (oldest first) into out; returns how many there are. */
+static uint32_t records(uint32_t cpu, struct sep_sample_pc *out, uint32_t max)
+{
+    const struct ring *r = sampler_ring(cpu);
+    const void *data;
+    uint32_t n;
+
+    if (!r)
+        return 0;
+    n = ring_peek(r, &data);
+    CHECK_EQ(n, ring_used(r)); /* nothing consumed: one contiguous run */
+    for (uint32_t i = 0; i < n && i < max; i++)
+        memcpy(&out[i], (const uint8_t *)data + (size_t)i * r->record_size, sizeof(out[i]));
+    return n;
+}
+
+static uint32_t count_records(uint32_t cpu)
+{
+    struct sep_sample_pc unused[1];
+
+    return records(cpu, unused, 0);
+}
+
+/* The one record format, SampleRecordPC, as the interrupt of `cpu` must have written it. */
+static void check_record(const struct sep_sample_pc *s, uint32_t cpu, uint64_t ip,
+                         const struct trap_frame *f, uint32_t event_index, uint32_t descriptor)
+{
+    int idle = cpu == SHIM_IDLE_CPU;
+
+    CHECK_EQ(s->descriptor_id, descriptor);
+    CHECK_EQ(s->osid, 0);
+    CHECK_EQ(s->iip, ip);
+    CHECK_EQ(s->ipsr, f->eflags);
+    CHECK_EQ(s->cs, f->cs);
+    CHECK_EQ(s->cpu_and_os, cpu | SEP_MODE_32BIT << SEP_SAMPLE_CODE_MODE_SHIFT);
+    CHECK_EQ(s->pid_rec_index, idle ? 0 : SHIM_PID_BASE + cpu);
+    CHECK_EQ(s->tid, idle ? 0 : SHIM_TID_BASE + cpu);
+    CHECK_EQ(s->bit_fields2, event_index << SEP_SAMPLE_EVENT_INDEX_SHIFT | SEP_SAMPLE_TID_IS_RAW |
+                                 SEP_SAMPLE_IA64PC | SEP_SAMPLE_PID_RAW);
+}
+
+/* After pmu_stop_cpu: the CPU's PMU as at power-on (models here: 4 GP, 3 fixed). */
+static void check_idle(uint32_t cpu)
+{
+    CHECK_EQ(msr(cpu, MSR_IA32_PERF_GLOBAL_CTRL), 0);
+    CHECK_EQ(msr(cpu, MSR_IA32_PERF_GLOBAL_STATUS), 0);
+    CHECK_EQ(msr(cpu, MSR_IA32_FIXED_CTR_CTRL), 0);
+    CHECK_EQ(msr(cpu, MSR_IA32_DEBUGCTL), 0);
+    CHECK_EQ(msr(cpu, MSR_IA32_PEBS_ENABLE), 0);
+    for (uint32_t i = 0; i < 4; i++) {
+        CHECK_EQ(msr(cpu, MSR_IA32_PERFEVTSEL0 + i), 0);
+        CHECK_EQ(msr(cpu, MSR_IA32_PMC0 + i), 0);
+    }
+    for (uint32_t j = 0; j < 3; j++)
+        CHECK_EQ(msr(cpu, MSR_IA32_FIXED_CTR0 + j), 0);
+}
+
+static void check_counts(uint32_t cpu, uint32_t sampled, uint32_t dropped, uint32_t pending,
+                         uint32_t unclaimed)
+{
+    struct sampler_cpu_counts c;
+
+    sampler_counts(cpu, &c);
+    CHECK_EQ(c.sampled, sampled);
+    CHECK_EQ(c.dropped, dropped);
+    CHECK_EQ(c.pending, pending);
+    CHECK_EQ(c.unclaimed, unclaimed);
+}
+
+/* A one-event configuration by hand, as cmd_init_pmu would build it from an ECB. */
+static void config_one(int fixed, uint32_t counter, uint64_t control, uint64_t sample_after)
+{
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.source = SAMPLER_SOURCE_PMU;
+    cfg.use_nmi = 1;
+    cfg.num_events = 1;
+    cfg.events[0].fixed = fixed;
+    cfg.events[0].counter = counter;
+    cfg.events[0].control = control;
+    cfg.events[0].sample_after = sample_after;
+    cfg.record_size = sizeof(struct sep_sample_pc);
+}
+
+/* The fixture ECB's configuration, built the way runtime/cmd_collect.c's cmd_init_pmu
+ * builds it: ecb_decode, ecb_plan_sampling, one sampler_event per planned counter. */
+static int config_from_fixture(void)
+{
+    static uint8_t bytes[16384];
+    static struct ecb ecb;
+    struct ecb_plan plan;
+    char path[1024];
+    size_t len;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/fixtures/aca/bin_ecb.config_6_0_CPU_CLK_UNHALTED.REF_TSC",
+             shared_dir);
+    f = fopen(path, "rb");
+    CHECK(f != NULL);
+    if (!f)
+        return -1;
+    len = fread(bytes, 1, sizeof(bytes), f);
+    fclose(f);
+    CHECK_EQ(ecb_decode(bytes, len, &ecb), ECB_OK);
+    CHECK_EQ(ecb_plan_sampling(&ecb, &plan), ECB_OK);
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.source = SAMPLER_SOURCE_PMU;
+    cfg.use_nmi = 1;
+    for (uint32_t i = 0; i < plan.num_counters && cfg.num_events < SAMPLER_MAX_EVENTS; i++) {
+        const struct ecb_counter *c = &plan.counters[i];
+        struct sampler_event *ev = &cfg.events[cfg.num_events++];
+
+        ev->event_index = c->event_index;
+        ev->descriptor_id = c->desc_id;
+        ev->sample_after = c->sample_after;
+        ev->fixed = c->kind == ECB_COUNTER_FIXED;
+        ev->counter = c->index;
+        ev->control = c->control;
+        ev->precise = (c->flags & SEP_EVREG_PRECISE) != 0;
+    }
+    cfg.record_size = sizeof(struct sep_sample_pc);
+    return 0;
+}
+
+static void setup_and_start(uint32_t bytes_per_cpu)
+{
+    CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, bytes_per_cpu, &cfg), ACA_OK);
+    CHECK_EQ(sampler_start(), ACA_OK);
+    CHECK(sampler_is_running());
+}
+
+/* ---- The fixture ECB on every CPU ---- */
+
+static void test_fixture_on_every_cpu(void)
+{
+    const uint64_t preload = (0 - (uint64_t)FIXTURE_SAMPLE_AFTER) & MASK48;
+    const struct pmu_caps *caps;
+    unsigned accesses[SHIM_CPUS];
+
+    power_on(&sim_skylake);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    caps = sampler_pmu_caps();
+    CHECK(caps != NULL && strcmp(caps->uarch, "skylake") == 0);
+    if (config_from_fixture())
+        return;
+    CHECK_EQ(cfg.num_events, 1);
+    CHECK_EQ(cfg.events[0].fixed, 1);
+    CHECK_EQ(cfg.events[0].counter, 2);
+    CHECK_EQ(cfg.events[0].sample_after, FIXTURE_SAMPLE_AFTER);
+    CHECK_EQ(cfg.events[0].event_index, 0);
+    CHECK_EQ(cfg.events[0].descriptor_id, 0);
+    CHECK_EQ(cfg.events[0].control, FIXED_CTRL_SAMPLE);
+    CHECK_EQ(cfg.events[0].precise, 0);
+
+    /* Setup claims the NMI and touches no CPU. */
+    for (uint32_t cpu = 0; cpu < SHIM_CPUS; cpu++)
+        accesses[cpu] = shim_sim(cpu)->accesses();
+    CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_OK);
+    CHECK(trap_get_handler(TRAP_VECTOR_NMI) != board_nmi);
+    CHECK(trap_get_handler(TRAP_VECTOR_NMI) != NULL);
+    CHECK_EQ(sampler_num_cpus(), SESSION_CPUS);
+    CHECK(!sampler_is_running());
+    for (uint32_t cpu = 0; cpu < SHIM_CPUS; cpu++)
+        CHECK_EQ(shim_sim(cpu)->accesses(), accesses[cpu]);
+
+    /* Start programs every CPU of the session, through one call on all CPUs. */
+    CHECK_EQ(sampler_start(), ACA_OK);
+    CHECK(sampler_is_running());
+    CHECK_EQ(shim_smp_calls(), 1);
+    for (uint32_t cpu = 0; cpu < SESSION_CPUS; cpu++) {
+        CHECK_EQ(msr(cpu, MSR_IA32_FIXED_CTR_CTRL), 0xb00);
+        CHECK_EQ(msr(cpu, MSR_IA32_FIXED_CTR0 + 2), preload);
+        CHECK_EQ(msr(cpu, MSR_IA32_DEBUGCTL), 0x1800); /* freeze counters and LBRs on PMI */
+        CHECK_EQ(msr(cpu, MSR_IA32_PERF_GLOBAL_CTRL), FIXED2);
+        CHECK_EQ(shim_lapic(cpu)->routes, 1);
+        CHECK_EQ(shim_lapic(cpu)->lvt_pc, LAPIC_LVT_NMI);
+    }
+    /* The CPU beyond the session is left alone. */
+    CHECK_EQ(shim_sim(BEYOND)->accesses(), accesses[BEYOND]);
+    CHECK_EQ(shim_lapic(BEYOND)->routes, 0);
+
+    for (uint32_t round = 0; round < 2; round++) {
+        for (uint32_t cpu = 0; cpu < SESSION_CPUS; cpu++) {
+            const uint32_t eip = 0x401000 + 0x100 * cpu + round;
+            const struct trap_frame f = frame_at(eip);
+            struct sep_sample_pc rec[4];
+
+            retire(cpu, 1000, 1000, FIXTURE_SAMPLE_AFTER - 1);
+            check_no_pmi(cpu);
+            retire(cpu, 1, 1, 1); /* the 2,200,000th reference cycle */
+            for (uint32_t other = 0; other < SHIM_CPUS; other++) {
+                if (other != cpu)
+                    CHECK_EQ(shim_sim(other)->pmi_count(),
+                             other >= SESSION_CPUS ? 0 : round + (other < cpu));
+            }
+            uint64_t before = rdtsc();
+            deliver(cpu, eip);
+            uint64_t after = rdtsc();
+
+            CHECK_EQ(board_nmis, 0);
+            CHECK_EQ(records(cpu, rec, 4), round + 1);
+            check_record(&rec[round], cpu, eip, &f, 0, 0);
+            CHECK(rec[round].tsc >= before && rec[round].tsc <= after);
+            /* Re-armed for the next 2.2 M, counting again, LVT entry unmasked after the
+             * handler core (Skylake acknowledges late). */
+            CHECK_EQ(msr(cpu, MSR_IA32_PERF_GLOBAL_STATUS), 0);
+            CHECK_EQ(msr(cpu, MSR_IA32_FIXED_CTR0 + 2), preload);
+            CHECK_EQ(msr(cpu, MSR_IA32_PERF_GLOBAL_CTRL), FIXED2);
+            CHECK_EQ(shim_lapic(cpu)->unmasks, round + 1);
+            CHECK_EQ(shim_lapic(cpu)->lvt_pc, LAPIC_LVT_NMI);
+            CHECK_EQ(shim_lapic(cpu)->global_ctrl_at_unmask, FIXED2);
+            CHECK_EQ(shim_lapic(cpu)->status_at_unmask, 0);
+            CHECK_EQ(shim_lapic(cpu)->eois, 0); /* NMIs take no EOI */
+        }
+    }
+    for (uint32_t cpu = 0; cpu < SESSION_CPUS; cpu++)
+        check_counts(cpu, 2, 0, 2, 0);
+    check_counts(BEYOND, 0, 0, 0, 0);
+    CHECK(sampler_ring(BEYOND) == NULL);
+    CHECK_EQ(shim_task_calls_off_cpu(), 0);
+
+    /* An NMI that is not a PMI goes to the handler that was there before. */
+    retire(1, 10, 10, 10);
+    struct trap_frame other = frame_at(0xc0ffee);
+    CHECK_EQ(shim_raise_nmi(1, &other), SHIM_DELIVERED);
+    CHECK_EQ(board_nmis, 1);
+    CHECK_EQ(board_nmi_frame.eip, 0xc0ffee);
+    CHECK_EQ(count_records(1), 2);
+    check_counts(1, 2, 0, 2, 1);
+    CHECK_EQ(msr(1, MSR_IA32_PERF_GLOBAL_CTRL), FIXED2); /* still counting */
+    /* Also on a CPU the runtime does not sample, which has no state in the sampler. */
+    CHECK_EQ(shim_raise_nmi(BEYOND, &other), SHIM_DELIVERED);
+    CHECK_EQ(board_nmis, 2);
+    CHECK_EQ(shim_sim(BEYOND)->accesses(), accesses[BEYOND]);
+
+    /* Stop leaves every PMU idle and the LVT entries masked; the records stay. */
+    sampler_stop();
+    CHECK(!sampler_is_running());
+    for (uint32_t cpu = 0; cpu < SESSION_CPUS; cpu++) {
+        check_idle(cpu);
+        CHECK_EQ(shim_lapic(cpu)->masks, 1);
+        CHECK(shim_lapic(cpu)->lvt_pc & LAPIC_LVT_MASKED);
+        CHECK_EQ(count_records(cpu), 2);
+        retire(cpu, 1ull << 40, 1ull << 40, 1ull << 40);
+        check_no_pmi(cpu);
+    }
+    CHECK_EQ(shim_raise_nmi(0, &other), SHIM_DELIVERED);
+    CHECK_EQ(board_nmis, 3);
+    CHECK_EQ(count_records(0), 2);
+
+    sampler_reset();
+    CHECK(trap_get_handler(TRAP_VECTOR_NMI) == board_nmi);
+    CHECK_EQ(sampler_num_cpus(), 0);
+    CHECK(sampler_ring(0) == NULL);
+    CHECK_EQ(sampler_start(), ACA_ERR_STATE);
+}
+
+/* ---- Two counters overflowing in the same PMI ---- */
+
+static void test_two_counters_one_pmi(void)
+{
+    const uint32_t record_size = 64; /* a descriptor asking for more than SampleRecordPC */
+    const uint64_t fixed_preload = (0 - 1000ull) & MASK48, gp_preload = (0 - 500ull) & MASK48;
+    int saw_fixed = 0, saw_gp = 0;
+
+    power_on(&sim_skylake);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    config_one(1, 2, FIXED_CTRL_SAMPLE, 1000);
+    cfg.events[0].event_index = 0x25;
+    cfg.events[0].descriptor_id = 3;
+    cfg.num_events = 2;
+    cfg.events[1].event_index = 0x31;
+    cfg.events[1].descriptor_id = 4;
+    cfg.events[1].sample_after = 500;
+    cfg.events[1].counter = 0;
+    cfg.events[1].control = EVSEL_INST_RETIRED;
+    cfg.record_size = record_size;
+    setup_and_start(RING_BYTES);
+    for (uint32_t cpu = 0; cpu < SESSION_CPUS; cpu++) {
+        CHECK_EQ(msr(cpu, MSR_IA32_PERFEVTSEL0), EVSEL_INST_RETIRED);
+        CHECK_EQ(msr(cpu, MSR_IA32_PMC0), gp_preload);
+        CHECK_EQ(msr(cpu, MSR_IA32_FIXED_CTR0 + 2), fixed_preload);
+        CHECK_EQ(msr(cpu, MSR_IA32_PERF_GLOBAL_CTRL), FIXED2 | 1);
+    }
+
+    const struct trap_frame f = frame_at(0x402000);
+    struct sep_sample_pc rec[4];
+    retire(1, 500, 500, 1000); /* both overflow: one PMI */
+    deliver(1, 0x402000);
+    CHECK_EQ(records(1, rec, 4), 2);
+    const void *data;
+    ring_peek(sampler_ring(1), &data);
+    for (uint32_t i = 0; i < 2; i++) {
+        const int is_gp = rec[i].descriptor_id == 4;
+        const uint8_t *raw = data;
+
+        saw_gp += is_gp;
+        saw_fixed += rec[i].descriptor_id == 3;
+        check_record(&rec[i], 1, 0x402000, &f, is_gp ? 0x31 : 0x25, is_gp ? 4 : 3);
+        /* Bytes past SampleRecordPC are zeroed, not left as the ring memory was. */
+        for (uint32_t b = sizeof(struct sep_sample_pc); b < record_size; b++)
+            CHECK_EQ(raw[i * record_size + b], 0);
+    }
+    CHECK_EQ(saw_gp, 1);
+    CHECK_EQ(saw_fixed, 1);
+    CHECK_EQ(msr(1, MSR_IA32_PMC0), gp_preload);
+    CHECK_EQ(msr(1, MSR_IA32_FIXED_CTR0 + 2), fixed_preload);
+
+    /* Each re-armed on its own period. */
+    retire(1, 500, 500, 999);
+    deliver(1, 0x402010);
+    CHECK_EQ(records(1, rec, 4), 3);
+    CHECK_EQ(rec[2].descriptor_id, 4);
+    CHECK_EQ(rec[2].bit_fields2 >> SEP_SAMPLE_EVENT_INDEX_SHIFT & 0xff, 0x31);
+    retire(1, 0, 0, 1);
+    deliver(1, 0x402020);
+    CHECK_EQ(records(1, rec, 4), 4);
+    CHECK_EQ(rec[3].descriptor_id, 3);
+    CHECK_EQ(rec[3].bit_fields2 >> SEP_SAMPLE_EVENT_INDEX_SHIFT & 0xff, 0x25);
+    CHECK_EQ(rec[3].iip, 0x402020);
+    check_counts(1, 4, 0, 4, 0);
+    CHECK_EQ(count_records(0), 0);
+
+    sampler_stop();
+    for (uint32_t cpu = 0; cpu < SESSION_CPUS; cpu++)
+        check_idle(cpu);
+    sampler_reset();
+}
+
+/* ---- Pause and resume ---- */
+
+static void test_pause_resume(void)
+{
+    const uint64_t preload = (0 - 1000ull) & MASK48;
+
+    power_on(&sim_skylake);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    config_one(1, 2, FIXED_CTRL_SAMPLE, 1000);
+    CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_OK);
+
+    /* A PMI in the instructions right after start enables counting is recorded. */
+    struct sim_events first = {0, 0, 1000, 0};
+    struct trap_frame early = frame_at(0x403000);
+    shim_after_enable(2, &first, &early);
+    CHECK_EQ(sampler_start(), ACA_OK);
+    CHECK_EQ(shim_after_enable_result(2), SHIM_DELIVERED);
+    CHECK_EQ(count_records(2), 1);
+
+    for (uint32_t cpu = 0; cpu < SESSION_CPUS; cpu++)
+        retire(cpu, 0, 0, 600);
+    sampler_pause();
+    for (uint32_t cpu = 0; cpu < SESSION_CPUS; cpu++) {
+        CHECK_EQ(msr(cpu, MSR_IA32_PERF_GLOBAL_CTRL), 0);
+        retire(cpu, 0, 0, 5000);
+        check_no_pmi(cpu);
+    }
+    sampler_resume();
+    for (uint32_t cpu = 0; cpu < SESSION_CPUS; cpu++) {
+        CHECK_EQ(msr(cpu, MSR_IA32_PERF_GLOBAL_CTRL), FIXED2);
+        retire(cpu, 0, 0, 399); /* the count went on from 600 */
+        check_no_pmi(cpu);
+        retire(cpu, 0, 0, 1);
+        deliver(cpu, 0x403100 + cpu);
+    }
+    CHECK_EQ(count_records(0), 1);
+    CHECK_EQ(count_records(1), 1);
+    CHECK_EQ(count_records(2), 2);
+
+    /* A PMI pending at pause is ours but records nothing, and leaves counting off. */
+    retire(0, 0, 0, 1000);
+    sampler_pause();
+    deliver(0, 0x403200);
+    CHECK_EQ(board_nmis, 0);
+    CHECK_EQ(count_records(0), 1);
+    CHECK_EQ(msr(0, MSR_IA32_PERF_GLOBAL_CTRL), 0);
+    CHECK_EQ(msr(0, MSR_IA32_FIXED_CTR0 + 2), preload);
+    check_counts(0, 1, 0, 1, 0);
+
+    /* A PMI in the instructions right after resume enables counting is recorded too. */
+    struct sim_events last = {0, 0, 1000, 0};
+    struct trap_frame resumed = frame_at(0x403300);
+    shim_after_enable(1, &last, &resumed);
+    sampler_resume();
+    CHECK_EQ(shim_after_enable_result(1), SHIM_DELIVERED);
+    CHECK_EQ(count_records(1), 2);
+    check_counts(1, 2, 0, 2, 0);
+
+    sampler_stop();
+    sampler_reset();
+}
+
+/* ---- A full ring drops and counts ---- */
+
+static void test_ring_full(void)
+{
+    const uint32_t capacity = 4;
+    struct sep_sample_pc rec[4];
+
+    power_on(&sim_skylake);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    config_one(1, 2, FIXED_CTRL_SAMPLE, 100);
+    setup_and_start(capacity * sizeof(struct sep_sample_pc));
+    for (uint32_t i = 0; i < 6; i++) {
+        retire(0, 0, 0, 100);
+        deliver(0, 0x404000 + i);
+    }
+    /* Every PMI was handled and re-armed; the last two found no room. */
+    check_counts(0, 6, 2, capacity, 0);
+    CHECK_EQ(shim_lapic(0)->unmasks, 6);
+    CHECK_EQ(records(0, rec, 4), capacity);
+    CHECK_EQ(rec[3].iip, 0x404003);
+
+    ring_consume(sampler_ring(0), 1);
+    retire(0, 0, 0, 100);
+    deliver(0, 0x404010);
+    check_counts(0, 7, 2, capacity, 0);
+    /* The ring wrapped: the newest record sits where the consumed one was. */
+    const void *data;
+    CHECK_EQ(ring_peek(sampler_ring(0), &data), capacity - 1);
+    CHECK_EQ(((const struct sep_sample_pc *)(const void *)ring_memory)[0].iip, 0x404010);
+    check_counts(1, 0, 0, 0, 0);
+
+    sampler_stop();
+    sampler_reset();
+}
+
+/* ---- PMI on a vector ---- */
+
+static void test_vector_delivery(void)
+{
+    const uint8_t vector = 0x40;
+    struct sep_sample_pc rec[2];
+
+    power_on(&sim_skylake);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    config_one(1, 2, FIXED_CTRL_SAMPLE, 1000);
+    cfg.use_nmi = 0;
+    cfg.vector = vector;
+    setup_and_start(RING_BYTES);
+    CHECK(trap_get_handler(TRAP_VECTOR_NMI) == board_nmi); /* the NMI stays the board's */
+    CHECK(trap_get_handler(vector) != NULL);
+    for (uint32_t cpu = 0; cpu < SESSION_CPUS; cpu++)
+        CHECK_EQ(shim_lapic(cpu)->lvt_pc, vector);
+
+    const struct trap_frame f = frame_at(0x405000);
+    retire(1, 0, 0, 1000);
+    deliver(1, 0x405000);
+    CHECK_EQ(records(1, rec, 2), 1);
+    check_record(&rec[0], 1, 0x405000, &f, 0, 0);
+    CHECK_EQ(shim_lapic(1)->eois, 1);
+    CHECK_EQ(shim_lapic(1)->unmasks, 1);
+    CHECK_EQ(shim_lapic(1)->lvt_pc, vector);
+
+    /* The vector without an overflow: acknowledged, not ours, passed to nobody. */
+    struct trap_frame spurious = frame_at(0x405010);
+    shim_set_current_cpu(1);
+    trap_get_handler(vector)(&spurious);
+    shim_set_current_cpu(0);
+    CHECK_EQ(shim_lapic(1)->eois, 2);
+    CHECK_EQ(board_nmis, 0);
+    check_counts(1, 1, 0, 1, 1);
+
+    sampler_stop();
+    for (uint32_t cpu = 0; cpu < SESSION_CPUS; cpu++)
+        CHECK_EQ(shim_lapic(cpu)->lvt_pc, LAPIC_LVT_MASKED | vector);
+    sampler_reset();
+    CHECK(trap_get_handler(TRAP_VECTOR_NMI) == board_nmi);
+}
+
+/* ---- PEBS: the event's own IP ---- */
+
+static void test_pebs_ip(void)
+{
+    const struct trap_frame f = frame_at(0x409999);
+    struct sep_sample_pc rec[2];
+
+    power_on(&sim_skylake);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    CHECK(sampler_pmu_caps()->pebs.usable);
+    config_one(0, 0, EVSEL_INST_RETIRED, 1000);
+    cfg.events[0].precise = 1;
+    cfg.events[0].event_index = 2;
+    cfg.events[0].descriptor_id = 1;
+    setup_and_start(RING_BYTES);
+    for (uint32_t cpu = 0; cpu < SESSION_CPUS; cpu++) {
+        const uint64_t ds = msr(cpu, MSR_IA32_DS_AREA);
+
+        CHECK_EQ(msr(cpu, MSR_IA32_PEBS_ENABLE), 1);
+        CHECK(ds != 0 && ds % PEBS_DS_ALIGN == 0);
+        for (uint32_t other = 0; other < cpu; other++)
+            CHECK(msr(other, MSR_IA32_DS_AREA) != ds); /* a DS area per CPU */
+    }
+
+    shim_sim(2)->set_ip(0x402468);
+    retire(2, 1000, 1000, 1000);
+    CHECK_EQ(shim_sim(2)->pebs_records(), 1);
+    deliver(2, 0x409999);
+    CHECK_EQ(records(2, rec, 2), 1);
+    check_record(&rec[0], 2, 0x402468, &f, 2, 1);
+    /* The CPU reloaded the counter from the DS area and counts on. */
+    shim_sim(2)->set_ip(0x402470);
+    retire(2, 1000, 1000, 1000);
+    deliver(2, 0x409998);
+    CHECK_EQ(records(2, rec, 2), 2);
+    CHECK_EQ(rec[1].iip, 0x402470);
+
+    sampler_stop();
+    for (uint32_t cpu = 0; cpu < SESSION_CPUS; cpu++)
+        check_idle(cpu);
+    sampler_reset();
+
+    /* PEBS turned off in MISC_ENABLE: the same event samples the interrupted IP. */
+    power_on(&sim_skylake_no_pebs);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    CHECK(!sampler_pmu_caps()->pebs.usable);
+    setup_and_start(RING_BYTES);
+    CHECK_EQ(msr(0, MSR_IA32_PEBS_ENABLE), 0);
+    shim_sim(0)->set_ip(0x402468);
+    retire(0, 1000, 1000, 1000);
+    CHECK_EQ(shim_sim(0)->pebs_records(), 0);
+    deliver(0, 0x409999);
+    CHECK_EQ(records(0, rec, 2), 1);
+    check_record(&rec[0], 0, 0x409999, &f, 2, 1);
+    sampler_stop();
+    sampler_reset();
+}
+
+/* ---- When the LVT entry is unmasked, per model ---- */
+
+static void check_ack_order(const struct sim_model *model, int late)
+{
+    power_on(model);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    CHECK_EQ(sampler_pmu_caps()->pmi_ack_late, late);
+    config_one(1, 2, FIXED_CTRL_SAMPLE, FIXTURE_SAMPLE_AFTER);
+    setup_and_start(RING_BYTES);
+    for (uint32_t round = 0; round < 2; round++) {
+        retire(0, 0, 0, FIXTURE_SAMPLE_AFTER);
+        deliver(0, 0x406000 + round);
+        CHECK_EQ(count_records(0), round + 1);
+        CHECK_EQ(shim_lapic(0)->lvt_pc, LAPIC_LVT_NMI);
+        if (late) { /* after the handler core: status cleared, counting on again */
+            CHECK_EQ(shim_lapic(0)->status_at_unmask, 0);
+            CHECK_EQ(shim_lapic(0)->global_ctrl_at_unmask, FIXED2);
+        } else { /* before it: the overflow still in GLOBAL_STATUS */
+            CHECK_EQ(shim_lapic(0)->status_at_unmask & FIXED2, FIXED2);
+        }
+        CHECK_EQ(msr(0, MSR_IA32_PERF_GLOBAL_CTRL), FIXED2); /* v3: freeze undone */
+    }
+    sampler_stop();
+    check_idle(0);
+    sampler_reset();
+}
+
+static void test_ack_order(void)
+{
+    check_ack_order(&sim_nehalem, 0);
+    check_ack_order(&sim_haswell, 1);
+}
+
+/* ---- Configurations refused ---- */
+
+static void test_refusals(void)
+{
+    power_on(&sim_skylake);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+
+    config_one(1, 2, FIXED_CTRL_SAMPLE, 0);
+    CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_ERR_INVALID);
+    config_one(1, 2, FIXED_CTRL_SAMPLE, 1000);
+    CHECK_EQ(sampler_setup(SESSION_CPUS + 1, ring_memory, RING_BYTES, &cfg), ACA_ERR_INVALID);
+    CHECK_EQ(sampler_setup(0, ring_memory, RING_BYTES, &cfg), ACA_ERR_INVALID);
+    cfg.record_size = sizeof(struct sep_sample_pc) - 8;
+    CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_ERR_INVALID);
+    config_one(1, 2, FIXED_CTRL_SAMPLE, 1000);
+    cfg.num_events = 0;
+    CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_ERR_INVALID);
+    CHECK(trap_get_handler(TRAP_VECTOR_NMI) == board_nmi);
+
+    /* A plan this CPU cannot hold (Skylake has PMC0-3): start fails, nothing runs. */
+    config_one(0, 5, EVSEL_INST_RETIRED, 1000);
+    CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_OK);
+    CHECK_EQ(sampler_start(), ACA_ERR_INVALID);
+    CHECK(!sampler_is_running());
+    for (uint32_t cpu = 0; cpu < SESSION_CPUS; cpu++) {
+        check_idle(cpu);
+        CHECK(shim_lapic(cpu)->lvt_pc & LAPIC_LVT_MASKED);
+    }
+    sampler_reset();
+
+    /* While running: no second setup or start. */
+    config_one(1, 2, FIXED_CTRL_SAMPLE, 1000);
+    setup_and_start(RING_BYTES);
+    CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_ERR_BUSY);
+    CHECK_EQ(sampler_start(), ACA_ERR_BUSY);
+    sampler_stop();
+    sampler_reset();
+}
+
+/* ---- The NMI vector across sessions ---- */
+
+static void test_nmi_across_sessions(void)
+{
+    power_on(&sim_skylake);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    config_one(1, 2, FIXED_CTRL_SAMPLE, 1000);
+
+    /* Set up twice in one session: the NMI chain still ends at the board's handler. */
+    CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_OK);
+    CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_OK);
+    CHECK_EQ(sampler_start(), ACA_OK);
+    struct trap_frame f = frame_at(0x407000);
+    CHECK_EQ(shim_raise_nmi(0, &f), SHIM_DELIVERED);
+    CHECK_EQ(board_nmis, 1);
+    sampler_reset();
+    CHECK(trap_get_handler(TRAP_VECTOR_NMI) == board_nmi);
+
+    /* The board changes its NMI handler between sessions; a session that ends without
+     * sampler_setup (the agent resets at every session end) must leave it in place. */
+    trap_set_handler(TRAP_VECTOR_NMI, watchdog_nmi);
+    sampler_reset();
+    CHECK(trap_get_handler(TRAP_VECTOR_NMI) == watchdog_nmi);
+
+    /* And the next session chains to the new one. */
+    CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_OK);
+    sampler_reset();
+    CHECK(trap_get_handler(TRAP_VECTOR_NMI) == watchdog_nmi);
+}
+
+/* ---- No PMU: QEMU TCG ---- */
+
+static void test_no_pmu(void)
+{
+    const struct sim_model *none[] = {&sim_qemu_tcg, &sim_perfmon_v1};
+
+    for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
+        power_on(none[i]);
+        CHECK_EQ(sampler_probe_pmu(), PMU_ERR_NO_PMU);
+        CHECK(sampler_pmu_caps() == NULL);
+        config_one(1, 2, FIXED_CTRL_SAMPLE, FIXTURE_SAMPLE_AFTER);
+        CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_ERR_NO_PMU);
+        CHECK(trap_get_handler(TRAP_VECTOR_NMI) == board_nmi);
+        CHECK_EQ(sampler_num_cpus(), 0);
+        sampler_reset();
+    }
+}
+
+static void run(const char *name, void (*test)(void))
+{
+    int before = failures;
+
+    test();
+    for (uint32_t cpu = 0; cpu < SHIM_CPUS; cpu++) {
+        const struct sim_instance *sim = shim_sim(cpu);
+
+        if (sim->faults()) {
+            fprintf(stderr, "%s: simulated #GP on CPU %u: %s (%u in all)\n", name, (unsigned)cpu,
+                    sim->fault_text(), sim->faults());
+            failures++;
+            sim->clear_faults();
+        }
+    }
+    if (sampler_is_running()) {
+        fprintf(stderr, "%s: left the sampler running\n", name);
+        failures++;
+        sampler_reset();
+    }
+    printf("%s %s\n", failures == before ? "PASS" : "FAIL", name);
+}
+
+#define RUN(test) run(#test, test)
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s <shared-dir>\n", argv[0]);
+        return 2;
+    }
+    shared_dir = argv[1];
+    RUN(test_fixture_on_every_cpu);
+    RUN(test_two_counters_one_pmi);
+    RUN(test_pause_resume);
+    RUN(test_ring_full);
+    RUN(test_vector_delivery);
+    RUN(test_pebs_ip);
+    RUN(test_ack_order);
+    RUN(test_refusals);
+    RUN(test_nmi_across_sessions);
+    RUN(test_no_pmu);
+    printf("%s\n", failures ? "FAILED" : "all sampler PMU tests passed");
+    return failures ? 1 : 0;
+}
