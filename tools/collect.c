@@ -291,6 +291,8 @@ static int system_configuration(struct collection *c, struct diag *d)
     return rc;
 }
 
+/* SEP asks all of these before it configures anything, and a target may rely on that
+ * order; of the answers, only the system configuration and NUM_CORES matter here. */
 static int target_description(struct collection *c, struct diag *d)
 {
     struct sep_drv_version version;
