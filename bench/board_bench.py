@@ -60,19 +60,6 @@ def rate(port, seconds, key):
     return sum(y - x for x, y in zip(a[key], b[key])) / dt
 
 
-def ecb_with_sample_after(sa):
-    with open(sep.FIXTURE_ECB, "rb") as f:
-        ecb = bytearray(f.read())
-    entries = (len(ecb) - 1728) // 136
-    for i in range(entries):
-        off = 1728 + 136 * i
-        reg_type = ecb[off]
-        msr = struct.unpack_from("<I", ecb, off + 8)[0]
-        if reg_type == 4 and msr == 0x30B:
-            struct.pack_into("<Q", ecb, off + 48, (-sa) & 0xFFFFFFFFFFFF)
-    return bytes(ecb)
-
-
 def collect(port, sa, seconds, measure_passes=None):
     """One delayed-mode collection; returns (samples, dropped, wall seconds sampled,
     drain bytes, drain seconds, passes rate during sampling)."""
@@ -80,7 +67,7 @@ def collect(port, sa, seconds, measure_passes=None):
     st, _ = h.handshake()
     assert st == 0, st
     h.open_data_channels()
-    statuses = sep.setup_collection(h, ecb=ecb_with_sample_after(sa))
+    statuses = sep.setup_collection(h, ecb=sep.ecb_with_sample_after(sa))
     assert all(v == 0 for v in statuses.values()), statuses
     h.start_readers()
     st, _ = h.request(sep.OP["START"])

@@ -9,6 +9,8 @@
 
 /* Control + (CPUs + 2) data channels, plus room for a refused second host. */
 #define CHANNEL_POOL (ACA_MAX_CPUS + 8)
+_Static_assert(MEMP_NUM_TCP_PCB >= CHANNEL_POOL + 4,
+               "lwIP needs a pcb per channel, plus the listeners and the board's services");
 
 struct channel {
     struct tcp_pcb *pcb;

@@ -162,7 +162,8 @@ static void on_control_event(struct channel *ch, void *arg, enum channel_event e
         break;
     case CHANNEL_EVENT_CLOSED:
         agent.control = 0; /* the channel layer releases it */
-        agent_end_session("host closed the control connection");
+        agent_end_session(agent.terminate_after_send ? "host terminated the session"
+                                                     : "host closed the control connection");
         break;
     }
 }

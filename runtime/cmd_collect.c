@@ -97,20 +97,6 @@ int32_t cmd_em_groups(struct cmd_request *req)
     return SEP_STATUS_SUCCESS;
 }
 
-/* The EM_CONFIG_NEXT reply, when the host asks for one, says which register was refused. */
-static int32_t refuse_register(struct cmd_request *req, int32_t status, uint32_t msr)
-{
-    if (req->out_cap >= sizeof(struct sep_ioctl_status)) {
-        struct sep_ioctl_status st;
-        memset(&st, 0, sizeof(st));
-        st.drv_status = (uint32_t)status;
-        st.reg_prog_type = 1;
-        st.reg_key1 = msr;
-        memcpy(req->out, &st, sizeof(st));
-    }
-    return status;
-}
-
 int32_t cmd_em_config_next(struct cmd_request *req)
 {
     if (!agent.have_event_config)
@@ -132,7 +118,7 @@ int32_t cmd_em_config_next(struct cmd_request *req)
         if (perr) {
             agent_log("acart: EM_CONFIG_NEXT entry %u: MSR 0x%x refused: %s", (unsigned)i,
                       (unsigned)e->reg_id, msr_policy_strerror(perr));
-            return refuse_register(req, SEP_STATUS_INVALID_PROG_INFO, e->reg_id);
+            return SEP_STATUS_INVALID_PROG_INFO; /* a failure carries no payload */
         }
     }
     err = ecb_plan_sampling(&agent.ecb, &agent.plan);

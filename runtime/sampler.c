@@ -216,8 +216,13 @@ int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
     if (cfg->source == SAMPLER_SOURCE_PMU && !pmu_usable)
         return ACA_ERR_NO_PMU;
     for (uint32_t i = 0; i < cfg->num_events; i++)
-        if (cfg->events[i].sample_after == 0)
+        if (cfg->events[i].sample_after < SAMPLER_MIN_SAMPLE_AFTER)
             return ACA_ERR_INVALID;
+    /* A period the board cannot take would turn into an interrupt storm that starves
+     * everything else, the network included: refuse more than SAMPLER_MAX_TIMER_HZ. */
+    if (cfg->source == SAMPLER_SOURCE_TIMER &&
+        tsc_hz() / cfg->events[0].sample_after > SAMPLER_MAX_TIMER_HZ)
+        return ACA_ERR_INVALID;
     for (uint32_t i = 0; i < ncpus; i++) {
         int err = ring_init(&cpus[i].ring, ring_memory + (uint64_t)i * bytes_per_cpu, bytes_per_cpu,
                             cfg->record_size);

@@ -18,6 +18,12 @@
 
 #define SAMPLER_MAX_EVENTS 16
 
+/* Limits on how often one CPU may be interrupted: a PMU counter overflowing every few
+ * events, or a timer faster than the board can serve, is an interrupt storm. VTune's own
+ * finest sampling is 100 kHz per CPU. */
+#define SAMPLER_MIN_SAMPLE_AFTER 1000
+#define SAMPLER_MAX_TIMER_HZ     100000
+
 enum sampler_source { SAMPLER_SOURCE_TIMER, SAMPLER_SOURCE_PMU };
 
 /* One sampled event, from the ECB the host sent. */

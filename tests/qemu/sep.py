@@ -174,3 +174,15 @@ def setup_collection(h, ecb=None):
     req("SET_DEVICE_NUM_UNITS", u32(1))
     req("INIT_PMU", u32(h.num_cpus * 56))
     return statuses
+
+
+def ecb_with_sample_after(sa):
+    """The fixture ECB (fixed counter 2, CPU_CLK_UNHALTED.REF_TSC) with another
+    sample-after value: the counter's preload is -sa in 48 bits."""
+    with open(FIXTURE_ECB, "rb") as f:
+        ecb = bytearray(f.read())
+    for i in range((len(ecb) - 1728) // 136):
+        off = 1728 + 136 * i
+        if ecb[off] == 4 and struct.unpack_from("<I", ecb, off + 8)[0] == 0x30B:
+            struct.pack_into("<Q", ecb, off + 48, (-sa) & 0xFFFFFFFFFFFF)
+    return bytes(ecb)

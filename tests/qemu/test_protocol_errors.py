@@ -96,6 +96,15 @@ with Board(args.image, cpus=4, workload="hotspot") as b:
     check("START without a configuration refused", st != 0, st)
     h.close()
 
+    # A sample-after so small it would be an interrupt storm.
+    h = session(port)
+    h.open_data_channels()
+    statuses = sep.setup_collection(h, ecb=sep.ecb_with_sample_after(1))
+    check("an interrupt-storm sample-after refused at INIT_PMU", statuses["INIT_PMU"] != 0, statuses)
+    st, body = h.request(sep.OP["VERSION"], want=4)
+    check("agent answers after refusing it", st == 0 and len(body) == 4, st)
+    h.close()
+
     # A truncated payload, then the host disappears.
     h = session(port)
     h.ctl.sendall(sep.HEADER.pack(48, 6, sep.OP["EM_CONFIG_NEXT"], 0, 4720, 0, 0, 0) + b"\0" * 100)
