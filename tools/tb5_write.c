@@ -68,9 +68,10 @@ static uint32_t cpuid_signature(const struct session *s)
 
 static uint32_t vendor_word(const char *vendor, int i)
 {
+    /* The 12 vendor bytes of CPUID leaf 0, not a C string: no terminator. */
     char v[12] = {0};
     if (vendor)
-        strncpy(v, vendor, sizeof v);
+        memcpy(v, vendor, strnlen(vendor, sizeof v));
     uint32_t x;
     memcpy(&x, v + 4 * i, 4);
     return x;

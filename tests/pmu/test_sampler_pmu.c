@@ -387,7 +387,7 @@ static void test_fixture_on_every_cpu(void)
 static void test_two_counters_one_pmi(void)
 {
     const uint32_t record_size = 64; /* a descriptor asking for more than SampleRecordPC */
-    const uint64_t fixed_preload = (0 - 1000ull) & MASK48, gp_preload = (0 - 500ull) & MASK48;
+    const uint64_t fixed_preload = (0 - 1000ull) & MASK48, gp_preload = (0 - 2000ull) & MASK48;
     int saw_fixed = 0, saw_gp = 0;
 
     power_on(&sim_skylake);
@@ -398,7 +398,7 @@ static void test_two_counters_one_pmi(void)
     cfg.num_events = 2;
     cfg.events[1].event_index = 0x31;
     cfg.events[1].descriptor_id = 4;
-    cfg.events[1].sample_after = 500;
+    cfg.events[1].sample_after = 2000;
     cfg.events[1].counter = 0;
     cfg.events[1].control = EVSEL_INST_RETIRED;
     cfg.record_size = record_size;
@@ -412,7 +412,7 @@ static void test_two_counters_one_pmi(void)
 
     const struct trap_frame f = frame_at(0x402000);
     struct sep_sample_pc rec[4];
-    retire(1, 500, 500, 1000); /* both overflow: one PMI */
+    retire(1, 2000, 2000, 1000); /* both overflow: one PMI */
     deliver(1, 0x402000);
     CHECK_EQ(records(1, rec, 4), 2);
     const void *data;
@@ -434,7 +434,7 @@ static void test_two_counters_one_pmi(void)
     CHECK_EQ(msr(1, MSR_IA32_FIXED_CTR0 + 2), fixed_preload);
 
     /* Each re-armed on its own period. */
-    retire(1, 500, 500, 999);
+    retire(1, 2000, 2000, 999);
     deliver(1, 0x402010);
     CHECK_EQ(records(1, rec, 4), 3);
     CHECK_EQ(rec[2].descriptor_id, 4);
@@ -525,10 +525,10 @@ static void test_ring_full(void)
 
     power_on(&sim_skylake);
     CHECK_EQ(sampler_probe_pmu(), PMU_OK);
-    config_one(1, 2, FIXED_CTRL_SAMPLE, 100);
+    config_one(1, 2, FIXED_CTRL_SAMPLE, 1000);
     setup_and_start(capacity * sizeof(struct sep_sample_pc));
     for (uint32_t i = 0; i < 6; i++) {
-        retire(0, 0, 0, 100);
+        retire(0, 0, 0, 1000);
         deliver(0, 0x404000 + i);
     }
     /* Every PMI was handled and re-armed; the last two found no room. */
@@ -538,7 +538,7 @@ static void test_ring_full(void)
     CHECK_EQ(rec[3].iip, 0x404003);
 
     ring_consume(sampler_ring(0), 1);
-    retire(0, 0, 0, 100);
+    retire(0, 0, 0, 1000);
     deliver(0, 0x404010);
     check_counts(0, 7, 2, capacity, 0);
     /* The ring wrapped: the newest record sits where the consumed one was. */
@@ -693,6 +693,9 @@ static void test_refusals(void)
     CHECK_EQ(sampler_probe_pmu(), PMU_OK);
 
     config_one(1, 2, FIXED_CTRL_SAMPLE, 0);
+    CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_ERR_INVALID);
+    /* Below SAMPLER_MIN_SAMPLE_AFTER: an interrupt storm, refused. */
+    config_one(1, 2, FIXED_CTRL_SAMPLE, SAMPLER_MIN_SAMPLE_AFTER - 1);
     CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_ERR_INVALID);
     config_one(1, 2, FIXED_CTRL_SAMPLE, 1000);
     CHECK_EQ(sampler_setup(SESSION_CPUS + 1, ring_memory, RING_BYTES, &cfg), ACA_ERR_INVALID);
