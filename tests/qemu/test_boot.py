@@ -9,9 +9,10 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--image", required=True)
 ap.add_argument("--cpus", type=int, required=True)
 ap.add_argument("--accel", default="auto")
+ap.add_argument("--dhcp", action="store_true", help="address from QEMU's DHCP server")
 args = ap.parse_args()
 
-with Board(args.image, cpus=args.cpus, accel=args.accel) as b:
+with Board(args.image, cpus=args.cpus, accel=args.accel, append="dhcp" if args.dhcp else "") as b:
     b.wait_for(r"^echo: listening on \d+\.\d+\.\d+\.\d+:9322$", timeout=120)
     con = b.console()
     online = re.findall(r"^cpu (\d+) online \(apic id (\d+)\)$", con, re.M)
@@ -21,7 +22,10 @@ with Board(args.image, cpus=args.cpus, accel=args.accel) as b:
     apic_ids = [a for _, a in online]
     assert len(set(apic_ids)) == len(apic_ids), "duplicate APIC IDs: %s" % apic_ids
     assert ("smp: %d cpus online" % args.cpus) in con
-    m = re.search(r"^net: up at \S+ after (\d+) ms$", con, re.M)
+    m = re.search(r"^net: up at (\S+) after (\d+) ms$", con, re.M)
     assert m, con
-    print("booted %d cpus, network up after %s ms" % (args.cpus, m.group(1)))
+    if args.dhcp:
+        assert re.search(r"^net: e1000 .* DHCP$", con, re.M), con
+        assert m.group(1).startswith("10.0.2."), m.group(1)
+    print("booted %d cpus, network up at %s after %s ms" % (args.cpus, m.group(1), m.group(2)))
 sys.exit(0)
