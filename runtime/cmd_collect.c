@@ -3,6 +3,7 @@
 #include "commands.h"
 #include "log.h"
 #include "msr_policy.h"
+#include "sampler_plan.h"
 
 #include "io.h"
 
@@ -156,17 +157,7 @@ int32_t cmd_init_pmu(struct cmd_request *req)
     sc->source = agent.pmu_usable ? SAMPLER_SOURCE_PMU : SAMPLER_SOURCE_TIMER;
     sc->use_nmi = agent.cfg.interrupt_mode == ACA_INTERRUPT_NMI;
     sc->vector = agent.cfg.interrupt_vector;
-    for (uint32_t i = 0; i < agent.plan.num_counters && sc->num_events < SAMPLER_MAX_EVENTS; i++) {
-        const struct ecb_counter *c = &agent.plan.counters[i];
-        struct sampler_event *ev = &sc->events[sc->num_events++];
-        ev->event_index = c->event_index;
-        ev->descriptor_id = c->desc_id;
-        ev->sample_after = c->sample_after;
-        ev->fixed = c->kind == ECB_COUNTER_FIXED;
-        ev->counter = c->index;
-        ev->control = c->control;
-        ev->precise = (c->flags & SEP_EVREG_PRECISE) != 0;
-    }
+    sampler_events_from_plan(&agent.plan, sc);
     sc->record_size = record_size_for(sc->events[0].descriptor_id);
     int err = sampler_setup(agent.num_cpus, agent.ring_memory, agent.ring_bytes_per_cpu, sc);
     if (err) {

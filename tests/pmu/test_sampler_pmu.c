@@ -21,6 +21,7 @@
 #include "pmu.h"
 #include "ring.h"
 #include "sampler.h"
+#include "sampler_plan.h"
 #include "sampler_shim.h"
 
 static int failures;
@@ -233,18 +234,7 @@ static int config_from_fixture(void)
     memset(&cfg, 0, sizeof(cfg));
     cfg.source = SAMPLER_SOURCE_PMU;
     cfg.use_nmi = 1;
-    for (uint32_t i = 0; i < plan.num_counters && cfg.num_events < SAMPLER_MAX_EVENTS; i++) {
-        const struct ecb_counter *c = &plan.counters[i];
-        struct sampler_event *ev = &cfg.events[cfg.num_events++];
-
-        ev->event_index = c->event_index;
-        ev->descriptor_id = c->desc_id;
-        ev->sample_after = c->sample_after;
-        ev->fixed = c->kind == ECB_COUNTER_FIXED;
-        ev->counter = c->index;
-        ev->control = c->control;
-        ev->precise = (c->flags & SEP_EVREG_PRECISE) != 0;
-    }
+    sampler_events_from_plan(&plan, &cfg);
     cfg.record_size = sizeof(struct sep_sample_pc);
     return 0;
 }

@@ -1,0 +1,17 @@
+#include "sampler_plan.h"
+
+void sampler_events_from_plan(const struct ecb_plan *plan, struct sampler_config *cfg)
+{
+    cfg->num_events = 0;
+    for (uint32_t i = 0; i < plan->num_counters && cfg->num_events < SAMPLER_MAX_EVENTS; i++) {
+        const struct ecb_counter *c = &plan->counters[i];
+        struct sampler_event *ev = &cfg->events[cfg->num_events++];
+        ev->event_index = c->event_index;
+        ev->descriptor_id = c->desc_id;
+        ev->sample_after = c->sample_after;
+        ev->fixed = c->kind == ECB_COUNTER_FIXED;
+        ev->counter = c->index;
+        ev->control = c->control;
+        ev->precise = (c->flags & SEP_EVREG_PRECISE) != 0;
+    }
+}

@@ -1,0 +1,14 @@
+/* From the ECB's sampling plan (ecb.h) to the sampler's events (sampler.h): the one place
+ * the two vocabularies meet, used by INIT_PMU and by the simulated-PMU test. */
+#ifndef ACART_SAMPLER_PLAN_H
+#define ACART_SAMPLER_PLAN_H
+
+#include "ecb.h"
+#include "sampler.h"
+
+/* Replaces cfg's events with one per planned counter (at most SAMPLER_MAX_EVENTS), in plan
+ * order: the event index and descriptor samples carry, the sample-after value, the
+ * counter and its control, PEBS when the entry is precise. */
+void sampler_events_from_plan(const struct ecb_plan *plan, struct sampler_config *cfg);
+
+#endif
