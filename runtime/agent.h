@@ -68,6 +68,7 @@ struct agent {
     enum collection_state state;
     struct sep_drv_config drv_config;
     int have_drv_config;
+    int want_callstacks; /* INIT asked for SEP_DEV_CFG_COLLECT_OS_CALLSTACKS */
     struct sep_event_config event_config;
     int have_event_config;
     uint32_t num_descriptors_expected, num_descriptors;

@@ -63,7 +63,12 @@ int32_t cmd_desc_next(struct cmd_request *req)
         return SEP_STATUS_INVALID_STATE_TRANS;
     struct sep_event_desc *d = &agent.descriptors[agent.num_descriptors];
     memcpy(d, req->in, sizeof(*d));
-    if (d->sample_size < sizeof(struct sep_sample_pc) || d->sample_size > MAX_RECORD_SIZE)
+    if (d->sample_size < sizeof(struct sep_sample_pc) || d->sample_size > MAX_RECORD_SIZE ||
+        d->sample_size % 4)
+        return SEP_STATUS_INVALID_EVENT_SIZE;
+    if (d->callstack_size &&
+        (d->callstack_offset < sizeof(struct sep_sample_pc) || d->callstack_offset % 8 ||
+         d->callstack_size % 8 || d->callstack_offset + d->callstack_size > d->sample_size))
         return SEP_STATUS_INVALID_EVENT_SIZE;
     agent.num_descriptors++;
     return SEP_STATUS_SUCCESS;
@@ -75,6 +80,7 @@ int32_t cmd_init(struct cmd_request *req)
     memcpy(&dev, req->in, sizeof(dev));
     if (dev.pebs_mode && !agent.pmu_usable)
         return SEP_STATUS_PEBS_NOT_SUPPORTED;
+    agent.want_callstacks = (dev.enable_bit_fields & SEP_DEV_CFG_COLLECT_OS_CALLSTACKS) != 0;
     return SEP_STATUS_SUCCESS;
 }
 
@@ -159,6 +165,14 @@ int32_t cmd_init_pmu(struct cmd_request *req)
     sc->vector = agent.cfg.interrupt_vector;
     sampler_events_from_plan(&agent.plan, sc);
     sc->record_size = record_size_for(sc->events[0].descriptor_id);
+    /* Frame-pointer call stacks, when the host asked for OS call stacks and described
+     * where they go (docs/sep-protocol.md, "Call stacks"). */
+    uint32_t desc = sc->events[0].descriptor_id;
+    if (agent.want_callstacks && desc < agent.num_descriptors &&
+        agent.descriptors[desc].callstack_size) {
+        sc->callstack_offset = agent.descriptors[desc].callstack_offset;
+        sc->callstack_depth = agent.descriptors[desc].callstack_size / 8;
+    }
     int err = sampler_setup(agent.num_cpus, agent.ring_memory, agent.ring_bytes_per_cpu, sc);
     if (err) {
         agent_log("acart: INIT_PMU: %s", aca_strerror(err));

@@ -44,6 +44,30 @@ uint32_t sampler_timer_period(uint64_t sample_after, uint64_t tsc_hz, uint64_t l
     return ticks > 0xffffffffu ? 0xffffffffu : (uint32_t)ticks;
 }
 
+/* Return addresses of the interrupted code's callers, innermost first, found by following
+ * saved frame pointers (the image is built with -fno-omit-frame-pointer). Reads only
+ * inside this CPU's own stack, and only upwards, so a corrupt or absent frame ends the
+ * walk instead of touching memory-mapped devices. When the interrupt hit a function
+ * before its prologue saved EBP, the first entry is its caller's caller: a known limit of
+ * frame-pointer walks. `out` is already zero. */
+static void record_callstack(uint32_t *out, uint32_t depth, uint32_t fp)
+{
+    const struct percpu *p = this_cpu();
+    uint32_t lo = (uint32_t)(uintptr_t)p->stack_bottom, hi = (uint32_t)(uintptr_t)p->stack_top;
+    for (uint32_t n = 0; n < depth; n++) {
+        if (fp < lo || fp > hi - 8 || (fp & 3))
+            return;
+        const uint32_t *frame = (const uint32_t *)(uintptr_t)fp;
+        uint32_t return_address = frame[1], caller_fp = frame[0];
+        if (return_address == 0)
+            return;
+        out[2 * n] = return_address; /* u64 little-endian: low word, high word 0 */
+        if (caller_fp <= fp)
+            return;
+        fp = caller_fp;
+    }
+}
+
 /* The one place a sample record is written: on this CPU, into this CPU's ring. `ip` is
  * the interrupted EIP, or the event's exact IP when PEBS recorded it. */
 static void record_sample(const struct trap_frame *frame, uint32_t ip,
@@ -72,8 +96,13 @@ static void record_sample(const struct trap_frame *frame, uint32_t ip,
         ((ev->event_index << SEP_SAMPLE_EVENT_INDEX_SHIFT) & SEP_SAMPLE_EVENT_INDEX_MASK) |
         SEP_SAMPLE_TID_IS_RAW | SEP_SAMPLE_IA64PC | SEP_SAMPLE_PID_RAW;
     s->tsc = rdtsc();
-    if (config.record_size > sizeof(*s))
-        __builtin_memset((uint8_t *)s + sizeof(*s), 0, config.record_size - sizeof(*s));
+    /* Word loops, not memset: libc's may use SSE, which this path must not touch. */
+    uint32_t *tail = (uint32_t *)(s + 1);
+    for (uint32_t i = 0; i < (config.record_size - sizeof(*s)) / 4; i++)
+        tail[i] = 0;
+    if (config.callstack_depth)
+        record_callstack((uint32_t *)((uint8_t *)s + config.callstack_offset),
+                         config.callstack_depth, frame->ebp);
     ring_commit(&c->ring);
 }
 
@@ -211,7 +240,12 @@ int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
     if (running)
         return ACA_ERR_BUSY;
     if (ncpus == 0 || ncpus > ACA_MAX_CPUS || cfg->num_events == 0 ||
-        cfg->num_events > SAMPLER_MAX_EVENTS || cfg->record_size < sizeof(struct sep_sample_pc))
+        cfg->num_events > SAMPLER_MAX_EVENTS || cfg->record_size < sizeof(struct sep_sample_pc) ||
+        cfg->record_size % 4)
+        return ACA_ERR_INVALID;
+    if (cfg->callstack_depth &&
+        (cfg->callstack_offset < sizeof(struct sep_sample_pc) || cfg->callstack_offset % 8 ||
+         cfg->callstack_offset + 8ull * cfg->callstack_depth > cfg->record_size))
         return ACA_ERR_INVALID;
     if (cfg->source == SAMPLER_SOURCE_PMU && !pmu_usable)
         return ACA_ERR_NO_PMU;

@@ -44,6 +44,11 @@ struct sampler_config {
     uint32_t num_events;
     struct sampler_event events[SAMPLER_MAX_EVENTS];
     uint32_t record_size; /* bytes per sample record (48 for SampleRecordPC) */
+    /* Call stacks (acart's reading of the descriptor's callstack area): callstack_depth
+     * u64 return addresses at callstack_offset of each record, innermost caller first,
+     * zero-filled. 0: none. */
+    uint32_t callstack_offset;
+    uint32_t callstack_depth;
 };
 
 struct sampler_cpu_counts {

@@ -17,6 +17,9 @@ struct percpu {
     uint32_t index;      /* offset 4: read through %gs:4 */
     uint32_t apic_id;
     uint32_t online;
+    /* The CPU's stack: [stack_bottom, stack_top). Frame-pointer walks in the interrupt
+     * path read only inside it. */
+    uint8_t *stack_bottom;
     uint8_t *stack_top;
 };
 

@@ -37,7 +37,10 @@ static void per_cpu_setup(uint32_t index)
     cpu_enable_sse();
     lapic_init_cpu();
     percpu_table[index].apic_id = lapic_id();
-    percpu_table[index].stack_top = index ? ap_stacks[index] + SMP_STACK_SIZE : 0;
+    if (index) {
+        percpu_table[index].stack_bottom = ap_stacks[index];
+        percpu_table[index].stack_top = ap_stacks[index] + SMP_STACK_SIZE;
+    }
 }
 
 static void call_ipi_handler(struct trap_frame *frame)
@@ -111,6 +114,12 @@ uint32_t smp_start_aps(smp_ap_entry_fn entry)
             cpus_online++;
     }
     return cpus_online;
+}
+
+void smp_set_boot_stack(uint8_t *bottom, uint8_t *top)
+{
+    percpu_table[0].stack_bottom = bottom;
+    percpu_table[0].stack_top = top;
 }
 
 uint32_t smp_num_cpus(void)

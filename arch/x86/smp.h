@@ -18,6 +18,9 @@ uint32_t smp_num_cpus(void);
 /* Prepares the boot CPU (index 0): GDT with per-CPU GS, IDT, LAPIC, SSE. */
 void smp_init_boot_cpu(void);
 
+/* The boot CPU's stack, which the loader's entry code set up (APs get theirs here). */
+void smp_set_boot_stack(uint8_t *bottom, uint8_t *top);
+
 /* Runs fn(arg) on every online CPU, the caller's own included, and returns when all have
  * finished. The others run it from the TRAP_VECTOR_CALL IPI handler with interrupts
  * off. Calls are serialised; do not call from an NMI handler. */

@@ -34,6 +34,7 @@ _start:
 
     .section .bss
     .balign 16
+    .global boot_stack, boot_stack_top
 boot_stack:
     .skip 32768
 boot_stack_top:

@@ -35,6 +35,7 @@ struct multiboot_info {
 };
 
 extern const char __text_start[], __text_end[];
+extern uint8_t boot_stack[], boot_stack_top[];
 
 static const struct workload *workload;
 static enum aca_transfer_mode transfer_mode = ACA_TRANSFER_DELAYED;
@@ -146,6 +147,7 @@ void board_main(uint32_t magic, const struct multiboot_info *mbi)
 
     tsc_init();
     smp_init_boot_cpu();
+    smp_set_boot_stack(boot_stack, boot_stack_top);
     trap_set_handler(TRAP_VECTOR_SPURIOUS, ignore_interrupt);
     trap_set_handler(TRAP_VECTOR_PIC_BASE + 7, ignore_interrupt);
     trap_set_handler(TRAP_VECTOR_PIC_BASE + 15, ignore_interrupt);

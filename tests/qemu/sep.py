@@ -133,8 +133,15 @@ def u32(v):
     return struct.pack("<I", v)
 
 
-def setup_collection(h, ecb=None):
-    """Everything CollectionTest sends before START; returns the statuses seen."""
+DEV_CFG_COLLECT_OS_CALLSTACKS = 1 << 19
+
+
+def setup_collection(h, ecb=None, callstack_depth=0, ask_callstacks=True):
+    """Everything CollectionTest sends before START; returns the statuses seen. With
+    callstack_depth, asks for frame-pointer call stacks of that depth after the 48 bytes
+    of each record (INIT flag and descriptor callstack offset/size); ask_callstacks=False
+    leaves out the INIT flag, so the area is described but not asked for."""
+    record = 48 + 8 * callstack_depth
     statuses = {}
 
     def req(name, payload=b"", want=0):
@@ -161,11 +168,16 @@ def setup_collection(h, ecb=None):
     req("SET_CPU_TOPOLOGY", bytes(topo))
     req("NUM_DESCRIPTOR", u32(1))
     desc = bytearray(112)
-    struct.pack_into("<I", desc, 0, 48)
+    struct.pack_into("<I", desc, 0, record)
+    if callstack_depth:
+        struct.pack_into("<II", desc, 60, 48, 8 * callstack_depth)  # callstack_offset, _size
     req("DESC_NEXT", bytes(desc))
-    req("INIT", bytes(4080))
+    dev = bytearray(4080)
+    if callstack_depth and ask_callstacks:
+        struct.pack_into("<Q", dev, 32, DEV_CFG_COLLECT_OS_CALLSTACKS)  # enable_bit_fields
+    req("INIT", bytes(dev))
     ev = bytearray(144)
-    struct.pack_into("<IiiiI", ev, 0, 1, -1, -1, -1, 48)
+    struct.pack_into("<IiiiI", ev, 0, 1, -1, -1, -1, record)
     req("EM_GROUPS", bytes(ev))
     if ecb is None:
         with open(FIXTURE_ECB, "rb") as f:
