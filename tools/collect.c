@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "collect_data.h"
 #include "collect_ecb.h"
+#include "collect_layout.h"
 #include "collect_link.h"
 #include "collect_net.h"
 #include "collect_sysinfo.h"
@@ -31,7 +32,7 @@
 
 static const char usage[] =
     "usage: acart collect --target HOST[:PORT] --duration S -o DIR [--event NAME[:sa=N]]...\n"
-    "                     [--transfer delayed|immediate] [--timeout S]\n"
+    "                     [--callstack[=DEPTH]] [--transfer delayed|immediate] [--timeout S]\n"
     "\n"
     "Records one sampling collection from a target running the acart agent (or any SEP\n"
     "protocol 6 target) into the folder DIR: cpu<N>.bin and module.bin (the data channels'\n"
@@ -45,6 +46,9 @@ static const char usage[] =
     "                          CPU_CLK_UNHALTED.REF_TSC  (the default; N 2200000)\n"
     "                          CPU_CLK_UNHALTED.THREAD   (N 2000003)\n"
     "                          INST_RETIRED.ANY          (N 2000003)\n"
+    "  --callstack[=DEPTH]   ask the target for each sample's call stack: up to DEPTH\n"
+    "                        return addresses of the interrupted code's callers (1 to 64,\n"
+    "                        default 16); flamegraph and report --by caller use them\n"
     "  --transfer MODE       delayed or immediate: fail unless the target runs that mode\n"
     "                        (the target chooses; by default any is fine)\n"
     "  --timeout S           longest wait for any reply or data from the target (default 30)\n"
@@ -56,13 +60,12 @@ static const char usage[] =
 #define CONNECT_WINDOW_S  10.0
 #define DEFAULT_TIMEOUT_S 30.0
 #define MAX_SECONDS       (7.0 * 24 * 3600)
-/* One descriptor: every record is a bare 48-byte SampleRecordPC. */
+/* One descriptor, which every record follows (collect_layout.h). */
 #define NUM_DESCRIPTORS 1
-#define SAMPLE_SIZE     ((uint32_t)sizeof(struct sep_sample_pc))
 /* What SEP tells INIT_PMU: room for 7 counters of 8 bytes per CPU. */
 #define INIT_PMU_COUNTERS_PER_CPU 7
-/* The family of PMU the host assumes in INIT (what the conformance suite sends). */
-#define DEV_DISPATCH_ID 2
+_Static_assert(COLLECT_CALLSTACK_MAX_DEPTH <= SESSION_MAX_CALLSTACK_DEPTH,
+               "session.json must hold the call stacks collect asks for");
 /* Any sane target's system configuration or task list fits in far less. */
 #define MAX_SYS_CONFIG (64u << 20)
 #define MAX_TASKS      (1u << 20)
@@ -75,10 +78,12 @@ struct options {
     int transfer; /* -1: whichever the target runs, else enum session_transfer */
     struct collect_event events[COLLECT_ECB_MAX_EVENTS];
     size_t num_events;
+    uint32_t callstack_depth; /* return addresses per sample; 0: no call stacks */
 };
 
 struct collection {
     struct options opt;
+    struct collect_layout layout;
     struct collect_link link;
     uint32_t num_cpus;
     enum session_transfer transfer;
@@ -148,10 +153,15 @@ static int parse_event(struct options *o, const char *arg)
 static int parse_options(int argc, char **argv, struct options *o)
 {
     static const struct option options[] = {
-        {"target", required_argument, NULL, 't'},   {"duration", required_argument, NULL, 'd'},
-        {"output", required_argument, NULL, 'o'},   {"event", required_argument, NULL, 'e'},
-        {"transfer", required_argument, NULL, 'x'}, {"timeout", required_argument, NULL, 'T'},
-        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+        {"target", required_argument, NULL, 't'},
+        {"duration", required_argument, NULL, 'd'},
+        {"output", required_argument, NULL, 'o'},
+        {"event", required_argument, NULL, 'e'},
+        {"transfer", required_argument, NULL, 'x'},
+        {"timeout", required_argument, NULL, 'T'},
+        {"callstack", optional_argument, NULL, 'c'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     int c, rc;
     memset(o, 0, sizeof *o);
@@ -172,6 +182,16 @@ static int parse_options(int argc, char **argv, struct options *o)
         case 'o':
             o->output = optarg;
             break;
+        case 'c': {
+            uint64_t depth = COLLECT_CALLSTACK_DEFAULT_DEPTH;
+            if (optarg &&
+                (cli_parse_uint(optarg, COLLECT_CALLSTACK_MAX_DEPTH, &depth) != 0 || depth == 0))
+                return cli_usage_error("collect", usage,
+                                       "--callstack=%s: expected a depth from 1 to %d", optarg,
+                                       COLLECT_CALLSTACK_MAX_DEPTH);
+            o->callstack_depth = (uint32_t)depth;
+            break;
+        }
         case 'e':
             if ((rc = parse_event(o, optarg)) != 0)
                 return rc;
@@ -351,36 +371,23 @@ static int configure_driver(struct collection *c, struct diag *d)
 static int configure_events(struct collection *c, struct diag *d)
 {
     struct sep_event_desc desc;
-    memset(&desc, 0, sizeof desc);
-    desc.sample_size = SAMPLE_SIZE;
+    collect_layout_descriptor(&c->layout, &desc);
     int rc;
     if ((rc = request_u32(c, SEP_OP_NUM_DESCRIPTOR, NUM_DESCRIPTORS, d)) ||
         (rc = request(c, SEP_OP_DESC_NEXT, &desc, sizeof desc, NULL, 0, d)))
         return rc;
 
-    struct sep_dev_config *dev = calloc(1, sizeof *dev);
+    struct sep_dev_config *dev = malloc(sizeof *dev);
     if (!dev)
         return diag_fail(d, DIAG_NOMEM, "out of memory");
-    dev->size = sizeof *dev;
-    dev->dispatch_id = DEV_DISPATCH_ID;
-    dev->results_offset = SAMPLE_SIZE;
-    dev->max_gp_counters = COLLECT_ECB_GP_COUNTERS;
-    dev->device_type = SEP_DEVICE_CORE;
-    dev->num_events = (uint32_t)c->opt.num_events;
+    collect_layout_device(&c->layout, (uint32_t)c->opt.num_events, dev);
     rc = request(c, SEP_OP_INIT, dev, sizeof *dev, NULL, 0, d);
     free(dev);
     if (rc)
         return rc;
 
     struct sep_event_config ev;
-    memset(&ev, 0, sizeof ev);
-    ev.num_groups = 1;
-    ev.em_mode = SEP_EM_DISABLED;
-    ev.em_factor = -1;
-    ev.em_event_num = -1;
-    ev.sample_size = SAMPLE_SIZE;
-    ev.max_gp_events = COLLECT_ECB_GP_COUNTERS;
-    ev.max_fixed_counters = COLLECT_ECB_FIXED_COUNTERS;
+    collect_layout_event_config(&c->layout, &ev);
     if ((rc = request(c, SEP_OP_EM_GROUPS, &ev, sizeof ev, NULL, 0, d)))
         return rc;
 
@@ -554,7 +561,7 @@ static int drain(struct collection *c, struct status_line *sl, struct diag *d)
 static int run(struct collection *c, struct diag *d)
 {
     struct status_line sl = {isatty(STDERR_FILENO), 0};
-    uint32_t sizes[NUM_DESCRIPTORS] = {SAMPLE_SIZE};
+    uint32_t sizes[NUM_DESCRIPTORS] = {c->layout.sample_size};
     int rc =
         data_reader_init(&c->reader, c->data, c->num_cpus + SEP_NONCORE_DATA_CONNECTIONS,
                          c->opt.output, sizes, NUM_DESCRIPTORS, (uint32_t)c->opt.num_events, d);
@@ -624,7 +631,8 @@ static int write_session(struct collection *c, struct diag *d)
 {
     const struct sep_target_status *st = &c->link.status;
     struct session s;
-    struct session_descriptor desc = {0, SAMPLE_SIZE};
+    struct session_descriptor desc = {0, c->layout.sample_size, c->layout.callstack_offset,
+                                      c->layout.callstack_size};
     char address[sizeof c->link.address + 24], started[32];
     int oom = 0;
 
@@ -735,9 +743,14 @@ static void print_summary(const struct collection *c)
     uint64_t dropped = 0;
     for (uint32_t i = 0; i < c->drops.size; i++)
         dropped += c->drops.drop_info[i].dropped;
-    printf("%s: %" PRIu32 " CPUs, %.2f s, %s transfer: %" PRIu64 " samples (", c->opt.output,
+    char stacks[48] = "";
+    if (c->opt.callstack_depth)
+        snprintf(stacks, sizeof stacks, ", call stacks up to %" PRIu32 " deep",
+                 c->opt.callstack_depth);
+    printf("%s: %" PRIu32 " CPUs, %.2f s, %s transfer%s: %" PRIu64 " samples (", c->opt.output,
            c->num_cpus, c->stopped - c->started,
-           c->transfer == SESSION_TRANSFER_DELAYED ? "delayed" : "immediate", c->num_samples);
+           c->transfer == SESSION_TRANSFER_DELAYED ? "delayed" : "immediate", stacks,
+           c->num_samples);
     for (uint32_t i = 0; i < c->num_cpus && i < SUMMARY_CPUS; i++)
         printf("%scpu%" PRIu32 " %" PRIu64, i ? ", " : "", i, c->reader.ch[i].scan.records);
     const struct data_channel *uncore = &c->reader.ch[c->num_cpus];
@@ -773,6 +786,7 @@ int cmd_collect(int argc, char **argv)
         return rc;
     if (link_parse_target(&c.link, c.opt.target, &d))
         return cli_usage_error("collect", usage, "%s", d.msg);
+    collect_layout_init(&c.layout, c.opt.callstack_depth); /* the depth is checked already */
     if (file_make_dir(c.opt.output, &d))
         return exit_status(&d);
 

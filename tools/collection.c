@@ -151,6 +151,7 @@ int collection_open(const char *dir, struct profile *p, struct diag *d)
     if ((rc = read_modules(p, dir, d)) || (rc = count_records(p, dir, d)))
         return rc;
     profile_finish_modules(p);
+    p->callstack_depth = session_callstack_depth(&p->session);
     return 0;
 }
 
@@ -184,13 +185,41 @@ struct cpu_scan {
     struct sample *batch;
     size_t n;
     uint64_t records;
+    /* The batch's call stacks: room for SCAN_BATCH of the deepest, reused every batch. */
+    uint64_t *callers;
+    size_t callers_used;
 };
 
 static int flush(struct cpu_scan *cs)
 {
     int rc = cs->n ? cs->fn(cs->batch, cs->n, cs->ctx) : 0;
     cs->n = 0;
+    cs->callers_used = 0;
     return rc;
+}
+
+/* The return addresses of rec's call stack, up to the first 0, into the batch's room. */
+static void read_callers(struct cpu_scan *cs, const struct session_descriptor *desc,
+                         const unsigned char *rec, struct sample *smp)
+{
+    smp->callers = NULL;
+    smp->num_callers = 0;
+    if (!desc || desc->callstack_size == 0)
+        return;
+    uint64_t *out = cs->callers + cs->callers_used;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < desc->callstack_size / 8; i++) {
+        uint64_t ra;
+        memcpy(&ra, rec + desc->callstack_offset + 8 * i, sizeof ra);
+        if (ra == 0)
+            break;
+        out[n++] = ra;
+    }
+    if (n) {
+        smp->callers = out;
+        smp->num_callers = n;
+        cs->callers_used += n;
+    }
 }
 
 /* Decodes the whole records in buf[0..len); returns the bytes used, or -1 after an error. */
@@ -201,6 +230,8 @@ static long long decode_chunk(struct cpu_scan *cs, const unsigned char *buf, siz
     while (len - off >= sizeof(struct sep_sample_pc)) {
         struct sep_sample_pc r;
         memcpy(&r, buf + off, sizeof r);
+        const struct session_descriptor *desc =
+            session_descriptor(&cs->p->session, r.descriptor_id);
         uint32_t size = session_record_size(&cs->p->session, r.descriptor_id);
         if (size == 0) {
             *rc = diag_fail(d, DIAG_INPUT,
@@ -221,6 +252,7 @@ static long long decode_chunk(struct cpu_scan *cs, const unsigned char *buf, siz
                             cs->p->session.num_events, cs->p->session.num_cpus);
             return -1;
         }
+        read_callers(cs, desc, buf + off, smp);
         cs->n++;
         cs->records++;
         off += size;
@@ -268,12 +300,14 @@ int collection_scan(struct profile *p, profile_sample_fn *fn, void *ctx, struct 
 {
     unsigned char *buf = malloc(SCAN_CHUNK);
     struct sample *batch = malloc(SCAN_BATCH * sizeof *batch);
+    uint64_t *callers =
+        malloc(SCAN_BATCH * (p->callstack_depth ? p->callstack_depth : 1) * sizeof *callers);
     int rc = 0;
     uint64_t bytes_done = 0, total = 0;
-    if (!buf || !batch)
+    if (!buf || !batch || !callers)
         rc = diag_fail(d, DIAG_NOMEM, "out of memory");
     for (uint32_t cpu = 0; !rc && cpu < p->session.num_cpus; cpu++) {
-        struct cpu_scan cs = {.p = p, .fn = fn, .ctx = ctx, .batch = batch};
+        struct cpu_scan cs = {.p = p, .fn = fn, .ctx = ctx, .batch = batch, .callers = callers};
         char *path = cpu_file(p->source, cpu);
         if (!path) {
             rc = diag_fail(d, DIAG_NOMEM, "out of memory");
@@ -291,5 +325,6 @@ int collection_scan(struct profile *p, profile_sample_fn *fn, void *ctx, struct 
     }
     free(buf);
     free(batch);
+    free(callers);
     return rc;
 }

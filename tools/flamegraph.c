@@ -3,23 +3,26 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "commands.h"
 #include "flame.h"
 #include "progress.h"
+#include "stack_tally.h"
 #include "symbols.h"
-#include "tally.h"
 
 static const char usage[] =
     "usage: acart flamegraph (DIR|FILE.tb5) --elf IMAGE -o OUT.svg [--event EVENT]\n"
     "\n"
     "Draws the samples of one event as a flame graph: a self-contained SVG that any\n"
-    "browser shows, with each frame's name and samples in its tooltip. Samples carry no\n"
-    "call stacks, so each one stands on its function, then the functions inlined\n"
-    "there, then its source line (from IMAGE's DWARF). Code outside IMAGE stands on\n"
-    "its module's name, or [unknown].\n"
+    "browser shows, with each frame's name and samples in its tooltip. When the samples\n"
+    "carry call stacks (acart collect --callstack), each one stands on its callers,\n"
+    "outermost first, then the function it was taken in; each caller and the sampled\n"
+    "function show the functions inlined there above them. Without call stacks each\n"
+    "sample stands on its function, the functions inlined there, then its source line\n"
+    "(from IMAGE's DWARF). Code outside IMAGE is named by its module, or [unknown].\n"
     "\n"
     "  -e, --elf IMAGE     ELF image of the target's code (required)\n"
     "  -o, --output FILE   the SVG file to write (required)\n"
@@ -28,12 +31,19 @@ static const char usage[] =
     "\n"
     "Exit status: 0 done, 2 usage error, 3 bad input, 4 cannot write FILE.\n";
 
+/* Room for the name of code outside the image: "[module]" or "[unknown]". */
+#define OUTSIDE_NAME_SIZE 300
+
 struct flamegraph {
     struct profile p;
     struct symbols *sym;
-    struct tally tally; /* samples of the chosen event per address */
+    struct stack_tally stacks; /* samples of the chosen event per call stack */
     uint32_t event;
+    uint64_t with_callers; /* of those, samples whose call stack is not empty */
     struct flame flame;
+    /* Scratch for one stack: its frames, and a name for each address outside the image. */
+    struct flame_frame *frames;
+    char (*outside)[OUTSIDE_NAME_SIZE];
 };
 
 #define STOP_NO_MEMORY 1
@@ -41,47 +51,67 @@ struct flamegraph {
 static int count_samples(const struct sample *batch, size_t n, void *ctx)
 {
     struct flamegraph *g = ctx;
-    for (size_t i = 0; i < n; i++)
-        if (batch[i].event == g->event && tally_add(&g->tally, batch[i].ip, 0, 1) != 0)
+    for (size_t i = 0; i < n; i++) {
+        if (batch[i].event != g->event)
+            continue;
+        if (stack_tally_add(&g->stacks, &batch[i], 0, 1) != 0)
             return STOP_NO_MEMORY;
+        g->with_callers += batch[i].num_callers != 0;
+    }
     return 0;
 }
 
-/* The stack of one address: function, inlined functions, source line. */
-static int add_address(struct flamegraph *g, uint64_t ip, uint64_t count)
+/* Appends the frames of the code at address to out: its function, then the functions
+ * inlined there, outermost first; code outside the image is one frame named in outside.
+ * loc is the lookup, num_frames 0 when outside. Returns the frames appended. */
+static size_t code_frames(struct flamegraph *g, uint64_t address, struct code_location *loc,
+                          char *outside, struct flame_frame *out)
 {
-    struct flame_frame stack[SYMBOLS_MAX_FRAMES + 1];
-    size_t depth = 0;
-    struct code_location loc;
-    if (!symbols_lookup(g->sym, ip, &loc)) {
-        char outside[300];
-        cli_outside_name(&g->p, ip, outside, sizeof outside);
-        stack[depth++] = (struct flame_frame){outside, FRAME_OTHER};
-        return flame_add(&g->flame, stack, depth, count);
+    if (!symbols_lookup(g->sym, address, loc)) {
+        loc->num_frames = 0;
+        cli_outside_name(&g->p, address, outside, OUTSIDE_NAME_SIZE);
+        out[0] = (struct flame_frame){outside, FRAME_OTHER};
+        return 1;
     }
-    const char *function = loc.symbol;
-    if (!function && loc.num_frames)
-        function = loc.frames[0].function;
-    stack[depth++] = (struct flame_frame){function ? function : "[no symbol]", FRAME_FUNCTION};
-    for (size_t i = 1; i < loc.num_frames; i++)
-        stack[depth++] = (struct flame_frame){
-            loc.frames[i].function ? loc.frames[i].function : "[inlined]", FRAME_INLINED};
-    if (loc.num_frames == 0 || !loc.frames[loc.num_frames - 1].file)
-        return flame_add(&g->flame, stack, depth, count);
+    const char *function = loc->symbol;
+    if (!function && loc->num_frames)
+        function = loc->frames[0].function;
+    size_t n = 0;
+    out[n++] = (struct flame_frame){function ? function : "[no symbol]", FRAME_FUNCTION};
+    for (size_t i = 1; i < loc->num_frames; i++)
+        out[n++] = (struct flame_frame){
+            loc->frames[i].function ? loc->frames[i].function : "[inlined]", FRAME_INLINED};
+    return n;
+}
+
+/* One stack of the tally: with call stacks, the callers outermost first and then the
+ * sampled function; without, the sampled function and its source line. */
+static int add_stack(struct flamegraph *g, const uint64_t *addresses, size_t depth, uint64_t count)
+{
+    struct code_location loc;
+    size_t n = 0;
+    /* A return address points after its call: the call itself is the byte before. */
+    for (size_t k = depth; k-- > 1;)
+        n += code_frames(g, addresses[k] - 1, &loc, g->outside[k], &g->frames[n]);
+    n += code_frames(g, addresses[0], &loc, g->outside[0], &g->frames[n]);
+    if (g->p.callstack_depth || !loc.num_frames || !loc.frames[loc.num_frames - 1].file)
+        return flame_add(&g->flame, g->frames, n, count);
     const struct code_frame *inner = &loc.frames[loc.num_frames - 1];
     char line[1100];
     snprintf(line, sizeof line, "%s:%d", inner->file, inner->line);
-    stack[depth++] = (struct flame_frame){line, FRAME_LINE};
-    return flame_add(&g->flame, stack, depth, count);
+    g->frames[n++] = (struct flame_frame){line, FRAME_LINE};
+    return flame_add(&g->flame, g->frames, n, count);
 }
 
 static int write_svg(struct flamegraph *g, const char *elf, const char *output, struct diag *d)
 {
     const struct session_event *ev = session_event(&g->p.session, g->event);
-    char title[300], subtitle[1200];
+    char title[300], subtitle[1200], stacks[64] = " (no call stacks)";
+    if (g->p.callstack_depth)
+        snprintf(stacks, sizeof stacks, " (%" PRIu64 " with call stacks)", g->with_callers);
     snprintf(title, sizeof title, "%s on %s", ev->name, g->p.session.hostname);
-    snprintf(subtitle, sizeof subtitle, "%" PRIu64 " samples of %s, image %s",
-             flame_total(&g->flame), g->p.source, elf);
+    snprintf(subtitle, sizeof subtitle, "%" PRIu64 " samples of %s%s, image %s",
+             flame_total(&g->flame), g->p.source, stacks, elf);
     FILE *out = fopen(output, "w");
     if (!out)
         return diag_fail(d, DIAG_OUTPUT, "%s: %s", output, strerror(errno));
@@ -105,7 +135,11 @@ static int run(struct flamegraph *g, const char *source, const char *elf, const 
     }
     if ((rc = cli_open_symbols(&g->p, elf, &g->sym, d)))
         return rc;
-    if (tally_init(&g->tally, 1) != 0 || flame_init(&g->flame) != 0)
+    size_t addresses = (size_t)g->p.callstack_depth + 1;
+    g->frames = calloc(addresses * SYMBOLS_MAX_FRAMES + 1, sizeof *g->frames);
+    g->outside = calloc(addresses, sizeof *g->outside);
+    if (!g->frames || !g->outside || stack_tally_init(&g->stacks, 1) != 0 ||
+        flame_init(&g->flame) != 0)
         return diag_fail(d, DIAG_NOMEM, "out of memory");
     struct progress pr;
     progress_attach(&pr, &g->p, "flamegraph");
@@ -115,10 +149,18 @@ static int run(struct flamegraph *g, const char *source, const char *elf, const 
         return diag_fail(d, DIAG_NOMEM, "out of memory");
     if (rc)
         return rc;
-    for (size_t slot = 0; slot < g->tally.capacity; slot++)
-        if (g->tally.occupied[slot] &&
-            add_address(g, g->tally.keys[slot], tally_counts(&g->tally, slot)[0]) != 0)
+    if (g->p.callstack_depth && g->stacks.num_stacks && !g->with_callers)
+        fprintf(stderr,
+                "acart flamegraph: warning: %s: the records have room for call stacks but "
+                "every one is empty (does the target fill them in?): each sample stands on "
+                "its own function\n",
+                source);
+    for (size_t i = 0; i < g->stacks.num_stacks; i++) {
+        size_t depth;
+        const uint64_t *stack = stack_tally_stack(&g->stacks, i, &depth);
+        if (add_stack(g, stack, depth, stack_tally_counts(&g->stacks, i)[0]) != 0)
             return diag_fail(d, DIAG_NOMEM, "out of memory");
+    }
     return write_svg(g, elf, output, d);
 }
 
@@ -162,7 +204,9 @@ int cmd_flamegraph(int argc, char **argv)
     struct diag d = {0};
     int rc = run(&g, argv[optind], elf, event, output, &d);
     flame_free(&g.flame);
-    tally_free(&g.tally);
+    stack_tally_free(&g.stacks);
+    free(g.frames);
+    free(g.outside);
     symbols_close(g.sym);
     profile_close(&g.p);
     return rc ? diag_report("flamegraph", &d) : ACART_EXIT_OK;

@@ -37,6 +37,13 @@ struct sample {
     uint16_t cs;
     uint8_t event; /* the session event's index */
     uint8_t mode;  /* enum code_mode */
+    /* The call stack, when the record carries one: return addresses into the callers of
+     * the function containing ip, innermost first (callers[0] is in its caller). A return
+     * address points after its call instruction, so look up callers[i] - 1 for the call's
+     * own line and function. num_callers is 0 for a record without a call stack, for one
+     * whose stack is empty, and always for samples from a tb5 file. */
+    const uint64_t *callers; /* valid only during the callback that receives the batch */
+    uint32_t num_callers;
 };
 
 /* Receives samples in batches, in file order: for a CPU, in the order the target sent
@@ -62,6 +69,9 @@ struct profile {
     bool records_known;
     bool reported_counts; /* session.samples_per_cpu holds what the target reported */
     uint64_t num_records;
+    /* The most return addresses a sample's call stack may hold: 0 when the samples carry
+     * no call stacks (the collection was made without them, or this is a tb5 file). */
+    uint32_t callstack_depth;
     profile_progress_fn *progress;
     void *progress_ctx;
     void *tb5; /* TBRW handle for PROFILE_TB5 */

@@ -1,4 +1,5 @@
-/* acart report (DIR|FILE.tb5) [--elf IMAGE] [--by function|line|task|cpu|module] [--top N] */
+/* acart report (DIR|FILE.tb5) [--elf IMAGE] [--by function|caller|line|task|cpu|module]
+ * [--top N] */
 #define _GNU_SOURCE /* qsort_r */
 #include <getopt.h>
 #include <inttypes.h>
@@ -9,6 +10,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "progress.h"
+#include "stack_tally.h"
 #include "symbols.h"
 #include "tally.h"
 
@@ -19,22 +21,25 @@ static const char usage[] =
     "CPU or module, per event: samples, percent of the event's samples, and event count\n"
     "(samples x sample-after value). Code is named through IMAGE (an ELF file with\n"
     "symbols, ideally with DWARF); code outside it is named by its module, else\n"
-    "[unknown].\n"
+    "[unknown]. --by caller needs call stacks (acart collect --callstack): for each\n"
+    "function, its inclusive samples (the function is anywhere on the sample's call\n"
+    "stack, counted once per sample) and its self samples (the sample was taken in it).\n"
     "\n"
     "  -e, --elf IMAGE     ELF image of the target's code\n"
-    "  -b, --by KEY        function (default), line, task, cpu or module\n"
+    "  -b, --by KEY        function (default), caller, line, task, cpu or module\n"
     "  -n, --top N         show the N largest rows per event (default 20, 0 = all)\n"
     "  -E, --event EVENT   only this event (name or index)\n"
     "  -h, --help          show this help\n"
     "\n"
     "Exit status: 0 done, 2 usage error, 3 bad input (collection, tb5 file or IMAGE).\n";
 
-enum report_key { BY_FUNCTION, BY_LINE, BY_TASK, BY_CPU, BY_MODULE };
+enum report_key { BY_FUNCTION, BY_CALLER, BY_LINE, BY_TASK, BY_CPU, BY_MODULE };
 
 static const struct {
     const char *name, *column;
 } keys[] = {
     [BY_FUNCTION] = {"function", "Function"},
+    [BY_CALLER] = {"caller", "Function"},
     [BY_LINE] = {"line", "Source line"},
     [BY_TASK] = {"task", "Task"},
     [BY_CPU] = {"cpu", "CPU"},
@@ -43,16 +48,20 @@ static const struct {
 
 struct row {
     char *label;
-    uint64_t *counts; /* one per event */
+    uint64_t *counts; /* one per event; by caller, the inclusive samples */
+    uint64_t *self;   /* by caller only: one per event, the samples taken in the function */
 };
 
 struct report {
     enum report_key by;
     struct profile *p;
     struct symbols *sym;
-    struct tally tally;
+    struct tally tally;        /* by every key but caller */
+    struct stack_tally stacks; /* by caller */
+    uint64_t with_callers;     /* by caller: samples whose call stack is not empty */
+    uint32_t deepest;          /* by caller: the most callers one sample has */
     struct row *rows;
-    size_t num_rows;
+    size_t num_rows, rows_cap;
 };
 
 #define STOP_NO_MEMORY 1
@@ -82,6 +91,19 @@ static int count_samples(const struct sample *batch, size_t n, void *ctx)
     return 0;
 }
 
+static int count_stacks(const struct sample *batch, size_t n, void *ctx)
+{
+    struct report *r = ctx;
+    for (size_t i = 0; i < n; i++) {
+        if (stack_tally_add(&r->stacks, &batch[i], batch[i].event, 1) != 0)
+            return STOP_NO_MEMORY;
+        r->with_callers += batch[i].num_callers != 0;
+        if (batch[i].num_callers > r->deepest)
+            r->deepest = batch[i].num_callers;
+    }
+    return 0;
+}
+
 static void code_label(struct report *r, uint64_t ip, char *buf, size_t size)
 {
     struct code_location loc;
@@ -92,7 +114,7 @@ static void code_label(struct report *r, uint64_t ip, char *buf, size_t size)
     const char *function = loc.symbol;
     if (!function && loc.num_frames)
         function = loc.frames[0].function;
-    if (r->by == BY_FUNCTION) {
+    if (r->by == BY_FUNCTION || r->by == BY_CALLER) {
         snprintf(buf, size, "%s", function ? function : "[no symbol]");
         return;
     }
@@ -139,43 +161,104 @@ static int compare_labels(const void *a, const void *b)
     return strcmp(((const struct row *)a)->label, ((const struct row *)b)->label);
 }
 
-/* Rows from the tally, one per distinct label (several addresses share a function). */
+/* Appends a row; self may be NULL (not by caller). Returns 0 or -1 (no memory). */
+static int add_row(struct report *r, const char *label, const uint64_t *counts,
+                   const uint64_t *self, size_t nev)
+{
+    if (r->num_rows == r->rows_cap) {
+        size_t cap = r->rows_cap ? r->rows_cap * 2 : 256;
+        struct row *grown = realloc(r->rows, cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        r->rows = grown;
+        r->rows_cap = cap;
+    }
+    struct row *row = &r->rows[r->num_rows];
+    row->label = strdup(label);
+    row->counts = malloc(nev * sizeof *row->counts);
+    row->self = r->by == BY_CALLER ? calloc(nev, sizeof *row->self) : NULL;
+    if (!row->label || !row->counts || (r->by == BY_CALLER && !row->self)) {
+        free(row->label);
+        free(row->counts);
+        free(row->self);
+        return -1;
+    }
+    memcpy(row->counts, counts, nev * sizeof *row->counts);
+    if (self)
+        memcpy(row->self, self, nev * sizeof *row->self);
+    r->num_rows++;
+    return 0;
+}
+
+/* Adds up the rows with the same label (several addresses, or stacks, share a function). */
+static void merge_rows(struct report *r, size_t nev)
+{
+    qsort(r->rows, r->num_rows, sizeof *r->rows, compare_labels);
+    size_t out = 0;
+    for (size_t i = 0; i < r->num_rows; i++) {
+        struct row *row = &r->rows[i];
+        if (out && strcmp(r->rows[out - 1].label, row->label) == 0) {
+            struct row *into = &r->rows[out - 1];
+            for (size_t e = 0; e < nev; e++) {
+                into->counts[e] += row->counts[e];
+                if (into->self)
+                    into->self[e] += row->self[e];
+            }
+            free(row->label);
+            free(row->counts);
+            free(row->self);
+        } else {
+            r->rows[out++] = *row;
+        }
+    }
+    r->num_rows = out;
+}
+
+/* Rows from the tally, one per distinct label. */
 static int build_rows(struct report *r, struct diag *d)
 {
     size_t nev = r->tally.num_events;
-    r->rows = calloc(r->tally.used ? r->tally.used : 1, sizeof *r->rows);
-    if (!r->rows)
-        return diag_fail(d, DIAG_NOMEM, "out of memory");
     for (size_t slot = 0; slot < r->tally.capacity; slot++) {
         if (!r->tally.occupied[slot])
             continue;
         char label[1024];
         label_of(r, r->tally.keys[slot], label, sizeof label);
-        struct row *row = &r->rows[r->num_rows];
-        row->label = strdup(label);
-        row->counts = malloc(nev * sizeof *row->counts);
-        if (!row->label || !row->counts) {
-            free(row->label);
-            free(row->counts);
+        if (add_row(r, label, tally_counts(&r->tally, slot), NULL, nev) != 0)
             return diag_fail(d, DIAG_NOMEM, "out of memory");
-        }
-        memcpy(row->counts, tally_counts(&r->tally, slot), nev * sizeof *row->counts);
-        r->num_rows++;
     }
-    qsort(r->rows, r->num_rows, sizeof *r->rows, compare_labels);
-    size_t out = 0;
-    for (size_t i = 0; i < r->num_rows; i++) {
-        if (out && strcmp(r->rows[out - 1].label, r->rows[i].label) == 0) {
-            for (size_t e = 0; e < nev; e++)
-                r->rows[out - 1].counts[e] += r->rows[i].counts[e];
-            free(r->rows[i].label);
-            free(r->rows[i].counts);
-        } else {
-            r->rows[out++] = r->rows[i];
-        }
-    }
-    r->num_rows = out;
+    merge_rows(r, nev);
     return 0;
+}
+
+/* Rows by caller: each distinct stack gives its samples once to every distinct function
+ * on it (inclusive), and to the function it was taken in also as self samples. */
+static int build_caller_rows(struct report *r, struct diag *d)
+{
+    size_t nev = r->stacks.num_events;
+    char(*labels)[1024] = malloc(((size_t)r->p->callstack_depth + 1) * sizeof *labels);
+    int rc = 0;
+    if (!labels)
+        return diag_fail(d, DIAG_NOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < r->stacks.num_stacks; i++) {
+        size_t depth;
+        const uint64_t *stack = stack_tally_stack(&r->stacks, i, &depth);
+        const uint64_t *counts = stack_tally_counts(&r->stacks, i);
+        for (size_t k = 0; !rc && k < depth; k++) {
+            /* A return address points after its call: the call itself is the byte before. */
+            code_label(r, k ? stack[k] - 1 : stack[0], labels[k], sizeof labels[k]);
+            size_t seen = 0;
+            while (seen < k && strcmp(labels[seen], labels[k]) != 0)
+                seen++;
+            if (seen < k)
+                continue; /* recursion: the sample counts once for the function */
+            if (add_row(r, labels[k], counts, k == 0 ? counts : NULL, nev) != 0)
+                rc = diag_fail(d, DIAG_NOMEM, "out of memory");
+        }
+    }
+    free(labels);
+    if (!rc)
+        merge_rows(r, nev);
+    return rc;
 }
 
 static int compare_counts(const void *a, const void *b, void *ctx)
@@ -185,7 +268,48 @@ static int compare_counts(const void *a, const void *b, void *ctx)
     uint64_t cx = x->counts[e], cy = y->counts[e];
     if (cx != cy)
         return cx > cy ? -1 : 1;
+    if (x->self && x->self[e] != y->self[e])
+        return x->self[e] > y->self[e] ? -1 : 1;
     return strcmp(x->label, y->label);
+}
+
+static double percent(uint64_t n, uint64_t total)
+{
+    return 100.0 * (double)n / (double)total;
+}
+
+/* By caller: inclusive and self samples. Inclusive counts overlap (a sample counts for
+ * every function on its stack), so the rows beyond --top are summed by self samples only. */
+static void print_caller_event(struct report *r, const struct session_event *ev, uint64_t top)
+{
+    size_t e = ev->index;
+    uint64_t total = 0;
+    for (size_t i = 0; i < r->num_rows; i++)
+        total += r->rows[i].self[e];
+    printf("\nEvent %s (index %" PRIu32 "), sample after %" PRIu64 ": %" PRIu64 " samples\n",
+           ev->name, ev->index, ev->sample_after, total);
+    if (!total)
+        return;
+    qsort_r(r->rows, r->num_rows, sizeof *r->rows, compare_counts, &e);
+    printf("%10s %8s %10s %8s  %s\n", "Inclusive", "%", "Self", "%", keys[r->by].column);
+    uint64_t shown_self = 0;
+    size_t i;
+    for (i = 0; i < r->num_rows && (top == 0 || i < top); i++) {
+        const struct row *row = &r->rows[i];
+        if (!row->counts[e])
+            break;
+        printf("%10" PRIu64 " %7.2f%% %10" PRIu64 " %7.2f%%  %s\n", row->counts[e],
+               percent(row->counts[e], total), row->self[e], percent(row->self[e], total),
+               row->label);
+        shown_self += row->self[e];
+    }
+    size_t more = 0;
+    for (size_t j = i; j < r->num_rows; j++)
+        more += r->rows[j].counts[e] != 0;
+    if (more)
+        printf("%10s %8s %10" PRIu64 " %7.2f%%  (%zu more %s)\n", "-", "-", total - shown_self,
+               percent(total - shown_self, total), more, more == 1 ? "function" : "functions");
+    printf("%10" PRIu64 " %7.2f%% %10" PRIu64 " %7.2f%%  Total\n", total, 100.0, total, 100.0);
 }
 
 static void print_event(struct report *r, const struct session_event *ev, uint64_t top)
@@ -233,8 +357,18 @@ static void print_header(const struct report *r, const char *elf)
            s->transfer == SESSION_TRANSFER_IMMEDIATE ? "immediate" : "delayed");
     printf("Samples: %" PRIu64 " read, %" PRIu64 " dropped by the target\n", r->p->num_records,
            dropped);
-    if (r->by == BY_FUNCTION || r->by == BY_LINE)
+    if (r->by == BY_FUNCTION || r->by == BY_CALLER || r->by == BY_LINE)
         printf("Image: %s\n", elf ? elf : "none (code is named by module)");
+    if (r->by != BY_CALLER)
+        return;
+    if (r->p->callstack_depth)
+        printf("Call stacks: %" PRIu64 " of %" PRIu64 " samples have callers, up to %" PRIu32
+               " deep\n",
+               r->with_callers, r->p->num_records, r->deepest);
+    else
+        printf("Call stacks: none (%s): inclusive samples are the self samples\n",
+               r->p->kind == PROFILE_TB5 ? "tb5 files do not keep them"
+                                         : "collected without --callstack");
 }
 
 static int run(struct report *r, const char *source, const char *elf, const char *event_name,
@@ -246,24 +380,30 @@ static int run(struct report *r, const char *source, const char *elf, const char
     const struct session_event *only = NULL;
     if (event_name && !(only = cli_find_event(&r->p->session, event_name)))
         return diag_fail(d, DIAG_USAGE, "%s: no event %s", source, event_name);
-    if (elf && (r->by == BY_FUNCTION || r->by == BY_LINE) &&
+    if (elf && (r->by == BY_FUNCTION || r->by == BY_CALLER || r->by == BY_LINE) &&
         (rc = cli_open_symbols(r->p, elf, &r->sym, d)))
         return rc;
-    if (tally_init(&r->tally, r->p->session.num_events) != 0)
+    size_t nev = r->p->session.num_events;
+    if (r->by == BY_CALLER ? stack_tally_init(&r->stacks, nev) : tally_init(&r->tally, nev))
         return diag_fail(d, DIAG_NOMEM, "out of memory");
     struct progress pr;
     progress_attach(&pr, r->p, "report");
-    rc = profile_scan(r->p, count_samples, r, d);
+    rc = profile_scan(r->p, r->by == BY_CALLER ? count_stacks : count_samples, r, d);
     progress_done(&pr);
     if (rc == STOP_NO_MEMORY)
         return diag_fail(d, DIAG_NOMEM, "out of memory");
-    if (rc || (rc = build_rows(r, d)))
+    if (rc || (rc = r->by == BY_CALLER ? build_caller_rows(r, d) : build_rows(r, d)))
         return rc;
     profile_check_counts(r->p, "report");
     print_header(r, elf);
-    for (size_t e = 0; e < r->p->session.num_events; e++)
-        if (!only || only == &r->p->session.events[e])
+    for (size_t e = 0; e < nev; e++) {
+        if (only && only != &r->p->session.events[e])
+            continue;
+        if (r->by == BY_CALLER)
+            print_caller_event(r, &r->p->session.events[e], top);
+        else
             print_event(r, &r->p->session.events[e], top);
+    }
     return fflush(stdout) == 0 ? 0 : diag_fail(d, DIAG_OUTPUT, "standard output: write error");
 }
 
@@ -319,9 +459,11 @@ int cmd_report(int argc, char **argv)
     for (size_t i = 0; i < r.num_rows; i++) {
         free(r.rows[i].label);
         free(r.rows[i].counts);
+        free(r.rows[i].self);
     }
     free(r.rows);
     tally_free(&r.tally);
+    stack_tally_free(&r.stacks);
     symbols_close(r.sym);
     profile_close(&p);
     return rc ? diag_report("report", &d) : ACART_EXIT_OK;

@@ -227,6 +227,30 @@ static int read_events(struct reader *r, const cJSON *root, struct session *s)
     return 0;
 }
 
+/* Both members or neither (files written before call stacks have neither). */
+static int read_callstack_layout(struct reader *r, const cJSON *e, struct session_descriptor *desc)
+{
+    int rc;
+    if ((rc = get_u32(r, e, "callstack_offset", "descriptors[].callstack_offset", false,
+                      &desc->callstack_offset)) ||
+        (rc = get_u32(r, e, "callstack_size", "descriptors[].callstack_size", false,
+                      &desc->callstack_size)))
+        return rc;
+    if (desc->callstack_size == 0) {
+        if (desc->callstack_offset != 0)
+            return bad(r, "descriptors[].callstack_offset", "set, but callstack_size is 0");
+        return 0;
+    }
+    if (desc->callstack_size % 8 != 0 || desc->callstack_size > 8 * SESSION_MAX_CALLSTACK_DEPTH)
+        return bad(r, "descriptors[].callstack_size",
+                   "must be a multiple of 8 up to 512 (64 return addresses)");
+    if (desc->callstack_offset < SESSION_SAMPLE_RECORD_MIN ||
+        (uint64_t)desc->callstack_offset + desc->callstack_size > desc->sample_size)
+        return bad(r, "descriptors[].callstack_offset",
+                   "the call stack must lie after the first 48 bytes and inside sample_size");
+    return 0;
+}
+
 static int read_descriptors(struct reader *r, const cJSON *root, struct session *s)
 {
     const cJSON *arr, *e;
@@ -249,6 +273,8 @@ static int read_descriptors(struct reader *r, const cJSON *root, struct session 
             return rc;
         if (desc->sample_size < SESSION_SAMPLE_RECORD_MIN || desc->sample_size > 65536)
             return bad(r, "descriptors[].sample_size", "must be 48 to 65536");
+        if ((rc = read_callstack_layout(r, e, desc)))
+            return rc;
         for (size_t j = 0; j + 1 < i; j++)
             if (s->descriptors[j].id == desc->id)
                 return bad(r, "descriptors[].id", "appears twice");
@@ -510,7 +536,9 @@ static bool build_lists(cJSON *root, const struct session *s)
             cJSON *e = cJSON_CreateObject();
             if (!e || !cJSON_AddItemToArray(descs, e) ||
                 !add_number(e, "id", s->descriptors[i].id) ||
-                !add_number(e, "sample_size", s->descriptors[i].sample_size))
+                !add_number(e, "sample_size", s->descriptors[i].sample_size) ||
+                !add_number(e, "callstack_offset", s->descriptors[i].callstack_offset) ||
+                !add_number(e, "callstack_size", s->descriptors[i].callstack_size))
                 return false;
         }
     }
@@ -625,10 +653,25 @@ uint32_t session_record_size(const struct session *s, uint32_t descriptor_id)
 {
     if (!s->descriptors)
         return SESSION_SAMPLE_RECORD_MIN;
+    const struct session_descriptor *desc = session_descriptor(s, descriptor_id);
+    return desc ? desc->sample_size : 0;
+}
+
+const struct session_descriptor *session_descriptor(const struct session *s, uint32_t descriptor_id)
+{
     for (size_t i = 0; i < s->num_descriptors; i++)
         if (s->descriptors[i].id == descriptor_id)
-            return s->descriptors[i].sample_size;
-    return 0;
+            return &s->descriptors[i];
+    return NULL;
+}
+
+uint32_t session_callstack_depth(const struct session *s)
+{
+    uint32_t deepest = 0;
+    for (size_t i = 0; i < s->num_descriptors; i++)
+        if (s->descriptors[i].callstack_size / 8 > deepest)
+            deepest = s->descriptors[i].callstack_size / 8;
+    return deepest;
 }
 
 const char *session_task_name(const struct session *s, uint32_t pid, uint32_t tid)

@@ -18,6 +18,8 @@
 #define SESSION_SAMPLE_RECORD_MIN 48
 /* A sample names its CPU in a 12-bit field. */
 #define SESSION_MAX_CPUS 4096
+/* The most return addresses a sample's call stack may hold (docs/cli.md). */
+#define SESSION_MAX_CALLSTACK_DEPTH 64
 
 enum session_transfer { SESSION_TRANSFER_DELAYED, SESSION_TRANSFER_IMMEDIATE };
 
@@ -36,10 +38,14 @@ struct session_cpu {
     uint32_t cpu, apic_id, package, core, thread;
 };
 
-/* Sample records on a CPU channel are 48 bytes plus what their event descriptor appends. */
+/* Sample records on a CPU channel are 48 bytes plus what their event descriptor appends:
+ * here, at most a call stack of callstack_size / 8 little-endian return addresses,
+ * innermost first, ended by the first 0 (the target zero-fills the rest). */
 struct session_descriptor {
-    uint32_t id;          /* the descriptor_id that records carry */
-    uint32_t sample_size; /* bytes of one record, at least 48 */
+    uint32_t id;               /* the descriptor_id that records carry */
+    uint32_t sample_size;      /* bytes of one record, at least 48 */
+    uint32_t callstack_offset; /* where the call stack starts in a record; 0: no call stack */
+    uint32_t callstack_size;   /* its bytes, a multiple of 8; 0: no call stack */
 };
 
 struct session_module {
@@ -101,6 +107,13 @@ int session_start_time(const struct session *s, time_t *t);
 
 /* Bytes of a sample record with this descriptor_id, or 0 if the session does not know it. */
 uint32_t session_record_size(const struct session *s, uint32_t descriptor_id);
+
+/* The descriptor with this id, or NULL (also when the session lists none). */
+const struct session_descriptor *session_descriptor(const struct session *s,
+                                                    uint32_t descriptor_id);
+
+/* The deepest call stack any descriptor holds, in return addresses; 0 without call stacks. */
+uint32_t session_callstack_depth(const struct session *s);
 
 /* The name of task (pid, tid), or NULL if the session does not list it. */
 const char *session_task_name(const struct session *s, uint32_t pid, uint32_t tid);

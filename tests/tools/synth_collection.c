@@ -1,6 +1,7 @@
 /* Writes a synthetic collection folder, byte for byte what `acart collect` writes
  * (session.json per docs/cli.md, module.bin, cpu<N>.bin with 48-byte records as the board's
- * sampler fills them), from a description on the command line. The session JSON is
+ * sampler fills them, each followed by its call stack with --callstack), from a
+ * description on the command line. The session JSON is
  * written here by hand from the documented schema, not by the tools' own writer, so the
  * tests also check that the reader accepts what the documentation describes.
  *
@@ -13,8 +14,14 @@
  *     --event NAME:SAV        an event (index = order given; default one REF_TSC event)
  *     --module PATH:LOAD:LEN  a module record
  *     --task PID:TID:NAME     a task in the session's task list
- *     --run CPU:PID:TID:ADDR:COUNT[:EVENT]
- *                             COUNT samples at ADDR, appended to CPU's samples
+ *     --run CPU:PID:TID:ADDR:COUNT[:EVENT[:RA,RA,...]]
+ *                             COUNT samples at ADDR, appended to CPU's samples, with
+ *                             these return addresses as their call stack (innermost
+ *                             first; needs --callstack)
+ *     --callstack DEPTH       records carry DEPTH return addresses after the 48 bytes
+ *                             (descriptor callstack_offset 48, callstack_size 8 * DEPTH),
+ *                             zero after a sample's last one; without it the descriptor
+ *                             has no callstack members, as files written before them
  *     --random N:LO:HI:SEED   N samples at addresses in [LO, HI), CPUs in turn, tasks
  *                             1..8 changing every 64 samples of a CPU
  *     --form iip|eip          sample record form: iip/ipsr with IA64PC set, as the board
@@ -33,10 +40,13 @@
 
 #define MAX_ITEMS 64
 #define MAX_CPUS  64
+#define MAX_DEPTH 64
 
 struct run {
     uint32_t cpu, pid, tid, event;
     uint64_t addr, count;
+    uint64_t stack[MAX_DEPTH];
+    uint32_t depth;
 };
 
 static struct {
@@ -55,6 +65,7 @@ static struct {
     size_t num_runs;
     uint64_t random_n, random_lo, random_hi, random_seed;
     int eip_form;
+    uint32_t callstack_depth;
     FILE *cpu_files[MAX_CPUS];
     uint64_t written[MAX_CPUS];
 } g = {.hostname = "synthbox",
@@ -98,7 +109,8 @@ static size_t fields(char *s, char **out, size_t max)
     return n;
 }
 
-static void write_sample(uint32_t cpu, uint32_t pid, uint32_t tid, uint32_t event, uint64_t addr)
+static void write_sample(uint32_t cpu, uint32_t pid, uint32_t tid, uint32_t event, uint64_t addr,
+                         const uint64_t *stack, uint32_t depth)
 {
     if (cpu >= g.cpus)
         die("CPU out of range in %s", "--run");
@@ -124,6 +136,12 @@ static void write_sample(uint32_t cpu, uint32_t pid, uint32_t tid, uint32_t even
     r.tsc = g.tsc_start + cpu + g.written[cpu] * g.tsc_step;
     if (fwrite(&r, sizeof r, 1, g.cpu_files[cpu]) != 1)
         die("write error in %s", g.dir);
+    /* The call stack, little-endian like the rest, zero-filled to the descriptor's size. */
+    for (uint32_t i = 0; i < g.callstack_depth; i++) {
+        uint64_t ra = i < depth ? stack[i] : 0;
+        if (fwrite(&ra, sizeof ra, 1, g.cpu_files[cpu]) != 1)
+            die("write error in %s", g.dir);
+    }
     g.written[cpu]++;
 }
 
@@ -138,7 +156,7 @@ static void write_random(void)
         x ^= x << 17;
         uint32_t cpu = (uint32_t)(i % g.cpus);
         uint32_t task = (uint32_t)((g.written[cpu] / 64u) % 8u) + 1u;
-        write_sample(cpu, 1, task, 0, g.random_lo + (x % span) * 4u);
+        write_sample(cpu, 1, task, 0, g.random_lo + (x % span) * 4u, NULL, 0);
     }
 }
 
@@ -213,7 +231,16 @@ static void write_session(void)
                 c ? "," : "", c, c * 2, c);
     fprintf(f, "\n    ]\n  },\n  \"transfer\": \"delayed\",\n"
                "  \"started_utc\": \"2025-01-31T12:00:00Z\",\n  \"duration_s\": 2.5,\n"
-               "  \"descriptors\": [{\"id\": 0, \"sample_size\": 48}],\n  \"events\": [");
+               "  \"descriptors\": [");
+    if (g.callstack_depth)
+        fprintf(f,
+                "{\"id\": 0, \"sample_size\": %zu, \"callstack_offset\": %zu, "
+                "\"callstack_size\": %" PRIu32 "}",
+                sizeof(struct sep_sample_pc) + 8u * g.callstack_depth, sizeof(struct sep_sample_pc),
+                8u * g.callstack_depth);
+    else
+        fprintf(f, "{\"id\": 0, \"sample_size\": 48}");
+    fprintf(f, "],\n  \"events\": [");
     for (size_t e = 0; e < g.num_events; e++) {
         fprintf(f, "%s\n    {\"index\": %zu, \"name\": ", e ? "," : "", e);
         write_json_string(f, g.event_names[e]);
@@ -251,7 +278,7 @@ static void parse(int argc, char **argv)
         if (i + 1 >= argc)
             die("missing value for %s", opt);
         char *val = argv[++i];
-        char *v[6];
+        char *v[7];
         if (strcmp(opt, "--hostname") == 0) {
             g.hostname = val;
         } else if (strcmp(opt, "--cpus") == 0) {
@@ -268,6 +295,10 @@ static void parse(int argc, char **argv)
             if (strcmp(val, "iip") != 0 && strcmp(val, "eip") != 0)
                 die("--form: iip or eip, not %s", val);
             g.eip_form = strcmp(val, "eip") == 0;
+        } else if (strcmp(opt, "--callstack") == 0) {
+            g.callstack_depth = (uint32_t)number(val);
+            if (g.callstack_depth == 0 || g.callstack_depth > MAX_DEPTH)
+                die("--callstack: 1 to 64, not %s", val);
         } else if (strcmp(opt, "--dropped") == 0) {
             g.dropped = number(val);
         } else if (strcmp(opt, "--report-per-cpu") == 0) {
@@ -282,13 +313,22 @@ static void parse(int argc, char **argv)
         } else if (strcmp(opt, "--task") == 0 && g.num_tasks < MAX_ITEMS) {
             g.tasks[g.num_tasks++] = val;
         } else if (strcmp(opt, "--run") == 0 && g.num_runs < sizeof g.runs / sizeof g.runs[0]) {
-            size_t n = fields(val, v, 6);
+            size_t n = fields(val, v, 7);
             if (n < 5)
-                die("expected CPU:PID:TID:ADDR:COUNT[:EVENT], not %s", val);
-            g.runs[g.num_runs++] =
-                (struct run){(uint32_t)number(v[0]), (uint32_t)number(v[1]),
-                             (uint32_t)number(v[2]), n == 6 ? (uint32_t)number(v[5]) : 0,
-                             number(v[3]),           number(v[4])};
+                die("expected CPU:PID:TID:ADDR:COUNT[:EVENT[:RA,...]], not %s", val);
+            struct run *r = &g.runs[g.num_runs++];
+            memset(r, 0, sizeof *r);
+            r->cpu = (uint32_t)number(v[0]);
+            r->pid = (uint32_t)number(v[1]);
+            r->tid = (uint32_t)number(v[2]);
+            r->addr = number(v[3]);
+            r->count = number(v[4]);
+            r->event = n >= 6 ? (uint32_t)number(v[5]) : 0;
+            for (char *ra = n == 7 ? strtok(v[6], ",") : NULL; ra; ra = strtok(NULL, ",")) {
+                if (r->depth == MAX_DEPTH)
+                    die("more than 64 return addresses in %s", "--run");
+                r->stack[r->depth++] = number(ra);
+            }
         } else if (strcmp(opt, "--random") == 0) {
             if (fields(val, v, 4) != 4)
                 die("expected N:LO:HI:SEED, not %s", val);
@@ -323,8 +363,10 @@ int main(int argc, char **argv)
         const struct run *r = &g.runs[i];
         if (r->event >= g.num_events)
             die("event out of range in %s", "--run");
+        if (r->depth > g.callstack_depth)
+            die("a call stack deeper than --callstack in %s", "--run");
         for (uint64_t k = 0; k < r->count; k++)
-            write_sample(r->cpu, r->pid, r->tid, r->event, r->addr);
+            write_sample(r->cpu, r->pid, r->tid, r->event, r->addr, r->stack, r->depth);
     }
     if (g.random_n)
         write_random();

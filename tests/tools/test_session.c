@@ -55,8 +55,11 @@ static void check_example(const struct session *s)
     time_t t;
     CHECK(session_start_time(s, &t) == 0 && t == 1738324800);
     CHECK(s->duration_s == 5.0);
-    CHECK(s->num_descriptors == 1 && session_record_size(s, 0) == 48 &&
+    CHECK(s->num_descriptors == 1 && session_record_size(s, 0) == 176 &&
           session_record_size(s, 1) == 0);
+    CHECK(session_descriptor(s, 0) == &s->descriptors[0] && session_descriptor(s, 1) == NULL);
+    CHECK(s->descriptors[0].callstack_offset == 48 && s->descriptors[0].callstack_size == 128);
+    CHECK(session_callstack_depth(s) == 16);
     CHECK(s->num_events == 1 && strcmp(s->events[0].name, "CPU_CLK_UNHALTED.REF_TSC") == 0);
     CHECK(s->events[0].sample_after == 2200000);
     CHECK(s->samples_total == 10000);
@@ -102,18 +105,50 @@ static void check_same(const struct session *a, const struct session *b)
               a->modules[i].load_address == b->modules[i].load_address);
 }
 
-/* The example with `from` replaced by `to` must be refused, naming `member`. */
-static void check_refused(const char *example, const char *from, const char *to, const char *member)
+/* The example with `from` replaced by `to`, or NULL if it has no `from`. */
+static char *edited(const char *example, const char *from, const char *to)
 {
     const char *at = strstr(example, from);
     if (!at) {
         fprintf(stderr, "the example has no %s\n", from);
         failures++;
-        return;
+        return NULL;
     }
     size_t n = strlen(example) - strlen(from) + strlen(to) + 1;
     char *text = malloc(n);
     snprintf(text, n, "%.*s%s%s", (int)(at - example), example, to, at + strlen(from));
+    return text;
+}
+
+/* Files written before call stacks have descriptors without their members. */
+static void check_without_callstacks(const char *example)
+{
+    char *text = edited(example,
+                        "\"sample_size\": 176, \"callstack_offset\": 48, "
+                        "\"callstack_size\": 128",
+                        "\"sample_size\": 48");
+    struct session s;
+    struct diag d = {0};
+    if (!text)
+        return;
+    if (session_parse(text, "old example", &s, &d) != 0) {
+        fprintf(stderr, "a descriptor without call stack members is refused: %s\n", d.msg);
+        failures++;
+    } else {
+        CHECK(session_record_size(&s, 0) == 48);
+        CHECK(s.descriptors[0].callstack_offset == 0 && s.descriptors[0].callstack_size == 0);
+        CHECK(session_callstack_depth(&s) == 0);
+        session_free(&s);
+    }
+    free(text);
+}
+
+/* The example with `from` replaced by `to` must be refused, naming `member`. */
+static void check_refused(const char *example, const char *from, const char *to, const char *member)
+{
+    char *text = edited(example, from, to);
+    if (!text)
+        return;
     struct session s;
     struct diag d = {0};
     int rc = session_parse(text, "example", &s, &d);
@@ -163,8 +198,23 @@ int main(int argc, char **argv)
     check_refused(example, "\"delayed\"", "\"later\"", "transfer");
     check_refused(example, "2025-01-31T12:00:00Z", "yesterday", "started_utc");
     check_refused(example, "\"duration_s\": 5.0", "\"duration_s\": -1", "duration_s");
-    check_refused(example, "\"sample_size\": 48", "\"sample_size\": 40",
+    check_refused(example, "\"sample_size\": 176", "\"sample_size\": 40",
                   "descriptors[].sample_size");
+    check_without_callstacks(example);
+    check_refused(example, "\"callstack_size\": 128", "\"callstack_size\": 124",
+                  "descriptors[].callstack_size");
+    check_refused(example, "\"callstack_size\": 128", "\"callstack_size\": 0",
+                  "descriptors[].callstack_offset");
+    check_refused(example,
+                  "\"sample_size\": 176, \"callstack_offset\": 48, \"callstack_size\": 128",
+                  "\"sample_size\": 568, \"callstack_offset\": 48, \"callstack_size\": 520",
+                  "descriptors[].callstack_size");
+    check_refused(example, "\"callstack_offset\": 48", "\"callstack_offset\": 40",
+                  "descriptors[].callstack_offset");
+    check_refused(example, "\"callstack_offset\": 48", "\"callstack_offset\": 56",
+                  "descriptors[].callstack_offset");
+    check_refused(example, "\"callstack_size\": 128", "\"callstack_size\": -8",
+                  "descriptors[].callstack_size");
     check_refused(example, "\"index\": 0", "\"index\": 1", "events[].index");
     check_refused(example, "\"sample_after\": 2200000", "\"sample_after\": 1.5",
                   "events[].sample_after");

@@ -1,0 +1,116 @@
+/*
+ * The set-up payloads that say what a sample record holds (tools/collect_layout.c), byte
+ * by byte: DESC_NEXT, INIT and EM_GROUPS without call stacks (as `acart collect` always
+ * sent them) and with call stacks of 1, 16 and 64 return addresses. The expected bytes are
+ * written here at the offsets of the host's x86-64 layout, not through the structures
+ * the code under test fills, so a wrong field or a stray byte shows.
+ */
+#include <string.h>
+
+#include "check.h"
+#include "collect_layout.h"
+
+#define DESC_SIZE   112
+#define DEVICE_SIZE 4080
+#define CONFIG_SIZE 144
+
+static void put_u16(uint8_t *buf, size_t at, uint16_t v)
+{
+    memcpy(buf + at, &v, sizeof v);
+}
+
+static void put_u32(uint8_t *buf, size_t at, uint32_t v)
+{
+    memcpy(buf + at, &v, sizeof v);
+}
+
+static void put_u64(uint8_t *buf, size_t at, uint64_t v)
+{
+    memcpy(buf + at, &v, sizeof v);
+}
+
+static void check_bytes(const char *what, uint32_t depth, const void *got, const uint8_t *want,
+                        size_t len)
+{
+    const uint8_t *g = got;
+    for (size_t i = 0; i < len; i++) {
+        if (g[i] != want[i]) {
+            fprintf(stderr, "%s, depth %u: byte %zu is 0x%02x, expected 0x%02x\n", what,
+                    (unsigned)depth, i, g[i], want[i]);
+            check_failures++;
+            return;
+        }
+    }
+}
+
+static void check_layout(uint32_t depth)
+{
+    struct collect_layout l;
+    CHECK_EQ(collect_layout_init(&l, depth), 0);
+    uint32_t stack = 8 * depth, size = 48 + stack, offset = depth ? 48 : 0;
+    CHECK_EQ(l.sample_size, size);
+    CHECK_EQ(l.callstack_offset, offset);
+    CHECK_EQ(l.callstack_size, stack);
+
+    /* DESC_NEXT: sample_size at 0, callstack_offset at 60, callstack_size at 64. */
+    static uint8_t want_desc[DESC_SIZE];
+    struct sep_event_desc desc;
+    CHECK_EQ(sizeof desc, DESC_SIZE);
+    memset(want_desc, 0, sizeof want_desc);
+    memset(&desc, 0xA5, sizeof desc);
+    put_u32(want_desc, 0, size);
+    put_u32(want_desc, 60, offset);
+    put_u32(want_desc, 64, stack);
+    collect_layout_descriptor(&l, &desc);
+    check_bytes("DESC_NEXT", depth, &desc, want_desc, DESC_SIZE);
+
+    /* INIT: size, dispatch id 2, results after the record, 4 general counters, the core
+     * device, the call stack flag (bit 19 of the 64-bit word at 32), the events. */
+    static uint8_t want_dev[DEVICE_SIZE];
+    static struct sep_dev_config dev;
+    CHECK_EQ(sizeof dev, DEVICE_SIZE);
+    memset(want_dev, 0, sizeof want_dev);
+    memset(&dev, 0xA5, sizeof dev);
+    put_u16(want_dev, 0, DEVICE_SIZE);
+    put_u32(want_dev, 4, 2);
+    put_u32(want_dev, 16, size);
+    put_u32(want_dev, 20, 4);
+    put_u32(want_dev, 24, 1);
+    put_u64(want_dev, 32, depth ? 1ull << 19 : 0);
+    put_u32(want_dev, 4052, 3);
+    collect_layout_device(&l, 3, &dev);
+    check_bytes("INIT", depth, &dev, want_dev, DEVICE_SIZE);
+
+    /* EM_GROUPS: one group, no multiplexing, the record size, 4 general and 3 fixed
+     * counters, the call stack at 96 (offset) and 100 (size). */
+    static uint8_t want_config[CONFIG_SIZE];
+    struct sep_event_config config;
+    CHECK_EQ(sizeof config, CONFIG_SIZE);
+    memset(want_config, 0, sizeof want_config);
+    memset(&config, 0xA5, sizeof config);
+    put_u32(want_config, 0, 1);
+    put_u32(want_config, 4, 0xFFFFFFFFu);
+    put_u32(want_config, 8, 0xFFFFFFFFu);
+    put_u32(want_config, 12, 0xFFFFFFFFu);
+    put_u32(want_config, 16, size);
+    put_u32(want_config, 20, 4);
+    put_u32(want_config, 24, 3);
+    put_u32(want_config, 96, offset);
+    put_u32(want_config, 100, stack);
+    collect_layout_event_config(&l, &config);
+    check_bytes("EM_GROUPS", depth, &config, want_config, CONFIG_SIZE);
+}
+
+int main(void)
+{
+    check_layout(0);
+    check_layout(1);
+    check_layout(COLLECT_CALLSTACK_DEFAULT_DEPTH);
+    check_layout(COLLECT_CALLSTACK_MAX_DEPTH);
+    CHECK_EQ(COLLECT_CALLSTACK_DEFAULT_DEPTH, 16);
+    CHECK_EQ(COLLECT_CALLSTACK_MAX_DEPTH, 64);
+
+    struct collect_layout l = {1, 2, 3};
+    CHECK_EQ(collect_layout_init(&l, COLLECT_CALLSTACK_MAX_DEPTH + 1), -1);
+    return check_report("test_collect_layout");
+}
