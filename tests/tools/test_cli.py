@@ -54,6 +54,13 @@ def test_usage_errors(args):
     expect_error(args, ["export", "xml", folder], 2, "unknown format xml")
     expect_error(args, ["flamegraph", folder, "-o", "x.svg"], 2, "--elf")
     expect_error(args, ["tb5", "frob"], 2, "unknown tb5 command frob")
+    out, _ = run([args.acart, "--help"])
+    if "\n  collect " in out:
+        base = ["collect", "--target", "127.0.0.1:9", "--duration", "1", "-o",
+                os.path.join(args.workdir, "never")]
+        for depth in ("0", "65", "x", ""):
+            expect_error(args, base + ["--callstack=" + depth], 2,
+                         "--callstack=%s: expected a depth from 1 to 64" % depth)
 
 
 def test_input_errors(args):
@@ -64,6 +71,12 @@ def test_input_errors(args):
     with open(os.path.join(folder, "cpu1.bin"), "ab") as f:
         f.write(b"\0" * 10)
     expect_error(args, ["report", folder], 3, "cpu1.bin", "48-byte")
+
+    # Records with call stacks are 48 + 8 x depth bytes: 48 more bytes end inside one.
+    folder = collection(args, "truncated-stacks", "--callstack", "4")
+    with open(os.path.join(folder, "cpu0.bin"), "ab") as f:
+        f.write(b"\0" * 48)
+    expect_error(args, ["report", folder], 3, "cpu0.bin", "ends inside a sample record")
 
     folder = collection(args, "no-tsc")
     edit_session(folder, lambda s: s["target"].pop("tsc_hz"))

@@ -1,12 +1,16 @@
-"""Shared pieces of the acart tool tests: running programs, reading symbols and line tables
-with binutils (independent of the elfutils code under test), parsing `acart report`."""
+"""Shared pieces of the acart tool tests: running programs, reading symbols, call sites and
+line tables with binutils (independent of the elfutils code under test), parsing `acart
+report`, rendering flame graphs in headless Chromium."""
 
 import argparse
+import html
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 
 class TestFailure(Exception):
@@ -83,6 +87,98 @@ def line_addresses(elf, file_name, line):
         if nxt is not None and nxt > address:
             found.append(address)
     return found
+
+
+def call_sites(elf):
+    """{(caller, callee): [return addresses]} of the direct calls in elf, from binutils'
+    objdump: a call's return address is the address of the instruction after it."""
+    out, _ = run(["objdump", "-d", "--no-show-raw-insn", elf])
+    sites, function, pending = {}, None, None
+    for text in out.splitlines():
+        m = re.match(r"^[0-9a-f]+ <([^>]+)>:$", text)
+        if m:
+            function = m.group(1)  # a call ending a function returns to the next one's start
+            continue
+        m = re.match(r"^\s*([0-9a-f]+):\s+(\S+)\s*(.*)$", text)
+        if not m or function is None:
+            continue
+        address = int(m.group(1), 16)
+        if pending:
+            sites.setdefault(pending, []).append(address)
+            pending = None
+        target = re.match(r"^[0-9a-f]+ <([^>+]+)>$", m.group(3).strip())
+        if m.group(2).startswith("call") and target:
+            pending = (function, target.group(1))
+    return sites
+
+
+PAGE = """<!doctype html>
+<html><body><div id="host"></div><pre id="result">not run</pre>
+<script>
+const text = %s;
+const doc = new DOMParser().parseFromString(text, "image/svg+xml");
+const result = {};
+const errors = doc.getElementsByTagName("parsererror");
+if (errors.length) {
+  result.error = errors[0].textContent;
+} else {
+  const svg = document.importNode(doc.documentElement, true);
+  document.getElementById("host").appendChild(svg);
+  result.texts = Array.from(svg.querySelectorAll("text")).map(
+      t => ({text: t.textContent, width: t.getComputedTextLength()}));
+  result.frames = Array.from(svg.querySelectorAll("g")).map(g => {
+    const r = g.querySelector("rect");
+    return {title: g.querySelector("title").textContent,
+            x: +r.getAttribute("x"), y: +r.getAttribute("y"), width: +r.getAttribute("width")};
+  });
+  result.width = svg.getBBox().width;
+}
+document.getElementById("result").textContent = JSON.stringify(result);
+</script></body></html>
+"""
+
+
+def chromium_dump(args, url):
+    with tempfile.TemporaryDirectory() as profile:
+        cmd = [args.chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+               "--no-first-run", "--disable-background-networking", "--disable-component-update",
+               "--disable-sync", "--user-data-dir=" + profile, "--dump-dom", url]
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        except FileNotFoundError:
+            raise TestFailure("%s not found: headless Chromium is needed" % args.chromium)
+        check(r.returncode == 0, "chromium exit %d: %s" % (r.returncode, r.stderr[-2000:]))
+        return r.stdout
+
+
+def render_svg(args, svg):
+    """Loads svg in headless Chromium as a file (its XML parser must not complain), then
+    parses it strictly with DOMParser inside a page that draws it and measures what it
+    drew: {"texts": [{text, width}], "frames": [{title, x, y, width}], "width": px}."""
+    dom = chromium_dump(args, "file://" + os.path.abspath(svg))
+    check("<svg" in dom and "parsererror" not in dom and
+          "This page contains the following errors" not in dom,
+          "Chromium did not load the SVG cleanly:\n" + dom[:2000])
+    with open(svg, encoding="utf-8") as f:
+        text = f.read()
+    page = os.path.join(os.path.dirname(os.path.abspath(svg)),
+                        os.path.basename(svg) + ".measure.html")
+    with open(page, "w") as f:
+        f.write(PAGE % json.dumps(text))
+    dom = chromium_dump(args, "file://" + page)
+    m = re.search(r'<pre id="result">(.*?)</pre>', dom, re.S)
+    check(m, "no result in the page:\n" + dom[:2000])
+    result = json.loads(html.unescape(m.group(1)))
+    check("error" not in result, "DOMParser rejects the SVG: %s" % result.get("error"))
+    check(result["width"] > 1000, "the SVG draws %.0f px wide" % result["width"])
+    return result
+
+
+def frame(frames, prefix):
+    """The one rendered frame whose tooltip starts with prefix."""
+    found = [f for f in frames if f["title"].startswith(prefix)]
+    check(len(found) == 1, "%d frames titled %r..." % (len(found), prefix))
+    return found[0]
 
 
 ROW = re.compile(r"^\s*(\d+)\s+([\d.]+)%\s+(\d+)\s+(.*)$")

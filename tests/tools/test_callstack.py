@@ -1,0 +1,307 @@
+"""Call stacks on a synthetic collection of the test workload (records as `acart collect
+--callstack` writes them): the return addresses are those of real calls in the workload,
+found at test time with objdump, plus one at the very end of a function (where a call that
+ends a function returns), which names the caller only when looked up as ra - 1.
+
+- `acart flamegraph` draws every stack root to leaf (main, outer, middle, alpha ...): the
+  tree rebuilt from the frames Chromium renders (each frame standing inside the one below
+  it) must be exactly the tree of the samples, with an inlined function above its leaf
+  and no source lines.
+- `acart report --by caller` gives each function's inclusive samples (once per sample,
+  recursion included) and self samples, per event; `--by function` still gives the self
+  samples in its own format.
+- Without stacks (the imported tb5 file, a target that leaves them zero) both fall back
+  to what they do without call stacks."""
+
+import os
+import re
+
+from tooltest import (call_sites, check, line_addresses, main, marked_lines, parse_report,
+                      render_svg, run, symbols)
+
+EVENTS = [("CPU_CLK_UNHALTED.REF_TSC", 2200000), ("INST_RETIRED.ANY", 1000000)]
+OTHER = ("/lib/libother.so", 0x7F000000, 0x10000)
+IMAGE_BASE, IMAGE_SIZE = 0x400000, 0x200000
+DEPTH = 16
+FRAME_STEP = 17.0  # vertical distance between a frame and its parent in the SVG
+
+
+class Workload:
+    """Addresses in the test workload, from binutils."""
+
+    def __init__(self, args):
+        self.syms = symbols(args.workload)
+        self.sites = call_sites(args.workload)
+        marks = marked_lines(args.source)
+        name = os.path.basename(args.source)
+        self.lines = {}
+        for marker in ("alpha_loop", "mix_body", "gamma_loop"):
+            found = line_addresses(args.workload, name, marks[marker])
+            check(found, "no code for the %s line" % marker)
+            self.lines[marker] = found[0]
+
+    def ra(self, caller, callee):
+        found = self.sites.get((caller, callee))
+        check(found, "objdump shows no call from %s to %s" % (caller, callee))
+        return found[0]
+
+    def end_of(self, function):
+        start, size = self.syms[function]
+        return start + size
+
+    def function(self, address):
+        """The function (ELF symbol) containing address, or the name of its module."""
+        for name, (start, size) in self.syms.items():
+            if start <= address < start + size:
+                return name
+        if OTHER[1] <= address < OTHER[1] + OTHER[2]:
+            return "[%s]" % os.path.basename(OTHER[0])
+        return "[unknown]"
+
+
+def plan(w):
+    """(cpu, event, leaf address, leaf frames above its function, return addresses
+    innermost first, count)."""
+    alpha, mix, gamma = w.lines["alpha_loop"], w.lines["mix_body"], w.lines["gamma_loop"]
+    to_middle = [w.ra("outer", "middle"), w.ra("main", "outer")]
+    walk = w.ra("walk", "walk")
+    return [
+        (0, 0, alpha, [], [w.ra("middle", "alpha")] + to_middle, 400),
+        (1, 0, mix, ["mix"], [w.ra("middle", "beta")] + to_middle, 250),
+        (0, 0, gamma, [], [w.ra("outer", "gamma_fn"), w.ra("main", "outer")], 150),
+        (1, 0, w.syms["middle"][0], [], to_middle, 100),
+        (0, 0, alpha, [], [w.ra("main", "alpha")], 70),
+        # main -> walk -> walk -> walk -> walk -> alpha: walk counts once per sample.
+        (1, 0, alpha, [], [w.ra("walk", "alpha"), walk, walk, walk, w.ra("main", "walk")], 60),
+        # Returning to the first byte after middle: it is still middle calling.
+        (0, 0, alpha, [], [w.end_of("middle")] + to_middle, 45),
+        (1, 0, w.syms["main"][0], [], [], 30),
+        (0, 0, OTHER[1] + 0x40, [], [w.ra("middle", "alpha")] + to_middle, 20),
+        (1, 1, alpha, [], [w.ra("middle", "alpha")] + to_middle, 33),
+        (0, 1, gamma, [], [w.ra("outer", "gamma_fn"), w.ra("main", "outer")], 17),
+    ]
+
+
+def make_collection(args, name, runs, depth=DEPTH):
+    folder = os.path.join(args.workdir, name)
+    cmd = [args.synth, folder, "--cpus", 2, "--hostname", "stackbox", "--callstack", depth,
+           "--module", "/target/%s:%#x:%#x" % (os.path.basename(args.workload), IMAGE_BASE,
+                                                IMAGE_SIZE),
+           "--module", "%s:%#x:%#x" % OTHER]
+    for ev, sav in EVENTS:
+        cmd += ["--event", "%s:%d" % (ev, sav)]
+    for cpu, event, leaf, _, stack, count in runs:
+        spec = "%d:1:1:%#x:%d:%d" % (cpu, leaf, count, event)
+        if stack:
+            spec += ":" + ",".join("%#x" % a for a in stack)
+        cmd += ["--run", spec]
+    run(cmd)
+    return folder
+
+
+def caller_rows(w, runs, event):
+    """What `report --by caller` must print for event: [(inclusive, %, self, %, label)]."""
+    inclusive, self_ = {}, {}
+    total = sum(r[5] for r in runs if r[1] == event)
+    for _, ev, leaf, _, stack, count in runs:
+        if ev != event:
+            continue
+        leaf_name = w.function(leaf)
+        for name in {leaf_name} | {w.function(a - 1) for a in stack}:
+            inclusive[name] = inclusive.get(name, 0) + count
+        self_[leaf_name] = self_.get(leaf_name, 0) + count
+    rows = sorted(inclusive, key=lambda n: (-inclusive[n], -self_.get(n, 0), n))
+    pct = lambda n: "%.2f" % (100.0 * n / total)
+    return [(inclusive[n], pct(inclusive[n]), self_.get(n, 0), pct(self_.get(n, 0)), n)
+            for n in rows], total
+
+
+CALLER_ROW = re.compile(r"^\s*(\d+)\s+([\d.]+)%\s+(\d+)\s+([\d.]+)%\s+(.*)$")
+MORE_ROW = re.compile(r"^\s*-\s+-\s+(\d+)\s+([\d.]+)%\s+\((\d+) more functions?\)$")
+
+
+def parse_caller_report(text):
+    """{event name: {"rows": [(incl, %, self, %, label)], "more": (self, %, n) or None,
+    "total": (incl, self)}}"""
+    events, current = {}, None
+    for line in text.splitlines():
+        m = re.match(r"^Event (\S+) \(index \d+\), sample after \d+: \d+ samples$", line)
+        if m:
+            current = events.setdefault(m.group(1), {"rows": [], "more": None, "total": None})
+            continue
+        if current is None:
+            continue
+        m = MORE_ROW.match(line)
+        if m:
+            current["more"] = (int(m.group(1)), m.group(2), int(m.group(3)))
+            continue
+        m = CALLER_ROW.match(line)
+        if m and m.group(5) == "Total":
+            current["total"] = (int(m.group(1)), int(m.group(3)))
+        elif m:
+            current["rows"].append((int(m.group(1)), m.group(2), int(m.group(3)), m.group(4),
+                                    m.group(5)))
+    return events
+
+
+def test_report(args, w, runs, folder):
+    out, _ = run([args.acart, "report", folder, "--elf", args.workload, "--by", "caller"])
+    got = parse_caller_report(out)
+    check(set(got) == {ev for ev, _ in EVENTS}, "--by caller: events %s" % sorted(got))
+    for index, (ev, _) in enumerate(EVENTS):
+        want, total = caller_rows(w, runs, index)
+        check(got[ev]["rows"] == want,
+              "--by caller, event %s:\n got %s\nwant %s" % (ev, got[ev]["rows"], want))
+        check(got[ev]["total"] == (total, total) and got[ev]["more"] is None,
+              "--by caller, event %s: total %s, more %s" % (ev, got[ev]["total"], got[ev]["more"]))
+    with_callers = sum(r[5] for r in runs if r[4])
+    deepest = max(len(r[4]) for r in runs)
+    header = "Call stacks: %d of %d samples have callers, up to %d deep" % (
+        with_callers, sum(r[5] for r in runs), deepest)
+    check(header in out, "--by caller: no line %r in\n%s" % (header, out))
+
+    # --top: the rest is one row with its self samples only (inclusive samples overlap).
+    ev = EVENTS[0][0]
+    out, _ = run([args.acart, "report", folder, "--elf", args.workload, "--by", "caller",
+                  "--top", "3", "--event", ev])
+    want, total = caller_rows(w, runs, 0)
+    got = parse_caller_report(out)[ev]
+    rest = sum(r[2] for r in want[3:])
+    check(got["rows"] == want[:3], "--top 3: %s, expected %s" % (got["rows"], want[:3]))
+    check(got["more"] == (rest, "%.2f" % (100.0 * rest / total), len(want) - 3),
+          "--top 3: the rest is %s, expected %d self samples in %d functions"
+          % (got["more"], rest, len(want) - 3))
+
+    # --by function keeps its own format: the self samples, with event counts.
+    out, _ = run([args.acart, "report", folder, "--elf", args.workload])
+    got = parse_report(out)
+    for index, (ev, sav) in enumerate(EVENTS):
+        want, _ = caller_rows(w, runs, index)
+        selfs = sorted([(s, p, s * sav, n) for _, _, s, p, n in want if s],
+                       key=lambda r: (-r[0], r[3]))
+        check(got[ev] == selfs, "--by function, event %s:\n got %s\nwant %s" % (ev, got[ev], selfs))
+
+
+def rendered_tree(frames):
+    """{path from "all": samples} rebuilt from where the frames are drawn: a frame's
+    parent is the frame one step below whose width covers it."""
+    nodes = []
+    for f in frames:
+        m = re.match(r"^(.*) \((\d+) samples, [\d.]+%\)$", f["title"])
+        check(m, "frame tooltip %r" % f["title"])
+        nodes.append(dict(f, name=m.group(1), count=int(m.group(2))))
+
+    def parent(n):
+        below = [p for p in nodes if abs(p["y"] - (n["y"] + FRAME_STEP)) < 0.01 and
+                 p["x"] - 0.01 <= n["x"] and n["x"] + n["width"] <= p["x"] + p["width"] + 0.01]
+        check(len(below) <= 1, "frame %s stands on %d frames" % (n["name"], len(below)))
+        return below[0] if below else None
+
+    tree = {}
+    for n in nodes:
+        path, at = [], n
+        while at is not None:
+            path.append(at["name"])
+            at = parent(at)
+        path = tuple(reversed(path))
+        check(path[0] == "all", "frame %s does not stand on all: %s" % (n["name"], path))
+        check(path not in tree, "two frames at %s" % (path,))
+        tree[path] = n["count"]
+    return tree
+
+
+def expected_tree(w, runs, event, with_stacks=True):
+    tree = {}
+    for _, ev, leaf, inlined, stack, count in runs:
+        if ev != event:
+            continue
+        path = ["all"]
+        if with_stacks:
+            path += [w.function(a - 1) for a in reversed(stack)]
+        path += [w.function(leaf)] + inlined
+        for i in range(1, len(path) + 1):
+            tree[tuple(path[:i])] = tree.get(tuple(path[:i]), 0) + count
+    return tree
+
+
+def check_tree(got, want, what):
+    missing = sorted(set(want) - set(got))
+    extra = sorted(set(got) - set(want))
+    wrong = sorted(p for p in set(got) & set(want) if got[p] != want[p])
+    check(not missing and not extra and not wrong,
+          "%s: frames missing %s, unexpected %s, wrong counts %s"
+          % (what, missing, extra, [(p, got[p], want[p]) for p in wrong]))
+
+
+def test_flamegraph(args, w, runs, folder):
+    svg = os.path.join(args.workdir, "stacks.svg")
+    _, err = run([args.acart, "flamegraph", folder, "--elf", args.workload, "-o", svg])
+    check("warning" not in err, "flamegraph warns: %s" % err)
+    result = render_svg(args, svg)
+    frames = result["frames"]
+    check_tree(rendered_tree(frames), expected_tree(w, runs, 0), "flamegraph with call stacks")
+    check(not [f for f in frames if re.search(r"\.c:\d+ \(", f["title"])],
+          "source lines drawn with call stacks: %s" % [f["title"] for f in frames])
+    drawn = {t["text"]: t["width"] for t in result["texts"]}
+    for name in ("main", "outer", "middle", "alpha", "walk", "gamma_fn"):
+        check(drawn.get(name, 0) > 0, "%r is not rendered as text (texts: %s)" % (name, sorted(drawn)))
+    with_callers = sum(r[5] for r in runs if r[1] == 0 and r[4])
+    subtitle = "%d samples of %s (%d with call stacks)" % (
+        sum(r[5] for r in runs if r[1] == 0), folder, with_callers)
+    check(any(subtitle in text for text in drawn),
+          "no subtitle %r among the texts %s" % (subtitle, sorted(drawn)))
+
+    # The other event, by name.
+    svg1 = os.path.join(args.workdir, "stacks-event1.svg")
+    run([args.acart, "flamegraph", folder, "--elf", args.workload, "-o", svg1,
+         "--event", EVENTS[1][0]])
+    check_tree(rendered_tree(render_svg(args, svg1)["frames"]), expected_tree(w, runs, 1),
+               "flamegraph of event 1")
+
+
+def test_without_stacks(args, w, runs, folder):
+    # tb5 files keep no call stacks: what a collection without them gives, line frames too.
+    tb5 = os.path.join(args.workdir, "stacks.tb5")
+    run([args.acart, "import", folder, "-o", tb5])
+    out, _ = run([args.acart, "report", tb5, "--elf", args.workload, "--by", "caller"])
+    check("Call stacks: none (tb5 files do not keep them)" in out, "tb5 --by caller:\n" + out)
+    for index, (ev, _) in enumerate(EVENTS):
+        rows = parse_caller_report(out)[ev]["rows"]
+        check(rows and all(r[0] == r[2] for r in rows), "tb5 --by caller, %s: %s" % (ev, rows))
+    svg = os.path.join(args.workdir, "tb5.svg")
+    run([args.acart, "flamegraph", tb5, "--elf", args.workload, "-o", svg])
+    tree = rendered_tree(render_svg(args, svg)["frames"])
+    lines = {p[:-1] + (os.path.basename(p[-1]),): n for p, n in tree.items()
+             if re.search(r"\.c:\d+$", p[-1])}
+    check_tree({p: n for p, n in tree.items() if not re.search(r"\.c:\d+$", p[-1])},
+               expected_tree(w, runs, 0, with_stacks=False), "flamegraph of the tb5 file")
+    marks, name = marked_lines(args.source), os.path.basename(args.source)
+    for path, marker in ((("all", "alpha"), "alpha_loop"), (("all", "beta", "mix"), "mix_body"),
+                         (("all", "gamma_fn"), "gamma_loop")):
+        want = sum(r[5] for r in runs if r[1] == 0 and r[2] == w.lines[marker])
+        line = path + ("%s:%d" % (name, marks[marker]),)
+        check(lines.get(line) == want, "tb5 flamegraph: %s has %s samples, expected %d (lines: %s)"
+              % (line, lines.get(line), want, lines))
+
+    # Room for stacks that the target left empty: a warning, each sample on its function.
+    empty = [(cpu, ev, leaf, inl, [], n) for cpu, ev, leaf, inl, _, n in runs]
+    folder = make_collection(args, "empty-stacks", empty)
+    svg = os.path.join(args.workdir, "empty.svg")
+    _, err = run([args.acart, "flamegraph", folder, "--elf", args.workload, "-o", svg])
+    check("warning" in err and "every one is empty" in err, "no warning for empty stacks: %r" % err)
+    check_tree(rendered_tree(render_svg(args, svg)["frames"]), expected_tree(w, empty, 0),
+               "flamegraph with empty call stacks")
+
+
+def test(args):
+    w = Workload(args)
+    runs = plan(w)
+    # The end of middle must not be middle, or the ra - 1 case tests nothing.
+    check(w.function(w.end_of("middle")) != "middle", "end_of(middle) is inside middle")
+    folder = make_collection(args, "stacks", runs)
+    test_report(args, w, runs, folder)
+    test_flamegraph(args, w, runs, folder)
+    test_without_stacks(args, w, runs, folder)
+
+
+main(test)
