@@ -2,10 +2,15 @@
 `acart collect` records 3 s, and then report (by function, line, task), import, export csv
 and flamegraph must all agree with what the board did: nearly every sample in
 acart_demo_hotspot (its address range from the image's symbol table), its source line in
-workloads.c, the board's task names, a valid VTune CSV set and a well-formed SVG."""
+workloads.c, the board's task names, a valid VTune CSV set and a well-formed SVG.
+A second collection with --callstack: report --by caller puts nearly every sample under
+run_hotspot and its starters (board_main on CPU 0, ap_entry on the other), and the flame
+graph stands acart_demo_hotspot on run_hotspot on each starter."""
 
 import argparse
+import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -13,20 +18,23 @@ import sys
 import xml.etree.ElementTree as ET
 
 import check_vtune_csv
-from tooltest import TestFailure, check, parse_report, run, symbols
+from tooltest import TestFailure, check, frame_tree, parse_report, run, svg_frames, symbols
 
 from board import Board  # tests/qemu, on PYTHONPATH
 
 HOTSPOT = "acart_demo_hotspot"
 
 
-def collect(args, folder):
+def collect(args, collections):
+    """collections: [(folder, extra collect arguments)], recorded one after the other."""
     with Board(args.image, cpus=2, workload="hotspot") as b:
         b.wait_for(r"^acart: listening on ", timeout=120)
-        r = subprocess.run([args.acart, "collect", "--target", "127.0.0.1:%d" % b.port,
-                            "--duration", "3", "-o", folder],
-                           capture_output=True, text=True, timeout=240)
-        check(r.returncode == 0, "acart collect exited %d:\n%s%s" % (r.returncode, r.stdout, r.stderr))
+        for folder, extra in collections:
+            r = subprocess.run([args.acart, "collect", "--target", "127.0.0.1:%d" % b.port,
+                                "--duration", "3", "-o", folder] + extra,
+                               capture_output=True, text=True, timeout=240)
+            check(r.returncode == 0,
+                  "acart collect %s exited %d:\n%s%s" % (extra, r.returncode, r.stdout, r.stderr))
 
 
 def samples_in(folder, start, end):
@@ -47,9 +55,50 @@ def samples_in(folder, start, end):
     return n
 
 
+CALLER_ROW = re.compile(r"^\s*(\d+)\s+[\d.]+%\s+(\d+)\s+[\d.]+%\s+(.*)$")
+
+
+def test_callstacks(args, folder):
+    with open(os.path.join(folder, "session.json")) as f:
+        descriptors = json.load(f)["descriptors"]
+    check(descriptors == [{"id": 0, "sample_size": 176, "callstack_offset": 48,
+                           "callstack_size": 128}], "descriptors: %s" % descriptors)
+
+    out, err = run([args.acart, "report", folder, "--elf", args.image, "--by", "caller"])
+    check("warning" not in err, "report --by caller warns:\n" + err)
+    rows = {}
+    for line in out.splitlines():
+        m = CALLER_ROW.match(line)
+        if m:
+            rows[m.group(3)] = (int(m.group(1)), int(m.group(2)))
+    total = rows.get("Total", (0, 0))[0]
+    check(total > 100, "only %d samples in 3 s:\n%s" % (total, out))
+    m = re.search(r"^Call stacks: (\d+) of (\d+) samples have callers", out, re.M)
+    check(m and int(m.group(1)) >= 0.95 * int(m.group(2)), "samples with callers:\n" + out)
+    for name, inclusive, self_ in ((HOTSPOT, 0.95, 0.95), ("run_hotspot", 0.95, 0),
+                                   ("board_main", 0.45, 0), ("ap_entry", 0.45, 0)):
+        got = rows.get(name, (0, 0))
+        check(got[0] >= inclusive * total and got[1] >= self_ * total and
+              (self_ or got[1] <= 0.05 * total),
+              "%s: %s inclusive/self of %d samples, expected at least %d%% inclusive and %s "
+              "self:\n%s" % (name, got, total, inclusive * 100,
+                             "%d%%" % (self_ * 100) if self_ else "almost no", out))
+
+    svg = os.path.join(args.workdir, "callstack.svg")
+    run([args.acart, "flamegraph", folder, "--elf", args.image, "-o", svg])
+    tree = frame_tree(svg_frames(svg))
+    for starter in ("board_main", "ap_entry"):
+        stacked = sum(n for path, n in tree.items()
+                      if path[-3:] == (starter, "run_hotspot", HOTSPOT))
+        check(stacked >= 0.45 * total, "%d of %d samples drawn as %s > run_hotspot > %s: %s"
+              % (stacked, total, starter, HOTSPOT, sorted(tree)))
+
+
 def test(args):
     folder = os.path.join(args.workdir, "collection")
-    collect(args, folder)
+    stacks = os.path.join(args.workdir, "callstacks")
+    collect(args, [(folder, []), (stacks, ["--callstack"])])
+    test_callstacks(args, stacks)
     start, size = symbols(args.image)[HOTSPOT]
 
     out, err = run([args.acart, "report", folder, "--elf", args.image])

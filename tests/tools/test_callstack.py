@@ -16,14 +16,13 @@ ends a function returns), which names the caller only when looked up as ra - 1.
 import os
 import re
 
-from tooltest import (call_sites, check, line_addresses, main, marked_lines, parse_report,
-                      render_svg, run, symbols)
+from tooltest import (call_sites, check, frame_tree, line_addresses, main, marked_lines,
+                      parse_report, render_svg, run, symbols)
 
 EVENTS = [("CPU_CLK_UNHALTED.REF_TSC", 2200000), ("INST_RETIRED.ANY", 1000000)]
 OTHER = ("/lib/libother.so", 0x7F000000, 0x10000)
 IMAGE_BASE, IMAGE_SIZE = 0x400000, 0x200000
 DEPTH = 16
-FRAME_STEP = 17.0  # vertical distance between a frame and its parent in the SVG
 
 
 class Workload:
@@ -182,34 +181,6 @@ def test_report(args, w, runs, folder):
         check(got[ev] == selfs, "--by function, event %s:\n got %s\nwant %s" % (ev, got[ev], selfs))
 
 
-def rendered_tree(frames):
-    """{path from "all": samples} rebuilt from where the frames are drawn: a frame's
-    parent is the frame one step below whose width covers it."""
-    nodes = []
-    for f in frames:
-        m = re.match(r"^(.*) \((\d+) samples, [\d.]+%\)$", f["title"])
-        check(m, "frame tooltip %r" % f["title"])
-        nodes.append(dict(f, name=m.group(1), count=int(m.group(2))))
-
-    def parent(n):
-        below = [p for p in nodes if abs(p["y"] - (n["y"] + FRAME_STEP)) < 0.01 and
-                 p["x"] - 0.01 <= n["x"] and n["x"] + n["width"] <= p["x"] + p["width"] + 0.01]
-        check(len(below) <= 1, "frame %s stands on %d frames" % (n["name"], len(below)))
-        return below[0] if below else None
-
-    tree = {}
-    for n in nodes:
-        path, at = [], n
-        while at is not None:
-            path.append(at["name"])
-            at = parent(at)
-        path = tuple(reversed(path))
-        check(path[0] == "all", "frame %s does not stand on all: %s" % (n["name"], path))
-        check(path not in tree, "two frames at %s" % (path,))
-        tree[path] = n["count"]
-    return tree
-
-
 def expected_tree(w, runs, event, with_stacks=True):
     tree = {}
     for _, ev, leaf, inlined, stack, count in runs:
@@ -239,7 +210,7 @@ def test_flamegraph(args, w, runs, folder):
     check("warning" not in err, "flamegraph warns: %s" % err)
     result = render_svg(args, svg)
     frames = result["frames"]
-    check_tree(rendered_tree(frames), expected_tree(w, runs, 0), "flamegraph with call stacks")
+    check_tree(frame_tree(frames), expected_tree(w, runs, 0), "flamegraph with call stacks")
     check(not [f for f in frames if re.search(r"\.c:\d+ \(", f["title"])],
           "source lines drawn with call stacks: %s" % [f["title"] for f in frames])
     drawn = {t["text"]: t["width"] for t in result["texts"]}
@@ -255,7 +226,7 @@ def test_flamegraph(args, w, runs, folder):
     svg1 = os.path.join(args.workdir, "stacks-event1.svg")
     run([args.acart, "flamegraph", folder, "--elf", args.workload, "-o", svg1,
          "--event", EVENTS[1][0]])
-    check_tree(rendered_tree(render_svg(args, svg1)["frames"]), expected_tree(w, runs, 1),
+    check_tree(frame_tree(render_svg(args, svg1)["frames"]), expected_tree(w, runs, 1),
                "flamegraph of event 1")
 
 
@@ -270,7 +241,7 @@ def test_without_stacks(args, w, runs, folder):
         check(rows and all(r[0] == r[2] for r in rows), "tb5 --by caller, %s: %s" % (ev, rows))
     svg = os.path.join(args.workdir, "tb5.svg")
     run([args.acart, "flamegraph", tb5, "--elf", args.workload, "-o", svg])
-    tree = rendered_tree(render_svg(args, svg)["frames"])
+    tree = frame_tree(render_svg(args, svg)["frames"])
     lines = {p[:-1] + (os.path.basename(p[-1]),): n for p, n in tree.items()
              if re.search(r"\.c:\d+$", p[-1])}
     check_tree({p: n for p, n in tree.items() if not re.search(r"\.c:\d+$", p[-1])},
@@ -289,7 +260,7 @@ def test_without_stacks(args, w, runs, folder):
     svg = os.path.join(args.workdir, "empty.svg")
     _, err = run([args.acart, "flamegraph", folder, "--elf", args.workload, "-o", svg])
     check("warning" in err and "every one is empty" in err, "no warning for empty stacks: %r" % err)
-    check_tree(rendered_tree(render_svg(args, svg)["frames"]), expected_tree(w, empty, 0),
+    check_tree(frame_tree(render_svg(args, svg)["frames"]), expected_tree(w, empty, 0),
                "flamegraph with empty call stacks")
 
 

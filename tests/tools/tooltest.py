@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 
 
 class TestFailure(Exception):
@@ -179,6 +180,50 @@ def frame(frames, prefix):
     found = [f for f in frames if f["title"].startswith(prefix)]
     check(len(found) == 1, "%d frames titled %r..." % (len(found), prefix))
     return found[0]
+
+
+# Vertical distance between a flame graph frame and the one it stands on.
+FRAME_STEP = 17.0
+
+
+def svg_frames(svg):
+    """The frames of a flame graph as written (no browser): [{title, x, y, width}]."""
+    ns = "{http://www.w3.org/2000/svg}"
+    frames = []
+    for g in ET.parse(svg).getroot().iter(ns + "g"):
+        rect, title = g.find(ns + "rect"), g.find(ns + "title")
+        frames.append({"title": title.text, "x": float(rect.get("x")), "y": float(rect.get("y")),
+                       "width": float(rect.get("width"))})
+    return frames
+
+
+def frame_tree(frames):
+    """{path from "all": samples} rebuilt from where a flame graph's frames are drawn
+    (render_svg's or svg_frames' list): a frame's parent is the frame one step below whose
+    width covers it."""
+    nodes = []
+    for f in frames:
+        m = re.match(r"^(.*) \((\d+) samples, [\d.]+%\)$", f["title"])
+        check(m, "frame tooltip %r" % f["title"])
+        nodes.append(dict(f, name=m.group(1), count=int(m.group(2))))
+
+    def parent(n):
+        below = [p for p in nodes if abs(p["y"] - (n["y"] + FRAME_STEP)) < 0.01 and
+                 p["x"] - 0.01 <= n["x"] and n["x"] + n["width"] <= p["x"] + p["width"] + 0.01]
+        check(len(below) <= 1, "frame %s stands on %d frames" % (n["name"], len(below)))
+        return below[0] if below else None
+
+    tree = {}
+    for n in nodes:
+        path, at = [], n
+        while at is not None:
+            path.append(at["name"])
+            at = parent(at)
+        path = tuple(reversed(path))
+        check(path[0] == "all", "frame %s does not stand on all: %s" % (n["name"], path))
+        check(path not in tree, "two frames at %s" % (path,))
+        tree[path] = n["count"]
+    return tree
 
 
 ROW = re.compile(r"^\s*(\d+)\s+([\d.]+)%\s+(\d+)\s+(.*)$")
