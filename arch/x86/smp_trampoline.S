@@ -26,11 +26,13 @@ ap_trampoline_32:
     movw %ax, %es
     movw %ax, %ss
     movl REL(ap_trampoline_stack), %esp
+    /* smp_ap_main never returns: enter it with a zero return address and frame pointer
+     * so call-stack walks end there instead of in this low-memory copy. */
+    xorl %ebp, %ebp
     pushl REL(ap_trampoline_index)
+    pushl $0
     movl $smp_ap_main, %eax
-    call *%eax
-1:  hlt
-    jmp 1b
+    jmp *%eax
 
     .balign 8
     .global ap_trampoline_gdtr, ap_trampoline_stack, ap_trampoline_index
