@@ -89,6 +89,8 @@ void agent_end_session(const char *why);
 /* Data transfer (transfer.c). */
 void transfer_pump(void);
 void transfer_queue_modules(void);
+/* At STOP: load and unload records for what the port loaded or unloaded since then. */
+void transfer_queue_module_changes(uint64_t since_tsc);
 uint64_t transfer_records_committed(void);
 
 /* Control requests (control.c, commands in cmd_*.c). */

@@ -229,6 +229,7 @@ int32_t cmd_stop(struct cmd_request *req)
         return SEP_STATUS_SAMP_IN_STOP_STATE;
     sampler_stop();
     agent.stop_tsc = rdtsc();
+    transfer_queue_module_changes(agent.start_tsc);
     agent.state = COLLECTION_STOPPED;
     uint32_t dropped = 0;
     for (uint32_t i = 0; i < agent.num_cpus; i++) {

@@ -1,32 +1,39 @@
 #include "task_events.h"
 #include "acart_opts.h"
 
+#include "io.h"
+
 #include <string.h>
 
 static struct task_record tasks[ACA_MAX_TASKS];
 static struct module_event modules[ACA_MAX_MODULE_EVENTS];
 static uint32_t num_tasks, num_modules;
 static volatile uint32_t writer_lock, seq;
+static uint32_t writer_irq_flags;
 
 static uint64_t now(void)
 {
-    uint32_t lo, hi;
-    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-    return ((uint64_t)hi << 32) | lo;
+    return rdtsc();
 }
 
-/* Writers serialise on a spin lock and bump seq around the change (odd = in progress). */
+/* Writers serialise on a spin lock and bump seq around the change (odd = in progress).
+ * They keep interrupts off meanwhile: a reader in the net interrupt on the writer's own
+ * CPU would otherwise spin on an odd seq forever. */
 static void write_begin(void)
 {
+    uint32_t flags = irq_save();
     while (__atomic_exchange_n(&writer_lock, 1, __ATOMIC_ACQUIRE))
-        __asm__ volatile("pause");
+        cpu_relax();
+    writer_irq_flags = flags;
     __atomic_fetch_add(&seq, 1, __ATOMIC_ACQ_REL);
 }
 
 static void write_end(void)
 {
+    uint32_t flags = writer_irq_flags;
     __atomic_fetch_add(&seq, 1, __ATOMIC_ACQ_REL);
     __atomic_store_n(&writer_lock, 0, __ATOMIC_RELEASE);
+    irq_restore(flags);
 }
 
 static void copy_name(char *dst, size_t size, const char *src)
@@ -80,11 +87,24 @@ void aca_task_exited(uint32_t pid, uint32_t tid)
     write_end();
 }
 
+/* A free slot, or when the table is full the slot of the module unloaded longest ago:
+ * code loaded and unloaded over and over must not run the table out. */
+static struct module_event *module_slot(void)
+{
+    if (num_modules < ACA_MAX_MODULE_EVENTS)
+        return &modules[num_modules++];
+    struct module_event *oldest = 0;
+    for (uint32_t i = 0; i < num_modules; i++)
+        if (modules[i].unload_tsc && (!oldest || modules[i].unload_tsc < oldest->unload_tsc))
+            oldest = &modules[i];
+    return oldest;
+}
+
 void aca_module_loaded(uint32_t pid, const char *name, uint64_t start, uint64_t length)
 {
     write_begin();
-    if (num_modules < ACA_MAX_MODULE_EVENTS) {
-        struct module_event *m = &modules[num_modules++];
+    struct module_event *m = module_slot();
+    if (m) {
         m->pid = pid;
         m->start = start;
         m->length = length;

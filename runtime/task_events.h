@@ -21,7 +21,9 @@ struct module_event {
     char name[64];
 };
 
-/* Copy out a consistent snapshot; return the number of records copied. */
+/* Copy out a consistent snapshot; return the number of records copied. Net context. The
+ * module table keeps ACA_MAX_MODULE_EVENTS entries: when it is full, a new load reuses
+ * the slot of the module unloaded longest ago (or is not recorded if none is). */
 int task_events_tasks(struct task_record *out, int max);
 int task_events_modules(struct module_event *out, int max);
 

@@ -92,9 +92,11 @@ void transfer_pump(void)
 }
 
 /* One ModuleRecord and its path; the record length is kept a multiple of 8 as the
- * reference does. */
+ * reference does. A load record carries the load TSC (0: loaded before anything, like the
+ * image) and an all-ones unload TSC; an unload record has SEP_MODREC_SEG_UNLOAD and the
+ * unload TSC (docs/sep-protocol.md section 6). */
 static void append_module(uint32_t pid, uint64_t start, uint64_t length, const char *name,
-                          uint64_t load_tsc, uint64_t unload_tsc)
+                          int unload, uint64_t tsc)
 {
     struct module_stream *m = &agent.modules;
     uint32_t path_len = (uint32_t)strlen(name) + 1;
@@ -109,7 +111,7 @@ static void append_module(uint32_t pid, uint64_t start, uint64_t length, const c
     memset(&r, 0, sizeof(r));
     r.rec_length = (uint16_t)rec_len;
     r.segment_bits = SEP_MODE_32BIT & SEP_MODREC_SEG_TYPE_MASK;
-    if (unload_tsc)
+    if (unload)
         r.segment_bits |= SEP_MODREC_SEG_UNLOAD;
     r.selector = 0x08;    /* the board's one code segment */
     r.segment_number = 2; /* what the reference records on a 32-bit kernel */
@@ -119,11 +121,11 @@ static void append_module(uint32_t pid, uint64_t start, uint64_t length, const c
     r.length64 = length;
     r.load_addr64 = start;
     r.pid_rec_index = pid;
-    r.unload_tsc = unload_tsc ? unload_tsc : ~0ull; /* all ones: still loaded */
+    r.unload_tsc = unload ? tsc : ~0ull;
     r.path_length = (uint16_t)path_len;
     const char *base = strrchr(name, '/');
     r.filename_offset = (uint16_t)(base ? base + 1 - name : 0);
-    r.tsc = load_tsc;
+    r.tsc = tsc;
     memcpy(m->bytes + m->len, &r, sizeof(r));
     memset(m->bytes + m->len + sizeof(r), 0, rec_len - sizeof(r));
     memcpy(m->bytes + m->len + sizeof(r), name, path_len - 1);
@@ -142,12 +144,24 @@ void transfer_queue_modules(void)
         append_module(port_modules[i].pid, port_modules[i].start, port_modules[i].length,
                       port_modules[i].name, 0, 0);
     }
-    /* Modules the port reported loading (and perhaps unloading) while running. */
+    /* Modules the port loaded at run time and that are still there. */
     int e = task_events_modules(module_events, ACA_MAX_MODULE_EVENTS);
     for (int i = 0; i < e; i++)
-        append_module(module_events[i].pid, module_events[i].start, module_events[i].length,
-                      module_events[i].name, module_events[i].load_tsc,
-                      module_events[i].unload_tsc);
+        if (module_events[i].unload_tsc == 0)
+            append_module(module_events[i].pid, module_events[i].start, module_events[i].length,
+                          module_events[i].name, 0, module_events[i].load_tsc);
+}
+
+void transfer_queue_module_changes(uint64_t since_tsc)
+{
+    int e = task_events_modules(module_events, ACA_MAX_MODULE_EVENTS);
+    for (int i = 0; i < e; i++) {
+        const struct module_event *ev = &module_events[i];
+        if (ev->load_tsc >= since_tsc)
+            append_module(ev->pid, ev->start, ev->length, ev->name, 0, ev->load_tsc);
+        if (ev->unload_tsc && ev->unload_tsc >= since_tsc)
+            append_module(ev->pid, ev->start, ev->length, ev->name, 1, ev->unload_tsc);
+    }
 }
 
 uint64_t transfer_records_committed(void)

@@ -4,6 +4,10 @@
 #include "workloads.h"
 #include "console.h"
 #include "io.h"
+#include "tasks.h"
+#include "tsc.h"
+
+#include "acart.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -62,10 +66,61 @@ static void run_invalid_opcode(uint32_t cpu)
     run_idle(cpu);
 }
 
+/* `overlay`: code loaded at run time. CPU 1 copies a small position-independent loop into
+ * RAM, reports it to acart as module "overlay-a.bin", runs it for ~100 ms, reports the
+ * unload, then does the same with "overlay-b.bin" at the same address, and again. The
+ * other CPUs run the hotspot. Samples at that address belong to a or b by time only:
+ * what module lifetimes (load/unload records) are for. */
+extern const uint8_t overlay_code_start[], overlay_code_end[];
+__asm__(".section .rodata\n"
+        ".global overlay_code_start, overlay_code_end\n"
+        "overlay_code_start:\n\t"
+        "movl 4(%esp), %eax\n\t" /* counter */
+        "movl 8(%esp), %ecx\n"   /* iterations */
+        "1:\n\t"
+        "incl (%eax)\n\t"
+        "decl %ecx\n\t"
+        "jnz 1b\n\t"
+        "ret\n"
+        "overlay_code_end:\n\t"
+        ".previous");
+
+static uint8_t overlay_ram[64] __attribute__((aligned(16)));
+static volatile uint32_t overlay_counter;
+
+#define OVERLAY_PERIOD_MS 100
+
+static void run_overlay_loader(void)
+{
+    const uint32_t len = (uint32_t)((uintptr_t)overlay_code_end - (uintptr_t)overlay_code_start);
+    void (*entry)(volatile uint32_t *, uint32_t) =
+        (void (*)(volatile uint32_t *, uint32_t))(uintptr_t)overlay_ram;
+    static const char *const names[2] = {"overlay-a.bin", "overlay-b.bin"};
+    for (uint32_t k = 0;; k++) {
+        memcpy(overlay_ram, overlay_code_start, len);
+        __asm__ volatile("" ::: "memory"); /* the copy is code from here on */
+        aca_module_loaded(BOARD_PID, names[k & 1], (uintptr_t)overlay_ram, len);
+        uint64_t end = rdtsc() + tsc_hz() / 1000 * OVERLAY_PERIOD_MS;
+        while (rdtsc() < end)
+            entry(&overlay_counter, 100000);
+        aca_module_unloaded(BOARD_PID, (uintptr_t)overlay_ram);
+    }
+}
+
+static void run_overlay(uint32_t cpu)
+{
+    irq_enable();
+    if (cpu == 1)
+        run_overlay_loader();
+    run_hotspot(cpu);
+}
+
 static const struct workload workloads[] = {
     {"idle", "every CPU halts until an interrupt", run_idle},
     {"hotspot", "every CPU spins in acart_demo_hotspot touching 16 KiB", run_hotspot},
     {"invalid-opcode", "cpu 0 executes ud2 (tests the exception report)", run_invalid_opcode},
+    {"overlay", "cpu 1 loads, runs and unloads overlay-a.bin / overlay-b.bin at one address",
+     run_overlay},
 };
 
 uint32_t workload_hotspot_passes(uint32_t cpu)
@@ -84,6 +139,10 @@ const struct workload *workload_find(const char *name)
 void workload_print_info(const struct workload *w)
 {
     console_printf("workload: %s (%s)\n", w->name, w->help);
-    if (w->run == run_hotspot)
+    if (w->run == run_hotspot || w->run == run_overlay)
         console_printf("Hotspot ip: 0x%lx\n", (unsigned long)(uintptr_t)acart_demo_hotspot_loop);
+    if (w->run == run_overlay)
+        console_printf("Overlay: 0x%lx-0x%lx\n", (unsigned long)(uintptr_t)overlay_ram,
+                       (unsigned long)((uintptr_t)overlay_ram + (uintptr_t)overlay_code_end -
+                                       (uintptr_t)overlay_code_start));
 }
