@@ -62,8 +62,13 @@ const struct session_event *cli_find_event(const struct session *s, const char *
     return NULL;
 }
 
-void cli_outside_name(const struct profile *p, uint64_t ip, char *buf, size_t size)
+bool cli_image_holds(const struct symbols *sym, const struct module_info *m)
 {
-    const struct module_info *m = profile_module_at(p, ip);
+    return !m || (m->tsc == 0 && m->unload_tsc == 0) ||
+           strcmp(m->name, symbols_image_name(sym)) == 0;
+}
+
+void cli_outside_name(const struct module_info *m, char *buf, size_t size)
+{
     snprintf(buf, size, "[%s]", m ? m->name : "unknown");
 }

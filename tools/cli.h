@@ -3,6 +3,7 @@
 #ifndef ACART_TOOLS_CLI_H
 #define ACART_TOOLS_CLI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,7 +29,13 @@ int cli_open_symbols(const struct profile *p, const char *elf_path, struct symbo
 /* An event by name or index; NULL if the session has no such event. */
 const struct session_event *cli_find_event(const struct session *s, const char *name_or_index);
 
-/* The name for code outside the image: "[<module name>]" or "[unknown]". */
-void cli_outside_name(const struct profile *p, uint64_t ip, char *buf, size_t size);
+/* Whether the ELF image sym may name code that module m held (m NULL: no module did): yes
+ * for the image's own module and for modules there all along, no for one loaded or
+ * unloaded during the collection under another name, whose code is not the image's
+ * whatever the image has at that address (an overlay in a buffer of the image). */
+bool cli_image_holds(const struct symbols *sym, const struct module_info *m);
+
+/* The name for code the image does not name: "[<module name>]" or "[unknown]". */
+void cli_outside_name(const struct module_info *m, char *buf, size_t size);
 
 #endif

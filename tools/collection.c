@@ -47,13 +47,23 @@ static int module_from_record(struct profile *p, const char *path, const unsigne
                          "%s: byte %" PRIu64 ": path is not %u bytes ending in its only NUL", path,
                          offset, mr.path_length);
     *used = mr.rec_length;
-    if (mr.segment_bits & SEP_MODREC_SEG_UNLOAD)
-        return 0; /* a bare-metal image never unloads; unload records only end a range */
+    /* Lifetimes (docs/sep-protocol.md section 6): a load record carries its load TSC in
+     * tsc (0: loaded before anything, like the image); an unload record, after its load in
+     * the stream, the unload TSC in unload_tsc. A load's own unload_tsc is not read: acart
+     * leaves it all ones, and the reference agent puts the time of the record there. A
+     * module never unloaded lives to the end; an unload without a load ends nothing, and
+     * without TSC_USED a record's times are no TSCs: its module lives throughout. */
+    bool timed = (mr.flags & SEP_MODREC_TSC_USED) != 0;
+    if (mr.segment_bits & SEP_MODREC_SEG_UNLOAD) {
+        if (timed)
+            profile_unload_module(p, mr.pid_rec_index, mr.load_addr64, name, mr.unload_tsc);
+        return 0;
+    }
     struct module_info m = {
         .path = (char *)name,
         .load_address = mr.load_addr64,
         .length = mr.length64,
-        .tsc = (mr.flags & SEP_MODREC_TSC_USED) ? mr.tsc : 0,
+        .tsc = timed ? mr.tsc : 0,
         .pid = mr.pid_rec_index,
         .selector = mr.selector,
         .mode = (uint8_t)(mr.segment_bits & SEP_MODREC_SEG_TYPE_MASK),
@@ -150,7 +160,8 @@ int collection_open(const char *dir, struct profile *p, struct diag *d)
         return diag_fail(d, DIAG_NOMEM, "out of memory");
     if ((rc = read_modules(p, dir, d)) || (rc = count_records(p, dir, d)))
         return rc;
-    profile_finish_modules(p);
+    if ((rc = profile_finish_modules(p, true, d)))
+        return rc;
     p->callstack_depth = session_callstack_depth(&p->session);
     return 0;
 }

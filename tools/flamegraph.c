@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "code_places.h"
 #include "commands.h"
 #include "flame.h"
 #include "progress.h"
@@ -37,7 +38,9 @@ static const char usage[] =
 struct flamegraph {
     struct profile p;
     struct symbols *sym;
-    struct stack_tally stacks; /* samples of the chosen event per call stack */
+    struct code_places places;
+    uint64_t *stack;           /* one sample's stack of places */
+    struct stack_tally stacks; /* samples of the chosen event per stack of places */
     uint32_t event;
     uint64_t with_callers; /* of those, samples whose call stack is not empty */
     struct flame flame;
@@ -52,24 +55,27 @@ static int count_samples(const struct sample *batch, size_t n, void *ctx)
 {
     struct flamegraph *g = ctx;
     for (size_t i = 0; i < n; i++) {
-        if (batch[i].event != g->event)
+        const struct sample *s = &batch[i];
+        if (s->event != g->event)
             continue;
-        if (stack_tally_add(&g->stacks, &batch[i], 0, 1) != 0)
+        if (code_places_stack(&g->places, s, g->stack) != 0 ||
+            stack_tally_add(&g->stacks, g->stack, (size_t)s->num_callers + 1, 0, 1) != 0)
             return STOP_NO_MEMORY;
         g->with_callers += batch[i].num_callers != 0;
     }
     return 0;
 }
 
-/* Appends the frames of the code at address to out: its function, then the functions
- * inlined there, outermost first; code outside the image is one frame named in outside.
- * loc is the lookup, num_frames 0 when outside. Returns the frames appended. */
-static size_t code_frames(struct flamegraph *g, uint64_t address, struct code_location *loc,
+/* Appends the frames of the code at a place to out: its function, then the functions
+ * inlined there, outermost first; code the image does not name is one frame named in
+ * outside. loc is the lookup, num_frames 0 when outside. Returns the frames appended. */
+static size_t code_frames(struct flamegraph *g, uint64_t place, struct code_location *loc,
                           char *outside, struct flame_frame *out)
 {
-    if (!symbols_lookup(g->sym, address, loc)) {
+    const struct code_place *pl = code_place(&g->places, place);
+    if (!cli_image_holds(g->sym, pl->module) || !symbols_lookup(g->sym, pl->address, loc)) {
         loc->num_frames = 0;
-        cli_outside_name(&g->p, address, outside, OUTSIDE_NAME_SIZE);
+        cli_outside_name(pl->module, outside, OUTSIDE_NAME_SIZE);
         out[0] = (struct flame_frame){outside, FRAME_OTHER};
         return 1;
     }
@@ -86,14 +92,13 @@ static size_t code_frames(struct flamegraph *g, uint64_t address, struct code_lo
 
 /* One stack of the tally: with call stacks, the callers outermost first and then the
  * sampled function; without, the sampled function and its source line. */
-static int add_stack(struct flamegraph *g, const uint64_t *addresses, size_t depth, uint64_t count)
+static int add_stack(struct flamegraph *g, const uint64_t *places, size_t depth, uint64_t count)
 {
     struct code_location loc;
     size_t n = 0;
-    /* A return address points after its call: the call itself is the byte before. */
     for (size_t k = depth; k-- > 1;)
-        n += code_frames(g, addresses[k] - 1, &loc, g->outside[k], &g->frames[n]);
-    n += code_frames(g, addresses[0], &loc, g->outside[0], &g->frames[n]);
+        n += code_frames(g, places[k], &loc, g->outside[k], &g->frames[n]);
+    n += code_frames(g, places[0], &loc, g->outside[0], &g->frames[n]);
     if (g->p.callstack_depth || !loc.num_frames || !loc.frames[loc.num_frames - 1].file)
         return flame_add(&g->flame, g->frames, n, count);
     const struct code_frame *inner = &loc.frames[loc.num_frames - 1];
@@ -138,8 +143,9 @@ static int run(struct flamegraph *g, const char *source, const char *elf, const 
     size_t addresses = (size_t)g->p.callstack_depth + 1;
     g->frames = calloc(addresses * SYMBOLS_MAX_FRAMES + 1, sizeof *g->frames);
     g->outside = calloc(addresses, sizeof *g->outside);
-    if (!g->frames || !g->outside || stack_tally_init(&g->stacks, 1) != 0 ||
-        flame_init(&g->flame) != 0)
+    g->stack = calloc(addresses, sizeof *g->stack);
+    if (!g->frames || !g->outside || !g->stack || code_places_init(&g->places, &g->p) != 0 ||
+        stack_tally_init(&g->stacks, 1) != 0 || flame_init(&g->flame) != 0)
         return diag_fail(d, DIAG_NOMEM, "out of memory");
     struct progress pr;
     progress_attach(&pr, &g->p, "flamegraph");
@@ -207,6 +213,8 @@ int cmd_flamegraph(int argc, char **argv)
     stack_tally_free(&g.stacks);
     free(g.frames);
     free(g.outside);
+    free(g.stack);
+    code_places_free(&g.places);
     symbols_close(g.sym);
     profile_close(&g.p);
     return rc ? diag_report("flamegraph", &d) : ACART_EXIT_OK;

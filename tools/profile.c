@@ -42,6 +42,7 @@ void profile_close(struct profile *p)
     for (size_t i = 0; i < p->num_modules; i++)
         free(p->modules[i].path);
     free(p->modules);
+    module_map_free(&p->module_map);
     free(p->records_per_cpu);
     session_free(&p->session);
     free(p->source);
@@ -63,45 +64,65 @@ int profile_add_module(struct profile *p, const struct module_info *m, struct di
     return 0;
 }
 
-static int compare_load_address(const void *a, const void *b)
+bool profile_unload_module(struct profile *p, uint32_t pid, uint64_t load_address, const char *path,
+                           uint64_t tsc)
+{
+    /* The latest load that began by then: a writer that sends a module's loads before
+     * their unloads (load a, load a, unload a, unload a) still pairs each unload with
+     * the load it ends. */
+    struct module_info *ends = NULL;
+    for (size_t i = p->num_modules; i-- > 0;) {
+        struct module_info *m = &p->modules[i];
+        if (m->pid == pid && m->load_address == load_address && m->unload_tsc == 0 &&
+            m->tsc <= tsc && (!ends || m->tsc > ends->tsc) && (!path || strcmp(m->path, path) == 0))
+            ends = m;
+    }
+    if (!ends)
+        return false;
+    /* 0 means "not unloaded": an unload at TSC 0 ends the lifetime as early as anything
+     * can. */
+    ends->unload_tsc = tsc ? tsc : 1;
+    return true;
+}
+
+static int compare_modules(const void *a, const void *b)
 {
     const struct module_info *x = a, *y = b;
     if (x->load_address != y->load_address)
         return x->load_address < y->load_address ? -1 : 1;
-    /* Of two modules at one address the later load wins the lookup: it sorts last. */
-    return (x->tsc > y->tsc) - (x->tsc < y->tsc);
+    /* Of two modules loaded at one address at one time the later in the list wins the
+     * lookup: an order that does not depend on qsort. */
+    if (x->tsc != y->tsc)
+        return x->tsc < y->tsc ? -1 : 1;
+    if (x->length != y->length)
+        return x->length < y->length ? -1 : 1;
+    if (x->unload_tsc != y->unload_tsc)
+        return x->unload_tsc < y->unload_tsc ? -1 : 1;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    return strcmp(x->path, y->path);
 }
 
-void profile_finish_modules(struct profile *p)
+int profile_finish_modules(struct profile *p, bool timed, struct diag *d)
 {
     if (p->num_modules)
-        qsort(p->modules, p->num_modules, sizeof *p->modules, compare_load_address);
+        qsort(p->modules, p->num_modules, sizeof *p->modules, compare_modules);
     for (size_t i = 0; i < p->num_modules; i++) {
         const char *slash = strrchr(p->modules[i].path, '/');
         const char *bslash = strrchr(p->modules[i].path, '\\');
         const char *sep = slash > bslash ? slash : bslash;
         p->modules[i].name = sep ? sep + 1 : p->modules[i].path;
     }
+    if (module_map_build(&p->module_map, p->modules, p->num_modules, timed) != 0)
+        return diag_fail(d, DIAG_NOMEM, "out of memory");
+    return 0;
 }
 
-/* Bare-metal targets have one address space, so a module is found by address alone;
- * overlapping modules resolve to the one with the highest load address below ip. */
-const struct module_info *profile_module_at(const struct profile *p, uint64_t ip)
+const struct module_info *profile_module_at(const struct profile *p, uint64_t ip, uint32_t pid,
+                                            uint64_t tsc)
 {
-    size_t lo = 0, hi = p->num_modules;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (p->modules[mid].load_address <= ip)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = lo; i-- > 0;) {
-        const struct module_info *m = &p->modules[i];
-        if (ip - m->load_address < m->length)
-            return m;
-    }
-    return NULL;
+    size_t i = module_map_find(&p->module_map, ip, pid, tsc);
+    return i == MODULE_MAP_NONE ? NULL : &p->modules[i];
 }
 
 unsigned profile_check_counts(const struct profile *p, const char *command)

@@ -10,19 +10,22 @@
 #include <stdint.h>
 
 #include "diag.h"
+#include "module_map.h"
 #include "session.h"
 
 /* Code modes, the numbers the wire and tb5 use (SEP_MODE_* / TBRW_MODE_*). */
 enum code_mode { CODE_MODE_UNKNOWN = 0, CODE_MODE_16 = 1, CODE_MODE_32 = 2, CODE_MODE_64 = 3 };
 
+/* A module's lifetime: loaded at tsc, unloaded at unload_tsc (exclusive). */
 struct module_info {
     char *path;
     const char *name; /* base name, inside path */
     uint64_t load_address, length;
-    uint64_t tsc;      /* when it was loaded (0: before the collection) */
-    uint32_t pid;      /* owning process (0: global) */
-    uint16_t selector; /* code segment selector */
-    uint8_t mode;      /* enum code_mode */
+    uint64_t tsc;        /* when it was loaded (0: before anything, like the image) */
+    uint64_t unload_tsc; /* when it was unloaded (0: it was not) */
+    uint32_t pid;        /* owning process (0: global) */
+    uint16_t selector;   /* code segment selector */
+    uint8_t mode;        /* enum code_mode */
     bool exe, global;
 };
 
@@ -60,9 +63,10 @@ struct profile {
     char *source;
     enum profile_kind kind;
     struct session session;
-    struct module_info *modules; /* load records, sorted by load_address */
+    struct module_info *modules; /* one per load, sorted by load_address, then load time */
     size_t num_modules;
-    uint64_t input_bytes; /* bytes of sample records (raw .bin files, or tb5 stream 0) */
+    struct module_map module_map; /* which of them holds an address at a time */
+    uint64_t input_bytes;         /* bytes of sample records (raw .bin files, or tb5 stream 0) */
     /* Sample records per CPU (session.num_cpus entries); for a collection whose records
      * are not all 48 bytes, known only after a complete scan. */
     uint64_t *records_per_cpu;
@@ -86,18 +90,27 @@ int profile_scan(struct profile *p, profile_sample_fn *fn, void *ctx, struct dia
 
 void profile_close(struct profile *p);
 
-/* The loaded module containing ip, or NULL. */
-const struct module_info *profile_module_at(const struct profile *p, uint64_t ip);
+/* The module holding the code at ip for process pid at time tsc (module_map.h), or NULL. */
+const struct module_info *profile_module_at(const struct profile *p, uint64_t ip, uint32_t pid,
+                                            uint64_t tsc);
 
 /* Writes a warning line to stderr for each CPU whose record count differs from what the
  * target reported in session.json; returns the number of such CPUs. */
 unsigned profile_check_counts(const struct profile *p, const char *command);
 
-/* Shared by the two readers: sorts p->modules and points each name into its path. */
-void profile_finish_modules(struct profile *p);
+/* Shared by the two readers: sorts p->modules, points each name into its path and builds
+ * the module map; timed says whether the samples carry their TSC (without it, lifetimes
+ * cannot tell modules apart and the latest load at an address wins). */
+int profile_finish_modules(struct profile *p, bool timed, struct diag *d);
 
-/* Adds a module (copying path) to p->modules. */
+/* Adds a module (copying path) to p->modules, in the order of the records. */
 int profile_add_module(struct profile *p, const struct module_info *m, struct diag *d);
+
+/* An unload at time tsc ends the most recent load added so far of the same process and
+ * address (and path, unless path is NULL) that is still loaded and began no later than
+ * tsc. Returns whether there was such a load. Only before profile_finish_modules. */
+bool profile_unload_module(struct profile *p, uint32_t pid, uint64_t load_address, const char *path,
+                           uint64_t tsc);
 
 /* Opening a collection folder and a tb5 file (collection.c, tb5_read.c). */
 int collection_open(const char *dir, struct profile *p, struct diag *d);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "code_places.h"
 #include "commands.h"
 #include "progress.h"
 #include "stack_tally.h"
@@ -56,8 +57,10 @@ struct report {
     enum report_key by;
     struct profile *p;
     struct symbols *sym;
+    struct code_places places; /* by function, line and caller: what the keys stand for */
+    uint64_t *stack;           /* by caller: one sample's stack of places */
     struct tally tally;        /* by every key but caller */
-    struct stack_tally stacks; /* by caller */
+    struct stack_tally stacks; /* by caller, stacks of places */
     uint64_t with_callers;     /* by caller: samples whose call stack is not empty */
     uint32_t deepest;          /* by caller: the most callers one sample has */
     struct row *rows;
@@ -66,28 +69,34 @@ struct report {
 
 #define STOP_NO_MEMORY 1
 
-static uint64_t key_of(const struct report *r, const struct sample *s)
+/* The sample's key: its task, CPU, module (index + 1, 0 for none) or code place. */
+static int key_of(struct report *r, const struct sample *s, uint64_t *key)
 {
     switch (r->by) {
     case BY_TASK:
-        return (uint64_t)s->pid << 32 | s->tid;
+        *key = (uint64_t)s->pid << 32 | s->tid;
+        return 0;
     case BY_CPU:
-        return s->cpu;
+        *key = s->cpu;
+        return 0;
     case BY_MODULE: {
-        const struct module_info *m = profile_module_at(r->p, s->ip);
-        return m ? (uint64_t)(m - r->p->modules) + 1 : 0;
+        const struct module_info *m = profile_module_at(r->p, s->ip, s->pid, s->tsc);
+        *key = m ? (uint64_t)(m - r->p->modules) + 1 : 0;
+        return 0;
     }
     default:
-        return s->ip;
+        return code_places_add(&r->places, s->ip, s, key);
     }
 }
 
 static int count_samples(const struct sample *batch, size_t n, void *ctx)
 {
     struct report *r = ctx;
-    for (size_t i = 0; i < n; i++)
-        if (tally_add(&r->tally, key_of(r, &batch[i]), batch[i].event, 1) != 0)
+    for (size_t i = 0; i < n; i++) {
+        uint64_t key;
+        if (key_of(r, &batch[i], &key) != 0 || tally_add(&r->tally, key, batch[i].event, 1) != 0)
             return STOP_NO_MEMORY;
+    }
     return 0;
 }
 
@@ -95,20 +104,24 @@ static int count_stacks(const struct sample *batch, size_t n, void *ctx)
 {
     struct report *r = ctx;
     for (size_t i = 0; i < n; i++) {
-        if (stack_tally_add(&r->stacks, &batch[i], batch[i].event, 1) != 0)
+        const struct sample *s = &batch[i];
+        if (code_places_stack(&r->places, s, r->stack) != 0 ||
+            stack_tally_add(&r->stacks, r->stack, (size_t)s->num_callers + 1, s->event, 1) != 0)
             return STOP_NO_MEMORY;
-        r->with_callers += batch[i].num_callers != 0;
-        if (batch[i].num_callers > r->deepest)
-            r->deepest = batch[i].num_callers;
+        r->with_callers += s->num_callers != 0;
+        if (s->num_callers > r->deepest)
+            r->deepest = s->num_callers;
     }
     return 0;
 }
 
-static void code_label(struct report *r, uint64_t ip, char *buf, size_t size)
+static void code_label(struct report *r, uint64_t place, char *buf, size_t size)
 {
+    const struct code_place *pl = code_place(&r->places, place);
     struct code_location loc;
-    if (!r->sym || !symbols_lookup(r->sym, ip, &loc)) {
-        cli_outside_name(r->p, ip, buf, size);
+    if (!r->sym || !cli_image_holds(r->sym, pl->module) ||
+        !symbols_lookup(r->sym, pl->address, &loc)) {
+        cli_outside_name(pl->module, buf, size);
         return;
     }
     const char *function = loc.symbol;
@@ -244,8 +257,7 @@ static int build_caller_rows(struct report *r, struct diag *d)
         const uint64_t *stack = stack_tally_stack(&r->stacks, i, &depth);
         const uint64_t *counts = stack_tally_counts(&r->stacks, i);
         for (size_t k = 0; !rc && k < depth; k++) {
-            /* A return address points after its call: the call itself is the byte before. */
-            code_label(r, k ? stack[k] - 1 : stack[0], labels[k], sizeof labels[k]);
+            code_label(r, stack[k], labels[k], sizeof labels[k]);
             size_t seen = 0;
             while (seen < k && strcmp(labels[seen], labels[k]) != 0)
                 seen++;
@@ -384,7 +396,9 @@ static int run(struct report *r, const char *source, const char *elf, const char
         (rc = cli_open_symbols(r->p, elf, &r->sym, d)))
         return rc;
     size_t nev = r->p->session.num_events;
-    if (r->by == BY_CALLER ? stack_tally_init(&r->stacks, nev) : tally_init(&r->tally, nev))
+    if (code_places_init(&r->places, r->p) != 0 ||
+        !(r->stack = malloc(((size_t)r->p->callstack_depth + 1) * sizeof *r->stack)) ||
+        (r->by == BY_CALLER ? stack_tally_init(&r->stacks, nev) : tally_init(&r->tally, nev)))
         return diag_fail(d, DIAG_NOMEM, "out of memory");
     struct progress pr;
     progress_attach(&pr, r->p, "report");
@@ -464,6 +478,8 @@ int cmd_report(int argc, char **argv)
     free(r.rows);
     tally_free(&r.tally);
     stack_tally_free(&r.stacks);
+    code_places_free(&r.places);
+    free(r.stack);
     symbols_close(r.sym);
     profile_close(&p);
     return rc ? diag_report("report", &d) : ACART_EXIT_OK;

@@ -16,19 +16,18 @@ static uint64_t mix(uint64_t h, uint64_t v)
     return h;
 }
 
-static uint64_t hash_stack(const struct sample *s)
+static uint64_t hash_stack(const uint64_t *stack, size_t depth)
 {
-    uint64_t h = mix(0, s->ip);
-    for (uint32_t i = 0; i < s->num_callers; i++)
-        h = mix(h, s->callers[i]);
+    uint64_t h = 0;
+    for (size_t i = 0; i < depth; i++)
+        h = mix(h, stack[i]);
     return h;
 }
 
-static bool same_stack(const struct stack_tally *t, size_t i, const struct sample *s)
+static bool same_stack(const struct stack_tally *t, size_t i, const uint64_t *stack, size_t depth)
 {
-    const uint64_t *a = &t->addresses[t->first[i]];
-    return t->depth[i] == s->num_callers + 1 && a[0] == s->ip &&
-           (s->num_callers == 0 || memcmp(a + 1, s->callers, s->num_callers * sizeof *a) == 0);
+    return t->depth[i] == depth &&
+           memcmp(&t->addresses[t->first[i]], stack, depth * sizeof *stack) == 0;
 }
 
 int stack_tally_init(struct stack_tally *t, size_t num_events)
@@ -59,10 +58,11 @@ void stack_tally_free(struct stack_tally *t)
     memset(t, 0, sizeof *t);
 }
 
-static size_t find_slot(const struct stack_tally *t, uint64_t hash, const struct sample *s)
+static size_t find_slot(const struct stack_tally *t, uint64_t hash, const uint64_t *stack,
+                        size_t depth)
 {
     size_t i = (size_t)hash & (t->slots_cap - 1);
-    while (t->slots[i] && !same_stack(t, t->slots[i] - 1, s))
+    while (t->slots[i] && !same_stack(t, t->slots[i] - 1, stack, depth))
         i = (i + 1) & (t->slots_cap - 1);
     return i;
 }
@@ -74,9 +74,7 @@ static int grow_slots(struct stack_tally *t)
     if (!slots)
         return -1;
     for (size_t k = 0; k < t->num_stacks; k++) {
-        const uint64_t *a = &t->addresses[t->first[k]];
-        struct sample s = {.ip = a[0], .callers = a + 1, .num_callers = t->depth[k] - 1};
-        size_t i = (size_t)hash_stack(&s) & (cap - 1);
+        size_t i = (size_t)hash_stack(&t->addresses[t->first[k]], t->depth[k]) & (cap - 1);
         while (slots[i])
             i = (i + 1) & (cap - 1);
         slots[i] = k + 1;
@@ -123,28 +121,26 @@ static int reserve_addresses(struct stack_tally *t, size_t more)
     return 0;
 }
 
-int stack_tally_add(struct stack_tally *t, const struct sample *s, size_t event, uint64_t n)
+int stack_tally_add(struct stack_tally *t, const uint64_t *stack, size_t depth, size_t event,
+                    uint64_t n)
 {
-    uint64_t hash = hash_stack(s);
-    size_t i = find_slot(t, hash, s);
+    uint64_t hash = hash_stack(stack, depth);
+    size_t i = find_slot(t, hash, stack, depth);
     if (!t->slots[i]) {
         /* Keep the table at most half full, so probes stay short. */
         if ((t->num_stacks + 1) * 2 > t->slots_cap) {
             if (grow_slots(t) != 0)
                 return -1;
-            i = find_slot(t, hash, s);
+            i = find_slot(t, hash, stack, depth);
         }
         if ((t->num_stacks == t->stacks_cap && grow_stacks(t) != 0) ||
-            reserve_addresses(t, (size_t)s->num_callers + 1) != 0)
+            reserve_addresses(t, depth) != 0)
             return -1;
         size_t k = t->num_stacks++;
         t->first[k] = t->addresses_used;
-        t->depth[k] = s->num_callers + 1;
-        t->addresses[t->addresses_used++] = s->ip;
-        if (s->num_callers)
-            memcpy(&t->addresses[t->addresses_used], s->callers,
-                   s->num_callers * sizeof *t->addresses);
-        t->addresses_used += s->num_callers;
+        t->depth[k] = (uint32_t)depth;
+        memcpy(&t->addresses[t->addresses_used], stack, depth * sizeof *stack);
+        t->addresses_used += depth;
         t->slots[i] = k + 1;
     }
     t->counts[(t->slots[i] - 1) * t->num_events + event] += n;

@@ -1,15 +1,13 @@
-/* Sample counts per distinct call stack and event. A stack is a sample's address followed
- * by its callers' return addresses, innermost first (struct sample's ip, then callers);
- * a sample without a call stack is the stack of its address alone. Counting stacks first
- * and naming them afterwards symbolises each distinct stack once, however many samples
- * share it. */
+/* Sample counts per distinct call stack and event. A stack is a sample's code followed by
+ * its callers', innermost first, as 64-bit values of the user's choosing (report and
+ * flamegraph use code places, code_places.h); a sample without a call stack is the stack
+ * of its code alone. Counting stacks first and naming them afterwards symbolises each
+ * distinct stack once, however many samples share it. */
 #ifndef ACART_TOOLS_STACK_TALLY_H
 #define ACART_TOOLS_STACK_TALLY_H
 
 #include <stddef.h>
 #include <stdint.h>
-
-#include "profile.h"
 
 struct stack_tally {
     size_t num_events;
@@ -29,11 +27,13 @@ struct stack_tally {
 int stack_tally_init(struct stack_tally *t, size_t num_events);
 void stack_tally_free(struct stack_tally *t);
 
-/* Adds n samples of event to the stack of s. Returns 0, or -1 when out of memory. */
-int stack_tally_add(struct stack_tally *t, const struct sample *s, size_t event, uint64_t n);
+/* Adds n samples of event to stack[0..depth) (depth at least 1). Returns 0, or -1 when
+ * out of memory. */
+int stack_tally_add(struct stack_tally *t, const uint64_t *stack, size_t depth, size_t event,
+                    uint64_t n);
 
-/* Stack i's addresses: [0] the sampled address, [1..) the return addresses, innermost
- * first; *depth is how many there are (at least 1). */
+/* Stack i as added: [0] the sampled code, [1..) its callers, innermost first; *depth is
+ * how many there are (at least 1). */
 static inline const uint64_t *stack_tally_stack(const struct stack_tally *t, size_t i,
                                                 size_t *depth)
 {

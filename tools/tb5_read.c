@@ -126,19 +126,31 @@ struct module_ctx {
     int err;
 };
 
+/* Module lifetimes as binding reads them (docs/tb5-format.md, Binding): a load at
+ * module_event_when until module_unload_tsc (0 or all ones: never), or until a separate
+ * unload record. Modules timed in sample numbers rather than TSCs are taken as loaded
+ * throughout: a struct sample has no sample number to compare with. */
 static TBRW_U32 collect_module(TBRW_MODULE *m, TBRW_U32 size, TBRW_U32 n, void *arg)
 {
     (void)size;
     struct module_ctx *mc = arg;
     for (TBRW_U32 i = 0; i < n; i++) {
-        if (m[i].module_flags & TBRW_MODULE_UNLOADED)
+        bool timed = (m[i].module_flags & TBRW_MODULE_TSC_USED) != 0;
+        if ((m[i].module_flags & TBRW_MODULE_UNLOADED) &&
+            !(m[i].module_flags & TBRW_MODULE_LOADED)) {
+            if (timed)
+                profile_unload_module(mc->p, m[i].module_associated_pid, m[i].module_load_address,
+                                      NULL, m[i].module_event_when);
             continue;
+        }
         char *path = tb5_string(mc->h, &m[i].module_path);
+        TBRW_U64 unload = m[i].module_unload_tsc;
         struct module_info info = {
             .path = path ? path : "[unnamed]",
             .load_address = m[i].module_load_address,
             .length = m[i].module_length,
-            .tsc = m[i].module_event_when,
+            .tsc = timed ? m[i].module_event_when : 0,
+            .unload_tsc = timed && unload != (TBRW_U64)-1 ? unload : 0,
             .pid = m[i].module_associated_pid,
             .selector = (uint16_t)m[i].module_code_selector,
             .mode = (uint8_t)m[i].module_segment_type,
@@ -207,8 +219,9 @@ int tb5_read_open(const char *path, struct profile *p, struct diag *d)
         return mc.err;
     if (rc)
         return tbrw_fail(d, path, rc, "module section");
-    profile_finish_modules(p);
-    return read_shape(in, p, d);
+    if ((err = read_shape(in, p, d)))
+        return err;
+    return profile_finish_modules(p, in->tsc_offset != 0, d);
 }
 
 struct scan_ctx {

@@ -172,8 +172,51 @@ static int fill_version(struct writer *w)
     return rc ? tbrw_fail(w, rc, "version info section") : 0;
 }
 
+/* A module's place in its process's loads. */
+struct load_order {
+    uint32_t pid;
+    uint64_t tsc;
+    size_t index;
+};
+
+static int compare_load_order(const void *a, const void *b)
+{
+    const struct load_order *x = a, *y = b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    if (x->tsc != y->tsc)
+        return x->tsc < y->tsc ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* first[i]: modules[i] is its process's first load (the guide's 1ST_MODULE_REC_IN_PROCESS). */
+static bool *first_loads(const struct profile *p)
+{
+    struct load_order *order = malloc((p->num_modules ? p->num_modules : 1) * sizeof *order);
+    bool *first = calloc(p->num_modules ? p->num_modules : 1, sizeof *first);
+    if (!order || !first) {
+        free(order);
+        free(first);
+        return NULL;
+    }
+    for (size_t i = 0; i < p->num_modules; i++)
+        order[i] = (struct load_order){p->modules[i].pid, p->modules[i].tsc, i};
+    qsort(order, p->num_modules, sizeof *order, compare_load_order);
+    for (size_t k = 0; k < p->num_modules; k++)
+        first[order[k].index] = k == 0 || order[k - 1].pid != order[k].pid;
+    free(order);
+    return first;
+}
+
+/* One load record per lifetime, as the guide's module section (6.6) has them: the load
+ * TSC (0: before the collection) and the unload TSC (-1: still loaded at the end), so
+ * that binding attributes samples at a reused address by time. Modules of pid 0 are the
+ * global ones for binding as for our own lookup (module_map.h). */
 static int fill_modules(struct writer *w)
 {
+    bool *first = first_loads(w->p);
+    if (!first)
+        return diag_fail(w->d, DIAG_NOMEM, "out of memory");
     for (size_t i = 0; i < w->p->num_modules; i++) {
         const struct module_info *m = &w->p->modules[i];
         TBRW_MODULE tm = {
@@ -181,21 +224,25 @@ static int fill_modules(struct writer *w)
             .module_associated_pid = m->pid,
             .module_flags = TBRW_MODULE_TSC_USED | TBRW_MODULE_LOADED |
                             (m->exe ? TBRW_MODULE_IS_EXE : 0) |
-                            (m->global ? TBRW_MODULE_GLOBAL_LOAD : 0),
+                            (m->global || m->pid == 0 ? TBRW_MODULE_GLOBAL_LOAD : 0) |
+                            (first[i] ? TBRW_MODULE_1ST_MODULE_REC_IN_PROCESS : 0),
             .module_event_when = m->tsc,
             .module_segment_type = m->mode & 3u,
             .module_code_selector = m->selector,
             .module_length = m->length,
             .module_load_address = m->load_address,
-            .module_unload_tsc = (TBRW_U64)-1,
+            .module_unload_tsc = m->unload_tsc ? m->unload_tsc : (TBRW_U64)-1,
         };
         tm.module_path.soi_ptr = wide(w, m->path);
         tm.module_name.soi_ptr = wide(w, m->name);
         tm.module_segment_name.soi_ptr = wide(w, "");
         TBRW_U32 rc = TBRW_add_module(w->h, &tm);
-        if (rc)
+        if (rc) {
+            free(first);
             return tbrw_fail(w, rc, "module section");
+        }
     }
+    free(first);
     return 0;
 }
 

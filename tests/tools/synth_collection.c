@@ -12,7 +12,14 @@
  *     --tsc-start T           TSC of CPU c's first sample is T + c (default 1000000)
  *     --tsc-step S            TSC between a CPU's samples (default 1000)
  *     --event NAME:SAV        an event (index = order given; default one REF_TSC event)
- *     --module PATH:LOAD:LEN  a module record
+ *     --module PATH:LOAD:LEN[:PID:TSC]
+ *                             a module (load) record; with PID and TSC as acart sends
+ *                             run-time loads (TSC_USED, tsc = TSC, unload_tsc all ones,
+ *                             GLOBAL_MODULE for pid 0), else as files written before
+ *                             module lifetimes (pid 0, GLOBAL_MODULE, no TSC_USED, zeros)
+ *     --unload PATH:LOAD:LEN:PID:TSC
+ *                             an unload record (SEG_UNLOAD, unload_tsc = tsc = TSC);
+ *                             module and unload records are written in the order given
  *     --task PID:TID:NAME     a task in the session's task list
  *     --run CPU:PID:TID:ADDR:COUNT[:EVENT[:RA,RA,...]]
  *                             COUNT samples at ADDR, appended to CPU's samples, with
@@ -58,6 +65,7 @@ static struct {
     uint64_t event_savs[MAX_ITEMS];
     size_t num_events;
     char *modules[MAX_ITEMS];
+    int module_unloads[MAX_ITEMS]; /* modules[i] is an unload record */
     size_t num_modules;
     char *tasks[MAX_ITEMS];
     size_t num_tasks;
@@ -168,17 +176,29 @@ static void write_modules(void)
     if (!f)
         die("cannot create %s", path);
     for (size_t i = 0; i < g.num_modules; i++) {
-        char *v[3];
-        if (fields(g.modules[i], v, 3) != 3)
-            die("expected PATH:LOAD:LEN, not %s", g.modules[i]);
+        char *v[5];
+        size_t n = fields(g.modules[i], v, 5);
+        int unload = g.module_unloads[i];
+        if (n != 3 && n != 5)
+            die("expected PATH:LOAD:LEN[:PID:TSC], not %s", g.modules[i]);
+        if (unload && n != 5)
+            die("expected PATH:LOAD:LEN:PID:TSC, not %s", g.modules[i]);
         size_t path_len = strlen(v[0]) + 1;
         size_t rec_len = (sizeof(struct sep_module_record) + path_len + 7u) & ~(size_t)7u;
         struct sep_module_record r;
         memset(&r, 0, sizeof r);
         r.rec_length = (uint16_t)rec_len;
-        r.segment_bits = SEP_MODE_32BIT;
+        r.segment_bits = SEP_MODE_32BIT | (unload ? SEP_MODREC_SEG_UNLOAD : 0);
         r.selector = 0x08;
         r.flags = SEP_MODREC_EXE | SEP_MODREC_PID_RAW | SEP_MODREC_GLOBAL_MODULE;
+        if (n == 5) {
+            r.pid_rec_index = (uint32_t)number(v[3]);
+            r.tsc = number(v[4]);
+            r.unload_tsc = unload ? r.tsc : ~0ull;
+            r.flags = SEP_MODREC_EXE | SEP_MODREC_PID_RAW | SEP_MODREC_TSC_USED;
+            if (r.pid_rec_index == 0)
+                r.flags |= SEP_MODREC_GLOBAL_MODULE | SEP_MODREC_GLOBAL_MODULE_TB5;
+        }
         r.load_addr64 = number(v[1]);
         r.length64 = number(v[2]);
         r.path_length = (uint16_t)path_len;
@@ -308,7 +328,9 @@ static void parse(int argc, char **argv)
                 die("expected NAME:SAV, not %s", val);
             g.event_names[g.num_events] = v[0];
             g.event_savs[g.num_events++] = number(v[1]);
-        } else if (strcmp(opt, "--module") == 0 && g.num_modules < MAX_ITEMS) {
+        } else if ((strcmp(opt, "--module") == 0 || strcmp(opt, "--unload") == 0) &&
+                   g.num_modules < MAX_ITEMS) {
+            g.module_unloads[g.num_modules] = strcmp(opt, "--unload") == 0;
             g.modules[g.num_modules++] = val;
         } else if (strcmp(opt, "--task") == 0 && g.num_tasks < MAX_ITEMS) {
             g.tasks[g.num_tasks++] = val;
