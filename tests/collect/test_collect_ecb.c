@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "acart_check.h"
 #include "collect_ecb.h"
 #include "ecb.h"
 #include "msr_policy.h"

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "check.h"
+#include "acart_check.h"
 #include "collect_layout.h"
 
 #define DESC_SIZE   112

@@ -12,7 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "acart_check.h"
 #include "collect_link.h"
 #include "collect_net.h"
 

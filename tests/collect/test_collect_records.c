@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "acart_wire.h"
-#include "check.h"
+#include "acart_check.h"
 #include "collect_records.h"
 
 #define CPU        2

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "acart_wire.h"
-#include "check.h"
+#include "acart_check.h"
 #include "collect_link.h"
 #include "collect_sysinfo.h"
 

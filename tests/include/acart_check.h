@@ -1,6 +1,6 @@
-/* Checks for the collect unit tests: count failures, say where, keep going. */
-#ifndef ACART_TESTS_COLLECT_CHECK_H
-#define ACART_TESTS_COLLECT_CHECK_H
+/* Checks for the C unit tests: count failures, say where, keep going. */
+#ifndef ACART_TESTS_CHECK_H
+#define ACART_TESTS_CHECK_H
 
 #include <stdio.h>
 
