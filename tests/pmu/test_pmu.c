@@ -8,29 +8,11 @@
 
 #include "msr.h"
 #include "pmi.h"
+#include "acart_check.h"
 #include "pmu.h"
 #include "sim_cpu.h"
 
-static int failures;
 static const char *shared_dir;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond);               \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
-
-#define CHECK_EQ(actual, expected)                                                                 \
-    do {                                                                                           \
-        uint64_t a_ = (uint64_t)(actual), e_ = (uint64_t)(expected);                               \
-        if (a_ != e_) {                                                                            \
-            fprintf(stderr, "%s:%d: %s = %#" PRIx64 ", expected %s = %#" PRIx64 "\n", __FILE__,    \
-                    __LINE__, #actual, a_, #expected, e_);                                         \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 #define MASK48 0xffffffffffffull
 
@@ -167,7 +149,7 @@ static void test_probe_models(void)
         CHECK_EQ(pmu_probe(&caps), PMU_OK);
         if (strcmp(caps.uarch, e->uarch) != 0) {
             fprintf(stderr, "%s: uarch %s, expected %s\n", e->model->name, caps.uarch, e->uarch);
-            failures++;
+            check_failures++;
         }
         CHECK_EQ(caps.family, 6);
         CHECK_EQ(caps.model, e->model_number);
@@ -297,7 +279,7 @@ static void test_models_match_perfmon_mapfile(void)
             if (!row || strcmp(row->uarch, families[i].uarch) != 0) {
                 fprintf(stderr, "mapfile model %u-%02X: table says %s, expected %s\n", family,
                         model, row ? row->uarch : "nothing", families[i].uarch);
-                failures++;
+                check_failures++;
             }
             checked++;
         }
@@ -549,7 +531,7 @@ static void expect_refused(const struct pmu_plan *plan, int err, int line)
     if (got != err || sim_accesses() != before) {
         fprintf(stderr, "%s:%d: plan gave %d (%s) after %u MSR accesses, expected %d\n", __FILE__,
                 line, got, pmu_strerror(got), sim_accesses() - before, err);
-        failures++;
+        check_failures++;
     }
 }
 
@@ -1024,16 +1006,16 @@ static void test_sim_is_strict(void)
 
 static void run(const char *name, void (*test)(void))
 {
-    int before = failures;
+    int before = check_failures;
 
     test();
     if (sim_faults()) {
         fprintf(stderr, "%s: simulated #GP: %s (%u in all)\n", name, sim_fault_text(),
                 sim_faults());
-        failures++;
+        check_failures++;
         sim_clear_faults();
     }
-    printf("%s %s\n", failures == before ? "PASS" : "FAIL", name);
+    printf("%s %s\n", check_failures == before ? "PASS" : "FAIL", name);
 }
 
 #define RUN(test) run(#test, test)
@@ -1064,6 +1046,6 @@ int main(int argc, char **argv)
     RUN(test_pause_resume);
     RUN(test_stop_clears_everything);
     RUN(test_not_ours);
-    printf("%s\n", failures ? "FAILED" : "all PMU tests passed");
-    return failures ? 1 : 0;
+    printf("%s\n", check_failures ? "FAILED" : "all PMU tests passed");
+    return check_failures ? 1 : 0;
 }

@@ -18,32 +18,14 @@
 #include "ecb.h"
 #include "io.h"
 #include "lapic.h"
+#include "acart_check.h"
 #include "pmu.h"
 #include "ring.h"
 #include "sampler.h"
 #include "sampler_plan.h"
 #include "sampler_shim.h"
 
-static int failures;
 static const char *shared_dir;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond);               \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
-
-#define CHECK_EQ(actual, expected)                                                                 \
-    do {                                                                                           \
-        uint64_t a_ = (uint64_t)(actual), e_ = (uint64_t)(expected);                               \
-        if (a_ != e_) {                                                                            \
-            fprintf(stderr, "%s:%d: %s = %#" PRIx64 ", expected %s = %#" PRIx64 "\n", __FILE__,    \
-                    __LINE__, #actual, a_, #expected, e_);                                         \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 #define MASK48               0xffffffffffffull
 #define FIXTURE_SAMPLE_AFTER 2200000u
@@ -767,7 +749,7 @@ static void test_no_pmu(void)
 
 static void run(const char *name, void (*test)(void))
 {
-    int before = failures;
+    int before = check_failures;
 
     test();
     for (uint32_t cpu = 0; cpu < SHIM_CPUS; cpu++) {
@@ -776,16 +758,16 @@ static void run(const char *name, void (*test)(void))
         if (sim->faults()) {
             fprintf(stderr, "%s: simulated #GP on CPU %u: %s (%u in all)\n", name, (unsigned)cpu,
                     sim->fault_text(), sim->faults());
-            failures++;
+            check_failures++;
             sim->clear_faults();
         }
     }
     if (sampler_is_running()) {
         fprintf(stderr, "%s: left the sampler running\n", name);
-        failures++;
+        check_failures++;
         sampler_reset();
     }
-    printf("%s %s\n", failures == before ? "PASS" : "FAIL", name);
+    printf("%s %s\n", check_failures == before ? "PASS" : "FAIL", name);
 }
 
 #define RUN(test) run(#test, test)
@@ -807,6 +789,6 @@ int main(int argc, char **argv)
     RUN(test_refusals);
     RUN(test_nmi_across_sessions);
     RUN(test_no_pmu);
-    printf("%s\n", failures ? "FAILED" : "all sampler PMU tests passed");
-    return failures ? 1 : 0;
+    printf("%s\n", check_failures ? "FAILED" : "all sampler PMU tests passed");
+    return check_failures ? 1 : 0;
 }
