@@ -1,5 +1,5 @@
 /* Tests of arch/x86's PMU layer (pmu.c, pmu_models.c, pmi.c, pebs.c, lbr.c) on the
- * simulated CPU of sim_cpu.c. Usage: test_pmu <shared-dir> (for perfmon's mapfile.csv and
+ * simulated CPU of sim_cpu.c. Usage: test_pmu <fixtures-dir> (for perfmon's mapfile.csv and
  * the fixture ECB). Every simulator fault (a #GP on hardware) fails the test it occurs in. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include "pmu.h"
 #include "sim_cpu.h"
 
-static const char *shared_dir;
+static const char *fixtures_dir;
 
 #define MASK48 0xffffffffffffull
 
@@ -261,7 +261,7 @@ static void test_models_match_perfmon_mapfile(void)
     unsigned checked = 0;
     FILE *f;
 
-    snprintf(path, sizeof(path), "%s/perfmon/mapfile.csv", shared_dir);
+    snprintf(path, sizeof(path), "%s/perfmon/mapfile.csv", fixtures_dir);
     f = fopen(path, "r");
     CHECK(f != NULL);
     if (!f)
@@ -348,8 +348,8 @@ static void test_fixture_raw(void)
     size_t len;
     FILE *f;
 
-    snprintf(path, sizeof(path), "%s/fixtures/aca/bin_ecb.config_6_0_CPU_CLK_UNHALTED.REF_TSC",
-             shared_dir);
+    snprintf(path, sizeof(path), "%s/aca/bin_ecb.config_6_0_CPU_CLK_UNHALTED.REF_TSC",
+             fixtures_dir);
     f = fopen(path, "rb");
     CHECK(f != NULL);
     if (!f)
@@ -1023,10 +1023,10 @@ static void run(const char *name, void (*test)(void))
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: %s <shared-dir>\n", argv[0]);
+        fprintf(stderr, "usage: %s <fixtures-dir>\n", argv[0]);
         return 2;
     }
-    shared_dir = argv[1];
+    fixtures_dir = argv[1];
     RUN(test_sim_is_strict);
     RUN(test_probe_models);
     RUN(test_probe_no_pmu);

@@ -5,7 +5,7 @@
  *
  * Built with ACA_MAX_CPUS below SHIM_CPUS: the last simulated CPU is online but beyond what
  * the runtime can sample, as on a board with more CPUs than acart is built for.
- * Usage: test_sampler_pmu <shared-dir> (for the fixture ECB). Every simulator fault (a #GP
+ * Usage: test_sampler_pmu <fixtures-dir> (for the fixture ECB). Every simulator fault (a #GP
  * on hardware) fails the test it occurs in. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -25,7 +25,7 @@
 #include "sampler_plan.h"
 #include "sampler_shim.h"
 
-static const char *shared_dir;
+static const char *fixtures_dir;
 
 #define MASK48               0xffffffffffffull
 #define FIXTURE_SAMPLE_AFTER 2200000u
@@ -203,8 +203,8 @@ static int config_from_fixture(void)
     size_t len;
     FILE *f;
 
-    snprintf(path, sizeof(path), "%s/fixtures/aca/bin_ecb.config_6_0_CPU_CLK_UNHALTED.REF_TSC",
-             shared_dir);
+    snprintf(path, sizeof(path), "%s/aca/bin_ecb.config_6_0_CPU_CLK_UNHALTED.REF_TSC",
+             fixtures_dir);
     f = fopen(path, "rb");
     CHECK(f != NULL);
     if (!f)
@@ -775,10 +775,10 @@ static void run(const char *name, void (*test)(void))
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: %s <shared-dir>\n", argv[0]);
+        fprintf(stderr, "usage: %s <fixtures-dir>\n", argv[0]);
         return 2;
     }
-    shared_dir = argv[1];
+    fixtures_dir = argv[1];
     RUN(test_fixture_on_every_cpu);
     RUN(test_two_counters_one_pmi);
     RUN(test_pause_resume);

@@ -30,9 +30,9 @@ COMM_NOT_COMPATIBLE = 218
 UNSUPPORTED_DATA_SIZE = 98
 INVALID_PROG_INFO = 228
 
-SHARED = os.environ.get("ACART_SHARED_DIR",
-                        os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared"))
-FIXTURE_ECB = os.path.join(SHARED, "fixtures", "aca", "bin_ecb.config_6_0_CPU_CLK_UNHALTED.REF_TSC")
+FIXTURES = os.environ.get("ACART_FIXTURES_DIR",
+                          os.path.join(os.path.dirname(__file__), "..", "fixtures"))
+FIXTURE_ECB = os.path.join(FIXTURES, "aca", "bin_ecb.config_6_0_CPU_CLK_UNHALTED.REF_TSC")
 
 
 def recv_exact(sock, n):

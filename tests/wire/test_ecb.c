@@ -1,6 +1,6 @@
 /*
  * ECB decoding and sampling plans (runtime/ecb.c), against the two ECBs the conformance
- * suite sends (read in place from the shared fixtures folder given as argv[1]) and
+ * suite sends (from tests/fixtures/aca, given as argv[1]) and
  * against truncated, oversized and corrupted variants of them.
  */
 #include <stdlib.h>
