@@ -29,6 +29,7 @@
 #include "commands.h"
 #include "file_util.h"
 #include "session.h"
+#include "text_escape.h"
 
 static const char usage[] =
     "usage: acart collect --target HOST[:PORT] --duration S -o DIR [--event NAME[:sa=N]]...\n"
@@ -771,7 +772,9 @@ static void print_summary(const struct collection *c)
 
 static int exit_status(const struct diag *d)
 {
-    fprintf(stderr, "acart collect: %s\n", d->msg[0] ? d->msg : diag_strerror(d->code));
+    fputs("acart collect: ", stderr);
+    text_fput_terminal(d->msg[0] ? d->msg : diag_strerror(d->code), stderr); /* target text */
+    fputc('\n', stderr);
     return d->code == COLLECT_DIAG_TARGET ? ACART_EXIT_TARGET : diag_exit_status(d->code);
 }
 

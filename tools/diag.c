@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "commands.h"
+#include "text_escape.h"
 
 int diag_fail(struct diag *d, int code, const char *fmt, ...)
 {
@@ -55,6 +56,9 @@ int diag_exit_status(int code)
 
 int diag_report(const char *command, const struct diag *d)
 {
-    fprintf(stderr, "acart %s: %s\n", command, d->msg[0] ? d->msg : diag_strerror(d->code));
+    /* Messages quote names from collections and tb5 files: escaped like any target text. */
+    fprintf(stderr, "acart %s: ", command);
+    text_fput_terminal(d->msg[0] ? d->msg : diag_strerror(d->code), stderr);
+    fputc('\n', stderr);
     return diag_exit_status(d->code);
 }

@@ -1,5 +1,7 @@
 #include "flame.h"
 
+#include "text_escape.h"
+
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -124,62 +126,6 @@ static size_t depth_of(struct flame_node *n)
     return deepest + 1;
 }
 
-/* Bytes of the UTF-8 sequence at s, or 0 if s does not start a valid one. */
-static size_t utf8_sequence(const unsigned char *s)
-{
-    size_t n = s[0] < 0x80                   ? 1
-               : s[0] >= 0xC2 && s[0] < 0xE0 ? 2
-               : s[0] >= 0xE0 && s[0] < 0xF0 ? 3
-               : s[0] >= 0xF0 && s[0] < 0xF5 ? 4
-                                             : 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-    return n;
-}
-
-static size_t utf8_chars(const char *s)
-{
-    size_t chars = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p; chars++) {
-        size_t n = utf8_sequence(p);
-        p += n ? n : 1;
-    }
-    return chars;
-}
-
-/* Writes at most max_chars characters of s as XML text; bytes that are not UTF-8 and
- * control characters (which XML 1.0 forbids) become '?'. */
-static void write_escaped(FILE *out, const char *s, size_t max_chars)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    for (size_t chars = 0; *p && chars < max_chars; chars++) {
-        size_t n = utf8_sequence(p);
-        if (n == 0 || (n == 1 && *p < 0x20)) {
-            fputc('?', out);
-            p++;
-            continue;
-        }
-        switch (*p) {
-        case '&':
-            fputs("&amp;", out);
-            break;
-        case '<':
-            fputs("&lt;", out);
-            break;
-        case '>':
-            fputs("&gt;", out);
-            break;
-        case '"':
-            fputs("&quot;", out);
-            break;
-        default:
-            fwrite(p, 1, n, out);
-        }
-        p += n;
-    }
-}
-
 static uint32_t hash_name(const char *s)
 {
     uint32_t h = 2166136261u; /* FNV-1a */
@@ -234,7 +180,7 @@ static void write_frame(const struct layout *l, const struct flame_node *n, doub
     frame_color(n, rgb);
     double percent = 100.0 * (double)n->count / (double)(l->total ? l->total : 1);
     fputs("<g><title>", l->out);
-    write_escaped(l->out, n->name, SIZE_MAX);
+    text_fput_xml(n->name, SIZE_MAX, l->out);
     fprintf(l->out, " (%" PRIu64 " samples, %.2f%%)</title>", n->count, percent);
     fprintf(l->out,
             "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" rx=\"2\" "
@@ -243,12 +189,12 @@ static void write_frame(const struct layout *l, const struct flame_node *n, doub
     const char *label = short_name(n);
     size_t fit = (size_t)((w - 2 * TEXT_PAD) / CHAR_WIDTH);
     if (fit >= 3) {
-        size_t len = utf8_chars(label);
+        size_t len = text_utf8_chars(label);
         fprintf(l->out, "<text x=\"%.2f\" y=\"%.1f\">", x + TEXT_PAD, y + FRAME_HEIGHT - 4.0);
         if (len <= fit) {
-            write_escaped(l->out, label, len);
+            text_fput_xml(label, len, l->out);
         } else {
-            write_escaped(l->out, label, fit - 2);
+            text_fput_xml(label, fit - 2, l->out);
             fputs("..", l->out);
         }
         fputs("</text>", l->out);
@@ -299,7 +245,7 @@ int flame_write_svg(const struct flame *f, const char *title, const char *subtit
             "font-family=\"DejaVu Sans Mono, Menlo, Consolas, monospace\" font-size=\"12\">\n",
             SVG_WIDTH, height, SVG_WIDTH, height);
     fputs("<title>", out);
-    write_escaped(out, title, SIZE_MAX);
+    text_fput_xml(title, SIZE_MAX, out);
     fputs("</title>\n<desc>Written by acart flamegraph. Hover over a frame for its name and "
           "samples.</desc>\n",
           out);
@@ -307,10 +253,10 @@ int flame_write_svg(const struct flame *f, const char *title, const char *subtit
             SVG_WIDTH, height);
     fprintf(out, "<text x=\"%.0f\" y=\"22\" text-anchor=\"middle\" font-size=\"16\">",
             SVG_WIDTH / 2);
-    write_escaped(out, title, SIZE_MAX);
+    text_fput_xml(title, SIZE_MAX, out);
     fprintf(out, "</text>\n<text x=\"%.0f\" y=\"40\" text-anchor=\"middle\" fill=\"#555\">",
             SVG_WIDTH / 2);
-    write_escaped(out, subtitle, SIZE_MAX);
+    text_fput_xml(subtitle, SIZE_MAX, out);
     fputs("</text>\n", out);
     if (f->root->count)
         write_frame(&l, f->root, SVG_MARGIN, 0);

@@ -14,6 +14,7 @@
 #include "stack_tally.h"
 #include "symbols.h"
 #include "tally.h"
+#include "text_escape.h"
 
 static const char usage[] =
     "usage: acart report (DIR|FILE.tb5) [--elf IMAGE] [--by KEY] [--top N] [--event EVENT]\n"
@@ -144,7 +145,7 @@ static void code_label(struct report *r, uint64_t place, char *buf, size_t size)
         snprintf(buf, size, "%s:%d  %s", inner->file, inner->line, inner_name);
 }
 
-static void label_of(struct report *r, uint64_t key, char *buf, size_t size)
+static void raw_label_of(struct report *r, uint64_t key, char *buf, size_t size)
 {
     const struct session *s = &r->p->session;
     switch (r->by) {
@@ -167,6 +168,15 @@ static void label_of(struct report *r, uint64_t key, char *buf, size_t size)
         code_label(r, key, buf, size);
         break;
     }
+}
+
+/* A row's label as the terminal shows it: task, module, symbol and file names come from
+ * the target or from files, so they are escaped (the text acart adds is printable). */
+static void label_of(struct report *r, uint64_t key, char *buf, size_t size)
+{
+    char raw[1024];
+    raw_label_of(r, key, raw, sizeof raw);
+    text_escape_terminal(buf, size, raw);
 }
 
 static int compare_labels(const void *a, const void *b)
@@ -298,8 +308,9 @@ static void print_caller_event(struct report *r, const struct session_event *ev,
     uint64_t total = 0;
     for (size_t i = 0; i < r->num_rows; i++)
         total += r->rows[i].self[e];
+    char name[256];
     printf("\nEvent %s (index %" PRIu32 "), sample after %" PRIu64 ": %" PRIu64 " samples\n",
-           ev->name, ev->index, ev->sample_after, total);
+           text_term(name, sizeof name, ev->name), ev->index, ev->sample_after, total);
     if (!total)
         return;
     qsort_r(r->rows, r->num_rows, sizeof *r->rows, compare_counts, &e);
@@ -329,8 +340,9 @@ static void print_event(struct report *r, const struct session_event *ev, uint64
     uint64_t total = 0;
     for (size_t i = 0; i < r->num_rows; i++)
         total += r->rows[i].counts[ev->index];
+    char name[256];
     printf("\nEvent %s (index %" PRIu32 "), sample after %" PRIu64 ": %" PRIu64 " samples\n",
-           ev->name, ev->index, ev->sample_after, total);
+           text_term(name, sizeof name, ev->name), ev->index, ev->sample_after, total);
     if (!total)
         return;
     size_t e = ev->index;
@@ -362,15 +374,19 @@ static void print_header(const struct report *r, const char *elf)
     uint64_t dropped = 0;
     for (uint32_t c = 0; c < s->num_cpus; c++)
         dropped += s->dropped_per_cpu[c];
-    printf("Source: %s (%s)\n", r->p->source,
+    char source[1024], host[256];
+    printf("Source: %s (%s)\n", text_term(source, sizeof source, r->p->source),
            r->p->kind == PROFILE_COLLECTION ? "collection folder" : "tb5 file");
-    printf("Target: %s, %" PRIu32 " CPUs, TSC %.3f MHz, %.3f s, %s transfer\n", s->hostname,
-           s->num_cpus, (double)s->tsc_hz / 1e6, s->duration_s,
-           s->transfer == SESSION_TRANSFER_IMMEDIATE ? "immediate" : "delayed");
+    printf("Target: %s, %" PRIu32 " CPUs, TSC %.3f MHz, %.3f s, %s transfer\n",
+           text_term(host, sizeof host, s->hostname), s->num_cpus, (double)s->tsc_hz / 1e6,
+           s->duration_s, s->transfer == SESSION_TRANSFER_IMMEDIATE ? "immediate" : "delayed");
     printf("Samples: %" PRIu64 " read, %" PRIu64 " dropped by the target\n", r->p->num_records,
            dropped);
-    if (r->by == BY_FUNCTION || r->by == BY_CALLER || r->by == BY_LINE)
-        printf("Image: %s\n", elf ? elf : "none (code is named by module)");
+    if (r->by == BY_FUNCTION || r->by == BY_CALLER || r->by == BY_LINE) {
+        char image[1024];
+        printf("Image: %s\n",
+               elf ? text_term(image, sizeof image, elf) : "none (code is named by module)");
+    }
     if (r->by != BY_CALLER)
         return;
     if (r->p->callstack_depth)

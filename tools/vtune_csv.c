@@ -1,5 +1,7 @@
 #include "vtune_csv.h"
 
+#include "text_escape.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -7,10 +9,18 @@
 
 char *vtune_csv_path(const char *dir, const char *what, const char *hostname)
 {
-    size_t n = strlen(dir) + strlen(what) + strlen(hostname) + sizeof "/-hostname-.csv";
+    /* The host name usually comes from the target: it must not leave dir or name a
+     * hidden or special file. */
+    size_t hn = text_escape_filename(NULL, 0, hostname) + 1;
+    char *host = malloc(hn);
+    if (!host)
+        return NULL;
+    text_escape_filename(host, hn, hostname);
+    size_t n = strlen(dir) + strlen(what) + hn + sizeof "/-hostname-.csv";
     char *p = malloc(n);
     if (p)
-        snprintf(p, n, "%s/%s-hostname-%s.csv", dir, what, hostname);
+        snprintf(p, n, "%s/%s-hostname-%s.csv", dir, what, host);
+    free(host);
     return p;
 }
 

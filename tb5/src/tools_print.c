@@ -11,6 +11,7 @@
 #include "samprec_shared.h"
 #include "tb5_internal.h"
 #include "tb5_tools.h"
+#include "text_escape.h"
 
 struct printer {
     TBRW_PTR p;
@@ -19,7 +20,8 @@ struct printer {
     char text[512]; /* the last string looked up */
 };
 
-/* The text of a string id, cut to fit; "-" for the NULL string. */
+/* The text of a string id, escaped for a terminal (the file's strings are untrusted) and
+ * cut to fit; "-" for the NULL string. */
 static const char *str(struct printer *pr, TBRW_STRING_OR_ID id)
 {
     char *s;
@@ -29,7 +31,7 @@ static const char *str(struct printer *pr, TBRW_STRING_OR_ID id)
         return "-";
     if (tb5_string_utf8(tb5_handle(pr->p), id.soi_uniqueid, &s, &len) != TBRW_SUCCESS)
         return "(bad string)";
-    snprintf(pr->text, sizeof(pr->text), "%s", s);
+    text_escape_terminal(pr->text, sizeof(pr->text), s);
     free(s);
     return pr->text;
 }

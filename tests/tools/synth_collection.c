@@ -216,9 +216,14 @@ static void write_json_string(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', f);
-        fputc(*s, f);
+        /* Control characters as JSON escapes; other bytes, even invalid UTF-8, as given,
+         * so the tests can hand the reader hostile names. */
+        if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", (unsigned char)*s);
+        else if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else
+            fputc(*s, f);
     }
     fputc('"', f);
 }
