@@ -19,6 +19,7 @@ struct sampler_cpu {
     struct ring ring;
     volatile uint32_t active;       /* 0 while paused or stopped: interrupts record nothing */
     volatile int32_t program_error; /* pmu_program_cpu() result at start */
+    uint32_t no_event;              /* overflows whose tag names no event of the session */
     struct pmu_cpu_state pmu;
 };
 
@@ -118,6 +119,8 @@ static void on_overflow(void *ctx, const struct pmu_overflow *ov)
     uint32_t ip = ov->pebs ? (uint32_t)ov->pebs->ip : frame->eip;
     if (ov->tag < config.num_events)
         record_sample(frame, ip, &config.events[ov->tag]);
+    else
+        cpus[this_cpu_index()].no_event++; /* counted, as every sample the PMU took */
 }
 
 /* The PMI, as NMI or on a vector. The CPU masked the LVT entry when it delivered the
@@ -154,9 +157,9 @@ const struct pmu_caps *sampler_pmu_caps(void)
 static int program_pmu_on_this_cpu(struct sampler_cpu *c)
 {
     struct pmu_plan plan;
-    memset(&plan, 0, sizeof(plan));
+    pmu_zero(&plan, sizeof(plan)); /* in the start IPI: no libc */
     int precise = 0;
-    for (uint32_t i = 0; i < config.num_events; i++) {
+    for (uint32_t i = 0; i < config.num_events && i < PMU_MAX_COUNTERS; i++) {
         const struct sampler_event *ev = &config.events[i];
         struct pmu_counter_plan *p = &plan.counters[plan.num_counters++];
         p->kind = ev->fixed ? PMU_COUNTER_FIXED : PMU_COUNTER_GP;
@@ -249,6 +252,9 @@ int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
         return ACA_ERR_INVALID;
     if (cfg->source == SAMPLER_SOURCE_PMU && !pmu_usable)
         return ACA_ERR_NO_PMU;
+    /* One counter per event: a plan holds at most PMU_MAX_COUNTERS. */
+    if (cfg->source == SAMPLER_SOURCE_PMU && cfg->num_events > PMU_MAX_COUNTERS)
+        return ACA_ERR_INVALID;
     for (uint32_t i = 0; i < cfg->num_events; i++)
         if (cfg->events[i].sample_after < SAMPLER_MIN_SAMPLE_AFTER)
             return ACA_ERR_INVALID;
@@ -350,8 +356,17 @@ void sampler_counts(uint32_t cpu, struct sampler_cpu_counts *out)
     memset(out, 0, sizeof(*out));
     if (cpu >= num_cpus)
         return;
-    out->sampled = cpus[cpu].ring.sampled;
-    out->dropped = cpus[cpu].ring.dropped;
-    out->pending = ring_used(&cpus[cpu].ring);
-    out->unclaimed = cpus[cpu].pmu.unclaimed;
+    const struct sampler_cpu *c = &cpus[cpu];
+    out->ring_full = c->ring.dropped;
+    out->no_counter = c->pmu.dropped[PMU_DROP_NO_COUNTER] + c->no_event;
+    out->malformed = c->pmu.dropped[PMU_DROP_MALFORMED];
+    out->collision = c->pmu.dropped[PMU_DROP_COLLISION];
+    out->stuck = c->pmu.dropped[PMU_DROP_STUCK];
+    out->stuck_resets = c->pmu.stuck_resets;
+    /* Lost before the ring are samples too: sampled = delivered + dropped, exactly. */
+    uint32_t lost_before_ring = out->no_counter + out->malformed + out->collision + out->stuck;
+    out->sampled = c->ring.sampled + lost_before_ring;
+    out->dropped = c->ring.dropped + lost_before_ring;
+    out->pending = ring_used(&c->ring);
+    out->unclaimed = c->pmu.unclaimed;
 }

@@ -51,11 +51,19 @@ struct sampler_config {
     uint32_t callstack_depth;
 };
 
+/* sampled = records committed to the ring + dropped, exactly; dropped is the sum of the
+ * reasons below. */
 struct sampler_cpu_counts {
-    uint32_t sampled;   /* interrupts that tried to record */
-    uint32_t dropped;   /* of those, lost to a full ring */
-    uint32_t pending;   /* records still in the ring */
-    uint32_t unclaimed; /* PMIs/NMIs that found no overflow of ours */
+    uint32_t sampled;      /* samples taken: each delivered or dropped */
+    uint32_t dropped;      /* of those, lost (the reasons follow) */
+    uint32_t pending;      /* records still in the ring */
+    uint32_t unclaimed;    /* PMIs/NMIs that found no overflow of ours */
+    uint32_t ring_full;    /* the ring had no room */
+    uint32_t no_counter;   /* a PEBS record or overflow for no counter/event of the session */
+    uint32_t malformed;    /* a PEBS record that did not decode */
+    uint32_t collision;    /* a PEBS record (format <= 2) naming several PEBS counters */
+    uint32_t stuck;        /* lost when a stuck PMI made the handler reset the PMU */
+    uint32_t stuck_resets; /* those resets (sampling on the CPU ended) */
 };
 
 /* Probes the PMU once, on the boot CPU: 0 when it can sample (architectural perfmon

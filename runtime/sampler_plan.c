@@ -1,5 +1,10 @@
 #include "sampler_plan.h"
 
+/* Every counter an ECB plans becomes one event, and one counter of the PMU plan the
+ * sampler builds from the events (runtime/sampler.c). */
+_Static_assert(ECB_MAX_COUNTERS <= SAMPLER_MAX_EVENTS, "an event per planned counter");
+_Static_assert(ECB_MAX_COUNTERS <= PMU_MAX_COUNTERS, "a PMU plan slot per planned counter");
+
 void sampler_events_from_plan(const struct ecb_plan *plan, struct sampler_config *cfg)
 {
     cfg->num_events = 0;

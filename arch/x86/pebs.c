@@ -2,7 +2,6 @@
 #include "pebs.h"
 
 #include <stddef.h>
-#include <string.h>
 
 #include "msr.h"
 #include "pmu.h"
@@ -36,11 +35,14 @@ static const struct legacy_layout legacy_layouts[] = {
 #define ADAPTIVE_LBR_BYTES    0x18 /* per entry: FROM, TO, INFO */
 #define ADAPTIVE_LAST_FORMAT  6
 
+/* Records are read in the PMI (an NMI): no libc here, whose memcpy may use SSE. The
+ * builtin of constant size is inlined even under -ffreestanding (tests/lint's
+ * interrupt_paths checks the objects). */
 static uint64_t rd64(const uint8_t *p)
 {
     uint64_t v;
 
-    memcpy(&v, p, sizeof(v));
+    __builtin_memcpy(&v, p, sizeof(v));
     return v;
 }
 
@@ -83,7 +85,9 @@ int pebs_setup_cpu(struct pebs_cpu *p, void *memory, uint32_t bytes)
     if (!memory || ((uintptr_t)memory % PEBS_DS_ALIGN) ||
         bytes < PEBS_DS_HEADER_BYTES + ADAPTIVE_BASIC_BYTES)
         return PMU_ERR_TOO_SMALL;
-    memset(memory, 0, bytes);
+    /* Runs in the start IPI: a word loop, not libc's memset. */
+    for (uint32_t i = 0; i < bytes / sizeof(uint32_t); i++)
+        ((volatile uint32_t *)memory)[i] = 0;
     p->ds = ds;
     p->buffer_bytes = bytes - PEBS_DS_HEADER_BYTES;
     p->record_size = 0;
@@ -180,7 +184,7 @@ static int decode_legacy(const struct legacy_layout *l, const uint8_t *rec, uint
 int pebs_decode(const struct pebs_caps *caps, const uint8_t *rec, uint32_t avail,
                 struct pebs_sample *out)
 {
-    memset(out, 0, sizeof(*out));
+    *out = (struct pebs_sample){0}; /* stores, checked by interrupt_paths */
     if (!pebs_format_supported(caps->format, caps->adaptive))
         return PMU_ERR_RECORD;
     if (caps->adaptive)
@@ -192,21 +196,32 @@ int pebs_next(const struct pebs_cpu *p, const struct pebs_caps *caps, uint32_t *
               struct pebs_sample *out)
 {
     uint64_t base, index;
+    uint32_t used;
     int size;
 
-    if (!p->ds)
-        return 0;
+    if (!p->ds || *offset > p->buffer_bytes)
+        return PEBS_NEXT_END;
     base = p->ds->pebs_base;
     index = p->ds->pebs_index;
-    /* The CPU writes index; trust it only inside the buffer we gave it. */
-    if (index < base || index - base > p->buffer_bytes || *offset >= index - base)
-        return 0;
-    size = pebs_decode(caps, (const uint8_t *)(uintptr_t)(base + *offset),
-                       (uint32_t)(index - base) - *offset, out);
-    if (size <= 0)
-        return 0;
-    *offset += (uint32_t)size;
-    return 1;
+    /* The CPU writes index; trust it only inside the buffer we gave it. Outside, how many
+     * records there were is unknown: one malformed record, then the end. */
+    if (index < base || index - base > p->buffer_bytes) {
+        *offset = p->buffer_bytes + 1;
+        return PEBS_NEXT_MALFORMED;
+    }
+    used = (uint32_t)(index - base);
+    if (*offset >= used)
+        return PEBS_NEXT_END;
+    size = pebs_decode(caps, (const uint8_t *)(uintptr_t)(base + *offset), used - *offset, out);
+    if (size > 0) {
+        *offset += (uint32_t)size;
+        return PEBS_NEXT_RECORD;
+    }
+    /* Every record of a session has the armed size (the format and PEBS_DATA_CFG are
+     * fixed while it runs), so the next one starts a record size on. A tail shorter
+     * than a record is one malformed record. */
+    *offset = p->record_size && used - *offset > p->record_size ? *offset + p->record_size : used;
+    return PEBS_NEXT_MALFORMED;
 }
 
 void pebs_rewind(struct pebs_cpu *p)

@@ -116,8 +116,11 @@ void pebs_set_reset(struct pebs_cpu *p, unsigned counter, uint64_t value);
 int pebs_decode(const struct pebs_caps *caps, const uint8_t *rec, uint32_t avail,
                 struct pebs_sample *out);
 
-/* Records written since the last rewind, one per call: start with *offset = 0; returns 1
- * and advances *offset while there is a well-formed record, else 0. Interrupt context. */
+/* Records written since the last rewind, one per call: start with *offset = 0. Returns
+ * PEBS_NEXT_RECORD with *out filled, PEBS_NEXT_MALFORMED for a record that does not
+ * decode (skipped: the walk goes on at the next record, so nothing after it is lost; an
+ * index outside the buffer counts as one), or PEBS_NEXT_END. Interrupt context. */
+enum pebs_next_result { PEBS_NEXT_END = 0, PEBS_NEXT_RECORD = 1, PEBS_NEXT_MALFORMED = 2 };
 int pebs_next(const struct pebs_cpu *p, const struct pebs_caps *caps, uint32_t *offset,
               struct pebs_sample *out);
 

@@ -17,29 +17,86 @@ static unsigned lowest_bit(uint64_t v)
     return lo ? (unsigned)__builtin_ctz(lo) : 32u + (unsigned)__builtin_ctz((uint32_t)(v >> 32));
 }
 
-/* Each PEBS record goes to the PEBS counters it names; the CPU has already reloaded
- * those counters from the DS area. Returns the overflows reported. */
+static unsigned popcount(uint64_t v)
+{
+    unsigned n = 0;
+
+    for (; v; v &= v - 1)
+        n++;
+    return n;
+}
+
+/* The PEBS counters a record is for, after Linux's intel_pmu_drain_pebs_nhm: the record's
+ * status (formats 1-2: IA32_PERF_GLOBAL_STATUS as the record was written, other counters'
+ * bits included) or applicable counters (format 3 on), limited to our PEBS counters.
+ * Before format 3 a record that names none while exactly one PEBS counter is enabled is
+ * that counter's (the status raced with its clearing), and a record that names several is
+ * a collision: the CPU folded several events into one record, which belongs to none. */
+static uint64_t pebs_owners(const struct pmu_cpu_state *cpu, const struct pebs_sample *sample,
+                            enum pmu_drop_reason *why)
+{
+    uint64_t enabled = cpu->pebs_counters, mine = sample->counters & enabled;
+    int legacy_status = !cpu->caps->pebs.adaptive && cpu->caps->pebs.format <= 2;
+
+    if (legacy_status && !mine && enabled && !(enabled & (enabled - 1)))
+        mine = enabled;
+    if (!mine)
+        *why = PMU_DROP_NO_COUNTER;
+    else if (legacy_status && (mine & (mine - 1)))
+        *why = PMU_DROP_COLLISION;
+    else
+        return mine;
+    return 0;
+}
+
+/* Each PEBS record goes to the PEBS counters it is for, or is counted as dropped with its
+ * reason; the CPU has already reloaded those counters from the DS area. Returns the
+ * records seen. */
 static unsigned report_pebs(struct pmu_cpu_state *cpu, struct pmu_overflow *ov,
                             pmu_overflow_fn on_overflow, void *ctx)
 {
     struct pebs_sample sample;
     uint32_t offset = 0;
     unsigned n = 0;
+    int got;
 
-    while (pebs_next(&cpu->pebs, &cpu->caps->pebs, &offset, &sample)) {
-        uint64_t mine = sample.counters & cpu->pebs_counters;
+    while ((got = pebs_next(&cpu->pebs, &cpu->caps->pebs, &offset, &sample)) != PEBS_NEXT_END) {
+        enum pmu_drop_reason why = PMU_DROP_MALFORMED;
+        uint64_t mine = got == PEBS_NEXT_RECORD ? pebs_owners(cpu, &sample, &why) : 0;
 
+        n++;
+        if (!mine)
+            cpu->dropped[why]++;
         ov->pebs = &sample;
         for (; mine; mine &= mine - 1) {
             ov->counter = (uint8_t)lowest_bit(mine);
             ov->tag = cpu->tag[pmu_slot(ov->counter)];
             on_overflow(ctx, ov);
-            n++;
         }
     }
     ov->pebs = 0;
     pebs_rewind(&cpu->pebs);
     return n;
+}
+
+/* Status bits that did not clear in PMI_MAX_PASSES passes: as Linux's intel_pmu_handle_irq
+ * after its loop limit, count what is lost and reset this CPU's PMU (pmu_stop_cpu: every
+ * control, counter and enable cleared, status acknowledged, not running), so a counter
+ * that keeps interrupting cannot take the board down. Sampling on this CPU ends; the
+ * reset and the samples are counted for the host. */
+static void give_up(struct pmu_cpu_state *cpu, uint64_t status)
+{
+    uint64_t lost = status & cpu->sampling & ~cpu->pebs_counters;
+    struct pebs_sample sample;
+    uint32_t offset = 0;
+
+    cpu->dropped[PMU_DROP_STUCK] += popcount(lost);
+    if (status & GLOBAL_STATUS_DS_BUFFER) {
+        while (pebs_next(&cpu->pebs, &cpu->caps->pebs, &offset, &sample) != PEBS_NEXT_END)
+            cpu->dropped[PMU_DROP_STUCK]++;
+    }
+    cpu->stuck_resets++;
+    pmu_stop_cpu(cpu);
 }
 
 unsigned pmu_handle_overflow(struct pmu_cpu_state *cpu, pmu_overflow_fn on_overflow, void *ctx)
@@ -83,8 +140,10 @@ unsigned pmu_handle_overflow(struct pmu_cpu_state *cpu, pmu_overflow_fn on_overf
         }
         status = msr_read(MSR_IA32_PERF_GLOBAL_STATUS);
     }
-    if (status)
-        msr_write(MSR_IA32_PERF_GLOBAL_OVF_CTRL, status & caps->status_ack_mask);
+    if (status) {
+        give_up(cpu, status);
+        handled++;
+    }
 
     /* Before v4, freezing LBRs on PMI cleared DEBUGCTL.LBR (and counter freezing cleared
      * GLOBAL_CTRL, which is rewritten below anyway). */

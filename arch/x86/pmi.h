@@ -9,7 +9,8 @@
  *        d. clear status through GLOBAL_OVF_CTRL / STATUS_RESET (also unfreezes on v4);
  *           if bit 62 (PEBS threshold): report each PEBS record, empty the buffer; report
  *           and reload every other sampling counter that overflowed; read status again
- *           and repeat d while new bits are set (bounded)
+ *           and repeat d while new bits are set, at most PMI_MAX_PASSES times; bits still
+ *           set then: count what they lose, reset this CPU's PMU (as Linux does)
  *        e. restore IA32_DEBUGCTL where a pre-v4 freeze cleared LBR; restore
  *           IA32_PERF_GLOBAL_CTRL if the CPU is running
  *   3. if caps->pmi_ack_late: lapic_ack_pmi()         (Haswell and later: after re-enabling,

@@ -249,7 +249,7 @@ int pmu_probe(struct pmu_caps *caps)
 
 void pmu_cpu_init(struct pmu_cpu_state *cpu, const struct pmu_caps *caps)
 {
-    memset(cpu, 0, sizeof(*cpu));
+    pmu_zero(cpu, sizeof(*cpu)); /* runs in the start IPI */
     cpu->caps = caps;
 }
 
@@ -383,8 +383,8 @@ static void quiesce(struct pmu_cpu_state *cpu)
 
     cpu->lbr_on = 0;
     cpu->global_ctrl = cpu->pebs_enable = cpu->pebs_counters = cpu->sampling = 0;
-    memset(cpu->reload, 0, sizeof(cpu->reload));
-    memset(cpu->tag, 0, sizeof(cpu->tag));
+    pmu_zero(cpu->reload, sizeof(cpu->reload));
+    pmu_zero(cpu->tag, sizeof(cpu->tag));
 }
 
 static void program_counter(struct pmu_cpu_state *cpu, const struct pmu_counter_plan *c,

@@ -165,23 +165,59 @@ struct pmu_msr_write {
     uint64_t value; /* for a counter MSR: also the value it is reloaded with on overflow */
 };
 
+/* Why the handler could not hand a sample on. Each PEBS record dropped counts once; an
+ * overflow of a counter without PEBS counts once. */
+enum pmu_drop_reason {
+    PMU_DROP_NO_COUNTER, /* a PEBS record that names no PEBS counter of ours */
+    PMU_DROP_MALFORMED,  /* a PEBS record that does not decode (or a DS index gone wrong) */
+    PMU_DROP_COLLISION,  /* format <= 2: a record naming several PEBS counters (as Linux) */
+    PMU_DROP_STUCK,      /* left when the handler gave up on status bits that stay set */
+    PMU_DROP_REASONS
+};
+
 /* Per-CPU state: one per CPU, owned by that CPU, in memory the PMI handler may touch. */
 struct pmu_cpu_state {
     const struct pmu_caps *caps; /* NULL: no PMU; the handler then claims nothing */
     volatile uint8_t running;    /* between pmu_start_cpu and pmu_pause/stop_cpu */
     uint8_t lbr_on;
     uint16_t reserved;
-    uint32_t unclaimed;                /* handler calls that found no overflow of ours */
-    uint64_t global_ctrl;              /* IA32_PERF_GLOBAL_CTRL while running */
-    uint64_t debugctl;                 /* IA32_DEBUGCTL as programmed */
-    uint64_t pebs_enable;              /* IA32_PEBS_ENABLE while running */
-    uint64_t pebs_counters;            /* counter ids sampled through PEBS */
-    uint64_t sampling;                 /* counter ids the handler reports and reloads */
-    uint64_t reload[PMU_MAX_COUNTERS]; /* per slot (pmu_slot()): value written on overflow */
+    uint32_t unclaimed;                 /* handler calls that found no overflow of ours */
+    uint32_t dropped[PMU_DROP_REASONS]; /* samples lost in the handler, by reason */
+    uint32_t stuck_resets;              /* PMIs whose status would not clear: the PMU was reset (as
+                                           Linux's intel_pmu_reset), sampling on this CPU ended */
+    uint64_t global_ctrl;               /* IA32_PERF_GLOBAL_CTRL while running */
+    uint64_t debugctl;                  /* IA32_DEBUGCTL as programmed */
+    uint64_t pebs_enable;               /* IA32_PEBS_ENABLE while running */
+    uint64_t pebs_counters;             /* counter ids sampled through PEBS */
+    uint64_t sampling;                  /* counter ids the handler reports and reloads */
+    uint64_t reload[PMU_MAX_COUNTERS];  /* per slot (pmu_slot()): value written on overflow */
     uint32_t tag[PMU_MAX_COUNTERS];
     struct pebs_cpu pebs;
     struct lbr_entry lbr[LBR_MAX_ENTRIES]; /* the handler's snapshot of the stack */
 };
+
+/* Counter ids index the per-slot arrays through pmu_slot(); the DS area has a reset value
+ * per GP and per fixed counter. */
+_Static_assert(PMU_MAX_GP + (PMU_FIXED_ID(PMU_MAX_FIXED - 1) - 32) < PMU_MAX_COUNTERS,
+               "every counter id has a slot");
+_Static_assert(PMU_MAX_GP <= sizeof(((struct pebs_ds_area *)0)->gp_reset) / sizeof(uint64_t),
+               "a DS reset value per GP counter");
+_Static_assert(PMU_MAX_FIXED <= sizeof(((struct pebs_ds_area *)0)->fixed_reset) / sizeof(uint64_t),
+               "a DS reset value per fixed counter");
+
+/* Zeroes `bytes` at `p` with word stores. The PMI, IPI and timer paths must not call
+ * libc (a port's memset may use SSE, which interrupts do not save), and GCC turns a plain
+ * loop or a large struct assignment into a memset call; volatile stores it leaves alone. */
+static inline void pmu_zero(void *p, uint32_t bytes)
+{
+    volatile uint8_t *b = p;
+    uint32_t i = 0;
+
+    for (; i + 4 <= bytes && ((uintptr_t)(b + i) & 3) == 0; i += 4)
+        *(volatile uint32_t *)(b + i) = 0;
+    for (; i < bytes; i++)
+        b[i] = 0;
+}
 
 /* Slot of a counter id in the per-counter arrays. */
 static inline unsigned pmu_slot(unsigned counter)

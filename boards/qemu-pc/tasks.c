@@ -13,19 +13,34 @@ struct task {
 };
 
 static struct task tasks[BOARD_MAX_TASKS];
-static uint32_t num_tasks;
+/* Slots handed out so far. A slot is filled after it is handed out, so an entry counts
+ * only once its tid is published (release, after the rest of the entry): readers on other
+ * CPUs take the filled prefix and never see a half-written name. */
+static uint32_t tasks_reserved;
 static volatile uint32_t current_tid[ARCH_MAX_CPUS];
 
 int task_create(const char *name, uint32_t cpu)
 {
-    uint32_t i = __atomic_fetch_add(&num_tasks, 1, __ATOMIC_ACQ_REL);
+    uint32_t i = __atomic_fetch_add(&tasks_reserved, 1, __ATOMIC_RELAXED);
     if (i >= BOARD_MAX_TASKS)
         return -1;
-    tasks[i].tid = i + 1;
     tasks[i].cpu = cpu;
     strncpy(tasks[i].name, name, sizeof(tasks[i].name) - 1);
-    aca_task_created(BOARD_PID, tasks[i].tid, tasks[i].name);
-    return (int)tasks[i].tid;
+    __atomic_store_n(&tasks[i].tid, i + 1, __ATOMIC_RELEASE);
+    aca_task_created(BOARD_PID, i + 1, tasks[i].name);
+    return (int)(i + 1);
+}
+
+/* Entries filled and published, in slot order. */
+static uint32_t tasks_published(void)
+{
+    uint32_t n = __atomic_load_n(&tasks_reserved, __ATOMIC_RELAXED);
+    if (n > BOARD_MAX_TASKS)
+        n = BOARD_MAX_TASKS;
+    for (uint32_t i = 0; i < n; i++)
+        if (__atomic_load_n(&tasks[i].tid, __ATOMIC_ACQUIRE) == 0)
+            return i;
+    return n;
 }
 
 uint32_t task_switch_to(uint32_t tid)
@@ -38,7 +53,10 @@ uint32_t task_switch_to(uint32_t tid)
 
 const char *task_name(uint32_t tid)
 {
-    return tid >= 1 && tid <= num_tasks ? tasks[tid - 1].name : "?";
+    return tid >= 1 && tid <= BOARD_MAX_TASKS &&
+                   __atomic_load_n(&tasks[tid - 1].tid, __ATOMIC_ACQUIRE) == tid
+               ? tasks[tid - 1].name
+               : "?";
 }
 
 int aca_port_current_task(uint32_t cpu, uint32_t *pid, uint32_t *tid)
@@ -53,9 +71,7 @@ int aca_port_current_task(uint32_t cpu, uint32_t *pid, uint32_t *tid)
 
 int aca_port_task_list(struct aca_task_info *out, int max)
 {
-    uint32_t n = __atomic_load_n(&num_tasks, __ATOMIC_ACQUIRE);
-    if (n > BOARD_MAX_TASKS)
-        n = BOARD_MAX_TASKS;
+    uint32_t n = tasks_published();
     for (uint32_t i = 0; i < n && (int)i < max; i++) {
         out[i].pid = BOARD_PID;
         out[i].tid = tasks[i].tid;

@@ -26,6 +26,8 @@ struct sim_instance {
     unsigned (*pmi_count)(void);
     uint64_t (*peek_msr)(uint32_t msr);
     unsigned (*pebs_records)(void);
+    unsigned (*overflows)(void);
+    void (*reassert_overflow)(uint64_t counters, unsigned times);
     unsigned (*accesses)(void);
     unsigned (*faults)(void);
     const char *(*fault_text)(void);

@@ -11,25 +11,27 @@
 #define SHIM_NAME(name)      SHIM_CAT(SHIM_SIM_CPU, name)
 
 /* Every function sim_cpu.c exports; one left out is a duplicate symbol at link time. */
-#define sim_reset            SHIM_NAME(sim_reset)
-#define sim_set_ring         SHIM_NAME(sim_set_ring)
-#define sim_set_ip           SHIM_NAME(sim_set_ip)
-#define sim_set_data_address SHIM_NAME(sim_set_data_address)
-#define sim_retire           SHIM_NAME(sim_retire)
-#define sim_branch           SHIM_NAME(sim_branch)
-#define sim_take_pmi         SHIM_NAME(sim_take_pmi)
-#define sim_pmi_count        SHIM_NAME(sim_pmi_count)
-#define sim_msr              SHIM_NAME(sim_msr)
-#define sim_tsc              SHIM_NAME(sim_tsc)
-#define sim_pebs_records     SHIM_NAME(sim_pebs_records)
-#define sim_pebs_dropped     SHIM_NAME(sim_pebs_dropped)
-#define sim_accesses         SHIM_NAME(sim_accesses)
-#define sim_faults           SHIM_NAME(sim_faults)
-#define sim_fault_text       SHIM_NAME(sim_fault_text)
-#define sim_clear_faults     SHIM_NAME(sim_clear_faults)
-#define cpuid                SHIM_NAME(cpuid)
-#define msr_read             SHIM_NAME(msr_read)
-#define msr_write            SHIM_NAME(msr_write)
+#define sim_reset             SHIM_NAME(sim_reset)
+#define sim_set_ring          SHIM_NAME(sim_set_ring)
+#define sim_set_ip            SHIM_NAME(sim_set_ip)
+#define sim_set_data_address  SHIM_NAME(sim_set_data_address)
+#define sim_retire            SHIM_NAME(sim_retire)
+#define sim_branch            SHIM_NAME(sim_branch)
+#define sim_take_pmi          SHIM_NAME(sim_take_pmi)
+#define sim_pmi_count         SHIM_NAME(sim_pmi_count)
+#define sim_msr               SHIM_NAME(sim_msr)
+#define sim_tsc               SHIM_NAME(sim_tsc)
+#define sim_pebs_records      SHIM_NAME(sim_pebs_records)
+#define sim_pebs_dropped      SHIM_NAME(sim_pebs_dropped)
+#define sim_overflows         SHIM_NAME(sim_overflows)
+#define sim_reassert_overflow SHIM_NAME(sim_reassert_overflow)
+#define sim_accesses          SHIM_NAME(sim_accesses)
+#define sim_faults            SHIM_NAME(sim_faults)
+#define sim_fault_text        SHIM_NAME(sim_fault_text)
+#define sim_clear_faults      SHIM_NAME(sim_clear_faults)
+#define cpuid                 SHIM_NAME(cpuid)
+#define msr_read              SHIM_NAME(msr_read)
+#define msr_write             SHIM_NAME(msr_write)
 
 #include "sim_cpu.c"
 
@@ -43,6 +45,8 @@ const struct sim_instance SHIM_NAME(instance) = {
     .pmi_count = sim_pmi_count,
     .peek_msr = sim_msr,
     .pebs_records = sim_pebs_records,
+    .overflows = sim_overflows,
+    .reassert_overflow = sim_reassert_overflow,
     .accesses = sim_accesses,
     .faults = sim_faults,
     .fault_text = sim_fault_text,

@@ -58,6 +58,10 @@ static struct sim {
     /* observations */
     int pmi_pending;
     unsigned pmis, pebs_records, pebs_dropped, accesses, faults;
+    unsigned overflows; /* of sampling counters (INT/PMI or PEBS), re-asserted ones too */
+    /* sim_reassert_overflow: status bits that come back when cleared */
+    uint64_t reassert;
+    unsigned reassert_left;
     char fault[256];
 } S;
 
@@ -442,6 +446,40 @@ static void write_arch_lbr_depth(uint64_t value)
     memset(S.lbr_info, 0, sizeof(S.lbr_info));
 }
 
+static int counter_enabled(unsigned id)
+{
+    if (id < 32)
+        return id < MAX_GP && (S.evtsel[id] & BIT(22)) != 0;
+    return id - 32 < MAX_FIXED && ((S.fixed_ctrl >> (4 * (id - 32))) & 3) != 0;
+}
+
+/* The counters of sim_reassert_overflow overflow again as soon as their bit is cleared,
+ * while they stay enabled. */
+static void reassert(uint64_t cleared)
+{
+    for (uint64_t bits = cleared & S.reassert; bits && S.reassert_left; bits &= bits - 1) {
+        unsigned id = (unsigned)__builtin_ctzll(bits);
+
+        if (!counter_enabled(id))
+            continue;
+        S.status |= BIT(id);
+        S.overflows++;
+        if (S.reassert_left != ~0u)
+            S.reassert_left--;
+    }
+}
+
+void sim_reassert_overflow(uint64_t counters, unsigned times)
+{
+    S.reassert = counters;
+    S.reassert_left = times;
+}
+
+unsigned sim_overflows(void)
+{
+    return S.overflows;
+}
+
 void msr_write(uint32_t msr, uint64_t value)
 {
     const struct sim_model *m = S.m;
@@ -494,8 +532,10 @@ void msr_write(uint32_t msr, uint64_t value)
     case GLOBAL_OVF_CTRL:
         if (S.version < 2)
             break;
-        if (!reserved(msr, value, S.ovf_valid))
+        if (!reserved(msr, value, S.ovf_valid)) {
             S.status &= ~value;
+            reassert(value);
+        }
         return;
     case GLOBAL_STATUS: /* read-only; cleared through GLOBAL_OVF_CTRL */
         if (S.version < 2)
@@ -770,6 +810,8 @@ static int advance(unsigned id, uint64_t *counter, unsigned width, uint64_t inc,
     if (leftover > mask)
         fault("a batch overflows counter %u twice: split it", id);
     S.status |= BIT(id);
+    if (pebs_armed(id) || interrupt)
+        S.overflows++;
     if (pebs_armed(id))
         return pebs_assist(id, counter, mask, leftover) || interrupt;
     *counter = leftover;

@@ -90,6 +90,16 @@ uint64_t sim_tsc(void);
 unsigned sim_pebs_records(void);
 unsigned sim_pebs_dropped(void);
 
+/* Overflows of sampling counters (INT/PMI set, or PEBS) so far: the samples the code
+ * under test must account for, each delivered or counted as dropped. */
+unsigned sim_overflows(void);
+
+/* From now on, each clear of one of `counters`' GLOBAL_STATUS bits (non-PEBS counters)
+ * finds the counter overflowed again while it stays enabled, `times` times in all (~0u:
+ * for ever): an overflow that keeps coming back while the handler runs, the case of
+ * Linux's "perfevents: irq loop stuck!". */
+void sim_reassert_overflow(uint64_t counters, unsigned times);
+
 /* MSR reads+writes and CPUID calls the code made, for "touched nothing" checks. */
 unsigned sim_accesses(void);
 

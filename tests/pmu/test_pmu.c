@@ -782,6 +782,217 @@ static void test_pebs_adaptive(void)
     CHECK_EQ(seen.ov[0].tag, 22);
 }
 
+/* ---- Exact accounting: every sample the CPU took is delivered or counted dropped ---- */
+
+static unsigned dropped_total(void)
+{
+    unsigned n = 0;
+
+    for (unsigned r = 0; r < PMU_DROP_REASONS; r++)
+        n += cpu.dropped[r];
+    return n;
+}
+
+/* What the simulated CPU took (each overflow of a sampling counter, each PEBS record
+ * written) against what the handler reported plus what it counted as dropped. */
+static void check_exact(unsigned delivered)
+{
+    CHECK_EQ(sim_overflows() - sim_pebs_dropped(), delivered + dropped_total());
+}
+
+static void write_u64(volatile uint8_t *p, uint64_t v)
+{
+    for (unsigned k = 0; k < 8; k++)
+        p[k] = (uint8_t)(v >> (8 * k));
+}
+
+static volatile uint8_t *record_at(unsigned k)
+{
+    return (volatile uint8_t *)(uintptr_t)(ds()->pebs_base + (uint64_t)k * cpu.pebs.record_size);
+}
+
+/* Formats <= 2 record IA32_PERF_GLOBAL_STATUS, other counters' bits included. */
+static void test_pebs_collision(void)
+{
+    struct pmu_plan plan = {.num_counters = 2, .freeze_on_pmi = 1};
+    unsigned delivered = 0;
+
+    /* Two PEBS counters overflow in one batch: the second record names both (a collision,
+     * dropped as Linux does), the first only its own. */
+    power_on(&sim_nehalem);
+    CHECK_EQ(pmu_cpu_setup_pebs(&cpu, ds_memory, sizeof(ds_memory)), PMU_OK);
+    plan.counters[0] = pebs(gp(0, EV_INSTRUCTIONS | RINGS, 1000, 40));
+    plan.counters[1] = pebs(gp(1, EV_CYCLES | RINGS, 1000, 41));
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    pmu_start_cpu(&cpu);
+    retire(1000, 1000, 1000, 0);
+    CHECK_EQ(sim_pebs_records(), 2);
+    CHECK_EQ(take_pmi(), 2);
+    CHECK_EQ(seen.n, 1);
+    CHECK_EQ(seen.ov[0].counter, 0);
+    CHECK_EQ(seen.ov[0].tag, 40);
+    delivered += seen.n;
+    CHECK_EQ(cpu.dropped[PMU_DROP_COLLISION], 1);
+    CHECK_EQ(dropped_total(), 1);
+    check_exact(delivered);
+
+    /* A record whose status names no counter: with two PEBS counters it is nobody's. */
+    retire(999, 0, 0, 0);
+    retire(1, 0, 0, 0);
+    CHECK_EQ(sim_pebs_records(), 3);
+    write_u64(record_at(0) + 0x90, 0);
+    CHECK_EQ(take_pmi(), 1);
+    CHECK_EQ(seen.n, 0);
+    CHECK_EQ(cpu.dropped[PMU_DROP_NO_COUNTER], 1);
+    check_exact(delivered);
+
+    /* One PEBS counter and a sampling counter without PEBS overflowing together: the record
+     * names both in its status, but only the PEBS counter is its owner; the other reports
+     * its own overflow. Nothing is a collision. */
+    plan.counters[0] = gp(0, EV_INSTRUCTIONS | RINGS, 1000, 50);
+    plan.counters[1] = pebs(gp(1, EV_INSTRUCTIONS | RINGS, 1000, 51));
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    pmu_start_cpu(&cpu);
+    retire(1000, 0, 0, 0);
+    CHECK_EQ(take_pmi(), 2);
+    CHECK_EQ(seen.n, 2);
+    CHECK_EQ(seen.ov[0].tag, 51);
+    CHECK(seen.ov[0].has_pebs);
+    CHECK_EQ(seen.ov[0].pebs.counters, 3); /* the record's status: both */
+    CHECK_EQ(seen.ov[1].tag, 50);
+    CHECK(!seen.ov[1].has_pebs);
+    delivered += seen.n;
+    CHECK_EQ(cpu.dropped[PMU_DROP_COLLISION], 1);
+    check_exact(delivered);
+
+    /* The only PEBS counter and a record whose status raced with its clearing (0): the
+     * record is that counter's. */
+    retire(999, 0, 0, 0);
+    retire(1, 0, 0, 0);
+    write_u64(record_at(0) + 0x90, 0);
+    CHECK_EQ(take_pmi(), 2);
+    CHECK_EQ(seen.n, 2);
+    CHECK_EQ(seen.ov[0].tag, 51);
+    delivered += seen.n;
+    CHECK_EQ(dropped_total(), 2);
+    check_exact(delivered);
+
+    /* Format 3 records name their counter exactly: two at once are two samples. */
+    power_on(&sim_skylake);
+    CHECK_EQ(pmu_cpu_setup_pebs(&cpu, ds_memory, sizeof(ds_memory)), PMU_OK);
+    plan.counters[0] = pebs(gp(0, EV_INSTRUCTIONS | RINGS, 1000, 60));
+    plan.counters[1] = pebs(gp(1, EV_CYCLES | RINGS, 1000, 61));
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    pmu_start_cpu(&cpu);
+    retire(1000, 1000, 1000, 0);
+    CHECK_EQ(take_pmi(), 2);
+    CHECK_EQ(seen.n, 2);
+    CHECK_EQ(dropped_total(), 0);
+    check_exact(2);
+    /* ... and a format 3 record naming no counter of ours is dropped, not guessed at. */
+    plan.num_counters = 1;
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    pmu_start_cpu(&cpu);
+    retire(1000, 0, 0, 0);
+    write_u64(record_at(0) + 0x90, 1ull << 3);
+    CHECK_EQ(take_pmi(), 1);
+    CHECK_EQ(seen.n, 0);
+    CHECK_EQ(cpu.dropped[PMU_DROP_NO_COUNTER], 1);
+    check_exact(2);
+}
+
+static void test_pebs_malformed(void)
+{
+    struct pmu_plan plan = {.num_counters = 3, .freeze_on_pmi = 1};
+    const uint32_t size = 0x20 + 0x20; /* basic + memory */
+    unsigned delivered = 0;
+
+    power_on(&sim_tigerlake);
+    CHECK_EQ(pmu_cpu_setup_pebs(&cpu, ds_memory, sizeof(ds_memory)), PMU_OK);
+    plan.counters[0] = pebs(fixed(0, FIXED_RINGS, 500, 70));
+    plan.counters[1] = pebs(gp(1, EV_BRANCHES | RINGS, 100, 71));
+    plan.counters[2] = pebs(gp(0, EV_CYCLES | RINGS, 500, 72));
+    plan.pebs_data_cfg = PEBS_DATA_CFG_MEMORY;
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    CHECK_EQ(cpu.pebs.record_size, size);
+    pmu_start_cpu(&cpu);
+
+    /* The first of three records is malformed (its size disagrees with its groups): it is
+     * counted, and the two after it are still delivered. */
+    retire(500, 500, 500, 100);
+    CHECK_EQ(sim_pebs_records(), 3);
+    write_u64(record_at(0), (uint64_t)(size + 8) << 48 | PEBS_DATA_CFG_MEMORY);
+    CHECK_EQ(take_pmi(), 3);
+    CHECK_EQ(seen.n, 2);
+    CHECK_EQ(cpu.dropped[PMU_DROP_MALFORMED], 1);
+    delivered += seen.n;
+    check_exact(delivered);
+    CHECK_EQ(ds()->pebs_index, ds()->pebs_base);
+
+    /* The middle one of three, and a tail shorter than a record: both counted. */
+    retire(500, 500, 500, 100);
+    write_u64(record_at(1), 0xffull);
+    ((volatile struct pebs_ds_area *)ds_memory)->pebs_index = ds()->pebs_index + 8;
+    CHECK_EQ(take_pmi(), 4);
+    CHECK_EQ(seen.n, 2);
+    CHECK_EQ(cpu.dropped[PMU_DROP_MALFORMED], 3);
+    delivered += seen.n;
+    CHECK_EQ(sim_overflows() - sim_pebs_dropped() + 1, delivered + dropped_total());
+
+    /* A DS index outside the buffer: the records are unknown, one is counted. */
+    retire(0, 0, 0, 100);
+    ((volatile struct pebs_ds_area *)ds_memory)->pebs_index = ds()->pebs_base - 8;
+    CHECK_EQ(take_pmi(), 1);
+    CHECK_EQ(seen.n, 0);
+    CHECK_EQ(cpu.dropped[PMU_DROP_MALFORMED], 4);
+    CHECK_EQ(ds()->pebs_index, ds()->pebs_base);
+}
+
+#define FIXED2_BIT (1ull << 34)
+
+/* An overflow that comes back while the handler runs is handled in further passes (at
+ * most 4, PMI_MAX_PASSES); one that keeps coming back is given up on as Linux does: the
+ * PMU is reset and what was lost is counted. */
+static void test_stuck_pmi(void)
+{
+    struct pmu_plan plan = {.num_counters = 1, .freeze_on_pmi = 1};
+
+    power_on(&sim_skylake);
+    plan.counters[0] = fixed(2, FIXED_RINGS, 1000, 80);
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    pmu_start_cpu(&cpu);
+
+    /* Three more overflows during the handler: four passes, all delivered. */
+    sim_reassert_overflow(FIXED2_BIT, 3);
+    retire(0, 0, 1000, 0);
+    CHECK_EQ(take_pmi(), 4);
+    CHECK_EQ(seen.n, 4);
+    CHECK_EQ(cpu.stuck_resets, 0);
+    CHECK_EQ(dropped_total(), 0);
+    check_exact(4);
+    CHECK_EQ(sim_msr(MSR_IA32_PERF_GLOBAL_STATUS), 0);
+    CHECK_EQ(sim_msr(MSR_IA32_PERF_GLOBAL_CTRL), FIXED2_BIT); /* counting on */
+
+    /* For ever: four delivered, the fifth counted, the PMU reset and quiet. */
+    sim_reassert_overflow(FIXED2_BIT, ~0u);
+    retire(0, 0, 1000, 0);
+    CHECK_EQ(take_pmi(), 5);
+    CHECK_EQ(seen.n, 4);
+    CHECK_EQ(cpu.stuck_resets, 1);
+    CHECK_EQ(cpu.dropped[PMU_DROP_STUCK], 1);
+    check_exact(8);
+    CHECK_EQ(sim_msr(MSR_IA32_PERF_GLOBAL_STATUS), 0);
+    CHECK_EQ(sim_msr(MSR_IA32_PERF_GLOBAL_CTRL), 0);
+    CHECK_EQ(sim_msr(MSR_IA32_FIXED_CTR_CTRL), 0);
+    CHECK_EQ(sim_msr(MSR_IA32_FIXED_CTR0 + 2), 0);
+    CHECK(!cpu.running);
+    retire(0, 0, 100000, 0);
+    CHECK(!sim_take_pmi());
+    pmu_start_cpu(&cpu); /* a resume after the reset leaves it off */
+    retire(0, 0, 100000, 0);
+    CHECK(!sim_take_pmi());
+}
+
 /* ---- LBR ---- */
 
 static uint64_t branch_from(unsigned i)
@@ -1041,6 +1252,9 @@ int main(int argc, char **argv)
     RUN(test_pebs_skylake);
     RUN(test_pebs_legacy_formats);
     RUN(test_pebs_adaptive);
+    RUN(test_pebs_collision);
+    RUN(test_pebs_malformed);
+    RUN(test_stuck_pmi);
     RUN(test_lbr);
     RUN(test_legacy_freeze);
     RUN(test_pause_resume);

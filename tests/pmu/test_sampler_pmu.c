@@ -178,6 +178,17 @@ static void check_counts(uint32_t cpu, uint32_t sampled, uint32_t dropped, uint3
     CHECK_EQ(c.unclaimed, unclaimed);
 }
 
+/* Every sample the CPU took is in the ring or counted dropped, with a reason. */
+static void check_exact(uint32_t cpu)
+{
+    struct sampler_cpu_counts c;
+
+    sampler_counts(cpu, &c);
+    CHECK_EQ(c.sampled, shim_sim(cpu)->overflows());
+    CHECK_EQ(c.sampled, count_records(cpu) + c.dropped);
+    CHECK_EQ(c.dropped, c.ring_full + c.no_counter + c.malformed + c.collision + c.stuck);
+}
+
 /* A one-event configuration by hand, as cmd_init_pmu would build it from an ECB. */
 static void config_one(int fixed, uint32_t counter, uint64_t control, uint64_t sample_after)
 {
@@ -505,6 +516,7 @@ static void test_ring_full(void)
     }
     /* Every PMI was handled and re-armed; the last two found no room. */
     check_counts(0, 6, 2, capacity, 0);
+    check_exact(0);
     CHECK_EQ(shim_lapic(0)->unmasks, 6);
     CHECK_EQ(records(0, rec, 4), capacity);
     CHECK_EQ(rec[3].iip, 0x404003);
@@ -519,6 +531,65 @@ static void test_ring_full(void)
     CHECK_EQ(((const struct sep_sample_pc *)(const void *)ring_memory)[0].iip, 0x404010);
     check_counts(1, 0, 0, 0, 0);
 
+    sampler_stop();
+    sampler_reset();
+}
+
+/* ---- Exact accounting: sampled = delivered + dropped, with the reasons ---- */
+
+static void test_exact_accounting(void)
+{
+    struct sampler_cpu_counts c;
+
+    /* Format 1 PEBS on two counters at once: the second record is a collision. */
+    power_on(&sim_nehalem);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    config_one(0, 0, EVSEL_INST_RETIRED, 1000);
+    cfg.num_events = 2;
+    cfg.events[1] = cfg.events[0];
+    cfg.events[1].counter = 1;
+    cfg.events[1].control = 0x3c | EVTSEL_OS | EVTSEL_USR | EVTSEL_INT | EVTSEL_EN;
+    cfg.events[1].event_index = 1;
+    cfg.events[0].precise = cfg.events[1].precise = 1;
+    setup_and_start(RING_BYTES);
+    retire(0, 1000, 1000, 1000);
+    deliver(0, 0x40a000);
+    sampler_counts(0, &c);
+    CHECK_EQ(c.sampled, 2);
+    CHECK_EQ(c.collision, 1);
+    CHECK_EQ(c.dropped, 1);
+    check_exact(0);
+    retire(0, 1000, 0, 0);
+    deliver(0, 0x40a001);
+    check_exact(0);
+    CHECK_EQ(count_records(0), 2);
+    sampler_stop();
+    sampler_reset();
+
+    /* A stuck PMI on CPU 1: four samples, one counted lost, its PMU reset; CPU 0 samples on. */
+    power_on(&sim_skylake);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    config_one(1, 2, FIXED_CTRL_SAMPLE, 1000);
+    setup_and_start(RING_BYTES);
+    shim_sim(1)->reassert_overflow(FIXED2, ~0u);
+    retire(1, 0, 0, 1000);
+    deliver(1, 0x40b000);
+    sampler_counts(1, &c);
+    CHECK_EQ(c.sampled, 5);
+    CHECK_EQ(c.stuck, 1);
+    CHECK_EQ(c.stuck_resets, 1);
+    check_exact(1);
+    CHECK_EQ(msr(1, MSR_IA32_FIXED_CTR_CTRL), 0);
+    retire(1, 0, 0, 1000);
+    check_no_pmi(1);
+    retire(0, 0, 0, 1000);
+    deliver(0, 0x40b010);
+    check_exact(0);
+    CHECK_EQ(count_records(0), 1);
+    sampler_pause();
+    sampler_resume(); /* CPU 1 stays reset */
+    retire(1, 0, 0, 1000);
+    check_no_pmi(1);
     sampler_stop();
     sampler_reset();
 }
@@ -785,6 +856,7 @@ int main(int argc, char **argv)
     RUN(test_ring_full);
     RUN(test_vector_delivery);
     RUN(test_pebs_ip);
+    RUN(test_exact_accounting);
     RUN(test_ack_order);
     RUN(test_refusals);
     RUN(test_nmi_across_sessions);
