@@ -3,6 +3,9 @@
 #include "acart.h"
 #include "acart_opts.h"
 
+#include "lwip/priv/tcp_priv.h"
+#include "lwip/stats.h"
+#include "lwip/sys.h"
 #include "lwip/tcp.h"
 
 #include <string.h>
@@ -24,6 +27,18 @@ struct channel {
 
 static struct channel pool[CHANNEL_POOL];
 
+/* Connections the board closed and lwIP still works on (last bytes, FIN): each gets
+ * ACA_CLOSE_LINGER_MS, then it is reset. A pcb is named by its pointer and its ports, as
+ * lwIP may give a freed pcb's memory to a new connection. */
+struct closing {
+    struct tcp_pcb *pcb;
+    u16_t local_port, remote_port;
+    u32_t remote_ip;
+    u32_t deadline_ms;
+    int used;
+};
+static struct closing closing[CHANNEL_POOL];
+
 /* lwIP requires a callback to return ERR_ABRT when its pcb was aborted during the
  * callback; owners may abort any channel from inside any event, so remember the last
  * pcb aborted and compare on the way out. */
@@ -40,6 +55,17 @@ struct listener {
     void *arg;
 };
 static struct listener listener;
+
+/* Bytes received and never read are acknowledged to lwIP before a close: lwIP resets a
+ * connection closed with unread data, which would throw away a reply still queued. */
+static void give_back_window(struct channel *ch)
+{
+    for (uint32_t left = ch->rx_bytes; left && ch->pcb;) {
+        u16_t chunk = left > 0xffff ? 0xffff : (u16_t)left;
+        tcp_recved(ch->pcb, chunk);
+        left -= chunk;
+    }
+}
 
 static void release(struct channel *ch)
 {
@@ -67,6 +93,7 @@ static void notify(struct channel *ch, enum channel_event ev)
         ch->fn(ch, ch->arg, ev);
 }
 
+// cppcheck-suppress constParameter ; lwIP's tcp_recv_fn signature
 static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 {
     struct channel *ch = arg;
@@ -82,16 +109,9 @@ static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
         detach(ch);
         last_aborted = NULL;
         notify(ch, CHANNEL_EVENT_CLOSED);
-        if (last_aborted == pcb)
-            return ERR_ABRT;
-        if (ch->in_use && ch->pcb == pcb) {
-            release(ch);
-            if (tcp_close(pcb) != ERR_OK) {
-                tcp_abort(pcb);
-                return ERR_ABRT;
-            }
-        }
-        return ERR_OK;
+        if (last_aborted != pcb && ch->in_use && ch->pcb == pcb)
+            channel_close(ch); /* our half too: the host is gone */
+        return last_aborted == pcb ? ERR_ABRT : ERR_OK;
     }
     ch->rx_bytes += p->tot_len;
     if (ch->rx)
@@ -186,6 +206,11 @@ void channel_set_callback(struct channel *ch, channel_event_fn fn, void *arg)
     ch->arg = arg;
 }
 
+uint16_t channel_remote_port(const struct channel *ch)
+{
+    return ch->pcb ? ch->pcb->remote_port : 0;
+}
+
 uint32_t channel_available(const struct channel *ch)
 {
     return ch->rx_bytes;
@@ -228,24 +253,25 @@ uint32_t channel_send_room(const struct channel *ch)
     /* Every tcp_write segment also needs a queue slot. */
     if (tcp_sndqueuelen(ch->pcb) + 4 >= TCP_SND_QUEUELEN)
         return 0;
-    return room;
+    return room < CHANNEL_SEND_MAX ? room : CHANNEL_SEND_MAX;
 }
 
+/* One tcp_write per send: lwIP applies a tcp_write only once every pbuf and segment it
+ * needs is allocated, so an ERR_MEM leaves nothing queued. Two writes could not be
+ * undone when the second fails. */
 int channel_send(struct channel *ch, const void *buf, uint32_t len)
 {
     if (!ch->pcb)
         return ACA_ERR_NET;
+    if (len > CHANNEL_SEND_MAX)
+        return ACA_ERR_INVALID;
     if (len > channel_send_room(ch))
         return ACA_ERR_BUSY;
-    const uint8_t *p = buf;
-    while (len) {
-        u16_t chunk = len > 0xffff ? 0xffff : (u16_t)len;
-        err_t e = tcp_write(ch->pcb, p, chunk, TCP_WRITE_FLAG_COPY);
-        if (e != ERR_OK)
-            return e == ERR_MEM ? ACA_ERR_BUSY : ACA_ERR_NET;
-        p += chunk;
-        len -= chunk;
-    }
+    if (len == 0)
+        return ACA_OK;
+    err_t e = tcp_write(ch->pcb, buf, (u16_t)len, TCP_WRITE_FLAG_COPY);
+    if (e != ERR_OK)
+        return e == ERR_MEM ? ACA_ERR_BUSY : ACA_ERR_NET;
     return ACA_OK;
 }
 
@@ -273,15 +299,35 @@ uint32_t channel_unacked(const struct channel *ch)
     return TCP_SND_BUF - tcp_sndbuf(ch->pcb);
 }
 
+static void remember_closing(struct tcp_pcb *pcb)
+{
+    for (int i = 0; i < CHANNEL_POOL; i++) {
+        if (!closing[i].used) {
+            closing[i].pcb = pcb;
+            closing[i].local_port = pcb->local_port;
+            closing[i].remote_port = pcb->remote_port;
+            closing[i].remote_ip = ip4_addr_get_u32(&pcb->remote_ip);
+            closing[i].deadline_ms = sys_now() + ACA_CLOSE_LINGER_MS;
+            closing[i].used = 1;
+            return;
+        }
+    }
+    /* Nowhere to keep track of it: reset it rather than let it linger unbounded. */
+    abort_pcb(pcb);
+}
+
 void channel_close(struct channel *ch)
 {
     if (ch->pcb) {
         struct tcp_pcb *pcb = ch->pcb;
+        give_back_window(ch);
         detach(ch);
         release(ch);
         tcp_output(pcb);
         if (tcp_close(pcb) != ERR_OK)
             abort_pcb(pcb);
+        else if (pcb->state != CLOSED && pcb->state != TIME_WAIT)
+            remember_closing(pcb);
         return;
     }
     release(ch);
@@ -297,4 +343,56 @@ void channel_abort(struct channel *ch)
         return;
     }
     release(ch);
+}
+
+static int still_active(const struct closing *c)
+{
+    for (struct tcp_pcb *p = tcp_active_pcbs; p; p = p->next)
+        if (p == c->pcb && p->local_port == c->local_port && p->remote_port == c->remote_port &&
+            ip4_addr_get_u32(&p->remote_ip) == c->remote_ip)
+            return 1;
+    return 0;
+}
+
+uint32_t channel_poll(void)
+{
+    uint32_t left = 0;
+    u32_t now = sys_now();
+    for (int i = 0; i < CHANNEL_POOL; i++) {
+        struct closing *c = &closing[i];
+        if (!c->used)
+            continue;
+        if (!still_active(c)) {
+            c->used = 0; /* finished, or in TIME_WAIT, which holds no buffers */
+            continue;
+        }
+        if ((int32_t)(now - c->deadline_ms) >= 0) {
+            c->used = 0;
+            tcp_abort(c->pcb);
+            continue;
+        }
+        left++;
+    }
+    return left;
+}
+
+static uint32_t count_pcbs(const struct tcp_pcb *p)
+{
+    uint32_t n = 0;
+    for (; p; p = p->next)
+        n++;
+    return n;
+}
+
+void channel_net_stats(struct channel_net_stats *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->tcp_active = count_pcbs(tcp_active_pcbs);
+    out->tcp_time_wait = count_pcbs(tcp_tw_pcbs);
+    for (int i = 0; i < CHANNEL_POOL; i++)
+        out->channels_open += pool[i].in_use ? 1u : 0u;
+    out->heap_used = (uint32_t)lwip_stats.mem.used;
+    out->pbuf_pool_used = (uint32_t)lwip_stats.memp[MEMP_PBUF_POOL]->used;
+    out->tcp_segs_used = (uint32_t)lwip_stats.memp[MEMP_TCP_SEG]->used;
+    out->tcp_pcbs_used = (uint32_t)lwip_stats.memp[MEMP_TCP_PCB]->used;
 }

@@ -1,11 +1,16 @@
-/* Listening, the session's connections and their handshakes, and tearing a session down.
+/* Listening, the session's connections and their handshakes, and ending a session.
  *
  * One host at a time. The first connection of a session is its control channel; after
  * the handshake the host opens num_cpus + 2 data connections, which get their channel
  * type in accept order, as the reference target assigns them: CPU 0..n-1, then uncore,
  * then module. Any connection beyond that is a second host: it gets a target status
- * with a busy status and is closed. When the host terminates, vanishes or sends garbage,
- * the session ends: sampling stops, rings are reset, and the agent listens again. */
+ * with a busy status, a note saying who holds the board, and is closed.
+ *
+ * Whatever ends a session (TERMINATE, a closed or reset connection, a protocol error, a
+ * dead peer, a handshake or drain that cannot finish) goes through agent_end_session:
+ * sampling stops, the rings are reset, every connection of the session is closed and
+ * the agent listens again. Once lwIP has let go of the last of them the agent logs what
+ * lwIP holds ("board ready"), so a test can compare it with the count at boot. */
 #include "agent.h"
 #include "log.h"
 #include "msr_policy.h"
@@ -21,6 +26,15 @@
 
 struct agent agent;
 
+/* A refused host gets this long to send its first message before it is dropped. */
+#define REFUSED_TIMEOUT_MS 2000
+
+struct refused {
+    struct channel *ch;
+    uint64_t deadline_ms;
+};
+static struct refused refused[4];
+
 static uint8_t builtin_rings[ACA_MAX_CPUS][ACA_RING_BYTES_PER_CPU]
     __attribute__((section(".acart_rings"), aligned(64)));
 
@@ -31,6 +45,11 @@ void aca_config_init(struct aca_config *cfg)
     cfg->port = ACA_DEFAULT_PORT;
     cfg->transfer = ACA_TRANSFER_DELAYED;
     cfg->interrupt_mode = ACA_INTERRUPT_NMI;
+}
+
+uint64_t agent_now_ms(void)
+{
+    return rdtsc() / (tsc_hz() / 1000);
 }
 
 static void on_data_channel_event(struct channel *ch, void *arg, enum channel_event ev);
@@ -64,18 +83,100 @@ static void fill_target_status(struct sep_target_status *st, int32_t status)
     st->hardware_info.tsc_freq = tsc_hz();
 }
 
-/* A connection we will not serve: answer its first message with `status`, then close. */
+static void format_ip(char *out, uint32_t ip)
+{
+    /* network byte order: the first octet is the lowest-addressed byte */
+    const uint8_t *b = (const uint8_t *)&ip;
+    log_format(out, 16, "%u.%u.%u.%u", (unsigned)b[0], (unsigned)b[1], (unsigned)b[2],
+               (unsigned)b[3]);
+}
+
+static uint16_t holder_state(void)
+{
+    if (!agent.handshake_done)
+        return ACART_BUSY_HANDSHAKE;
+    switch (agent.state) {
+    case COLLECTION_RUNNING:
+    case COLLECTION_PAUSED:
+        return ACART_BUSY_COLLECTING;
+    case COLLECTION_STOPPED:
+        return ACART_BUSY_TRANSFERRING;
+    default:
+        return ACART_BUSY_IDLE;
+    }
+}
+
+static const char *const holder_state_names[] = {"opening its data connections", "connected",
+                                                 "collecting", "transferring its records"};
+
+static void fill_busy_note(struct acart_busy_note *n)
+{
+    uint64_t now = agent_now_ms();
+    memset(n, 0, sizeof(*n));
+    memcpy(n->magic, ACART_BUSY_NOTE_MAGIC, sizeof(ACART_BUSY_NOTE_MAGIC));
+    n->holder_ip = agent.remote_ip;
+    n->holder_port = agent.remote_port;
+    n->holder_state = holder_state();
+    n->since_boot_ms = agent.session_start_ms;
+    n->held_ms = now - agent.session_start_ms;
+}
+
+static void drop_refused(struct refused *r)
+{
+    struct channel *c = r->ch;
+    r->ch = 0;
+    channel_close(c);
+}
+
+/* A connection we will not serve: answer its first message with a busy status and the
+ * busy note, then close. */
 static void on_refused_event(struct channel *ch, void *arg, enum channel_event ev)
 {
-    (void)arg;
+    struct refused *r = arg;
+    if (ev == CHANNEL_EVENT_CLOSED) {
+        r->ch = 0;
+        return;
+    }
     if (ev == CHANNEL_EVENT_DATA && channel_available(ch) >= sizeof(struct sep_first_msg)) {
         struct sep_first_msg first;
         struct sep_target_status st;
+        struct acart_busy_note note;
         channel_read(ch, &first, sizeof(first));
         fill_target_status(&st, SEP_STATUS_PMU_IN_USE);
+        fill_busy_note(&note);
         channel_send(ch, &st, sizeof(st));
-        channel_close(ch);
+        channel_send(ch, &note, sizeof(note));
+        char ip[16];
+        format_ip(ip, note.holder_ip);
+        agent_log("acart: refused a host: the board is held by %s:%u since %llu.%03u s after "
+                  "boot (for %llu.%03u s), %s",
+                  ip, (unsigned)note.holder_port, (unsigned long long)(note.since_boot_ms / 1000),
+                  (unsigned)(note.since_boot_ms % 1000), (unsigned long long)(note.held_ms / 1000),
+                  (unsigned)(note.held_ms % 1000), holder_state_names[note.holder_state]);
+        drop_refused(r);
     }
+}
+
+static int refuse(struct channel *ch)
+{
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        if (!refused[i].ch) {
+            refused[i].ch = ch;
+            refused[i].deadline_ms = agent_now_ms() + REFUSED_TIMEOUT_MS;
+            channel_set_callback(ch, on_refused_event, &refused[i]);
+            return 0;
+        }
+    }
+    agent_log("acart: reset a connection: a session is in progress and %u refused hosts wait "
+              "for their answer",
+              (unsigned)(sizeof(refused) / sizeof(refused[0])));
+    return -1;
+}
+
+static void set_keepalive(struct channel *ch)
+{
+    channel_set_keepalive(ch, agent.keepalive_idle_ms, agent.keepalive_interval_ms,
+                          agent.keepalive_count);
 }
 
 static int on_accept(struct channel *ch, void *arg, uint32_t remote_ip)
@@ -94,11 +195,11 @@ static int on_accept(struct channel *ch, void *arg, uint32_t remote_ip)
     if (!agent.control) {
         agent.control = ch;
         agent.control_handshaken = 0;
-        agent.control_since_tsc = rdtsc();
+        agent.session_start_ms = agent_now_ms();
         agent.remote_ip = remote_ip;
+        agent.remote_port = channel_remote_port(ch);
         channel_set_callback(ch, on_control_event, 0);
-        /* A host gone without a FIN (power, cable) is noticed within ~20 s. */
-        channel_set_keepalive(ch, 10000, 2000, 5);
+        set_keepalive(ch);
         return 0;
     }
     if (agent.control_handshaken && agent.data_accepted < agent.data_expected &&
@@ -107,6 +208,7 @@ static int on_accept(struct channel *ch, void *arg, uint32_t remote_ip)
         struct data_link *l = &agent.links[k];
         l->ch = ch;
         l->handshaken = 0;
+        l->last_progress_ms = agent_now_ms();
         if (k < agent.num_cpus) {
             l->type = SEP_DATA_CPU;
             l->id = (uint16_t)k;
@@ -115,11 +217,10 @@ static int on_accept(struct channel *ch, void *arg, uint32_t remote_ip)
             l->id = 0;
         }
         channel_set_callback(ch, on_data_channel_event, l);
+        set_keepalive(ch);
         return 0;
     }
-    agent_log("acart: refused a second host: a session is in progress");
-    channel_set_callback(ch, on_refused_event, 0);
-    return 0;
+    return refuse(ch);
 }
 
 static void control_handshake(void)
@@ -162,10 +263,19 @@ static void on_control_event(struct channel *ch, void *arg, enum channel_event e
         break;
     case CHANNEL_EVENT_CLOSED:
         agent.control = 0; /* the channel layer releases it */
-        agent_end_session(agent.terminate_after_send ? "host terminated the session"
-                                                     : "host closed the control connection");
+        agent_end_session("the control connection was closed or lost");
         break;
     }
+}
+
+static void check_handshake_done(void)
+{
+    if (agent.handshake_done || agent.data_accepted < agent.data_expected)
+        return;
+    for (uint32_t i = 0; i < agent.data_accepted; i++)
+        if (!agent.links[i].handshaken)
+            return;
+    agent.handshake_done = 1;
 }
 
 static void on_data_channel_event(struct channel *ch, void *arg, enum channel_event ev)
@@ -186,6 +296,8 @@ static void on_data_channel_event(struct channel *ch, void *arg, enum channel_ev
             channel_send(ch, &reply, sizeof(reply));
             channel_flush(ch);
             l->handshaken = 1;
+            l->last_progress_ms = agent_now_ms();
+            check_handshake_done();
         } else {
             /* Hosts send nothing on data channels after the handshake; discard it. */
             uint8_t sink[64];
@@ -194,12 +306,13 @@ static void on_data_channel_event(struct channel *ch, void *arg, enum channel_ev
         }
         break;
     case CHANNEL_EVENT_SENT:
+        l->last_progress_ms = agent_now_ms(); /* the host acknowledged bytes */
         transfer_pump();
         break;
     case CHANNEL_EVENT_CLOSED:
         l->ch = 0;
         if (agent.state != COLLECTION_STOPPED)
-            agent_end_session("host closed a data connection");
+            agent_end_session("a data connection was closed or lost");
         break;
     }
 }
@@ -207,22 +320,33 @@ static void on_data_channel_event(struct channel *ch, void *arg, enum channel_ev
 void agent_end_session(const char *why)
 {
     sampler_reset();
+    /* Graceful: a reply still queued (TERMINATE's, an error's) goes out before the FIN. */
     if (agent.control) {
         struct channel *c = agent.control;
         agent.control = 0;
         channel_close(c);
     }
+    /* A data connection that finished its drain was closed by transfer.c; one still open
+     * has records it will never send, and a reset tells the host its stream is cut, where
+     * a FIN would pass it off as whole. */
+    uint32_t cut = 0;
     for (uint32_t i = 0; i < ACA_MAX_CPUS + SEP_NONCORE_DATA_CONNECTIONS; i++) {
         if (agent.links[i].ch) {
             struct channel *c = agent.links[i].ch;
             agent.links[i].ch = 0;
             channel_abort(c);
+            cut++;
         }
     }
     /* Everything of the session goes; the configuration of aca_start() stays. */
     size_t keep = offsetof(struct agent, control);
     memset((uint8_t *)&agent + keep, 0, sizeof(agent) - keep);
-    agent_log("acart: session ended (%s); listening again", why);
+    agent.report_ready = 1;
+    if (cut)
+        agent_log("acart: session ended (%s); %u data connections reset; listening again", why,
+                  (unsigned)cut);
+    else
+        agent_log("acart: session ended (%s); listening again", why);
 }
 
 int aca_start(const struct aca_config *cfg)
@@ -253,6 +377,14 @@ int aca_start(const struct aca_config *cfg)
         agent.ring_bytes_per_cpu = ACA_RING_BYTES_PER_CPU;
     }
     agent.num_cpus = ncpus;
+    agent.keepalive_idle_ms =
+        cfg->keepalive_idle_ms ? cfg->keepalive_idle_ms : ACA_KEEPALIVE_IDLE_MS;
+    agent.keepalive_interval_ms =
+        cfg->keepalive_interval_ms ? cfg->keepalive_interval_ms : ACA_KEEPALIVE_INTERVAL_MS;
+    agent.keepalive_count = cfg->keepalive_count ? cfg->keepalive_count : ACA_KEEPALIVE_COUNT;
+    agent.handshake_timeout_ms =
+        cfg->handshake_timeout_ms ? cfg->handshake_timeout_ms : ACA_HANDSHAKE_TIMEOUT_MS;
+    agent.drain_stall_ms = cfg->drain_stall_ms ? cfg->drain_stall_ms : ACA_DRAIN_STALL_MS;
     msr_safe_init();
 
     int perr = sampler_probe_pmu();
@@ -296,20 +428,68 @@ int aca_start(const struct aca_config *cfg)
     agent_log("acart: %u cpus, %s transfer, rings %u KiB per cpu", (unsigned)ncpus,
               agent.cfg.transfer == ACA_TRANSFER_DELAYED ? "delayed" : "immediate",
               (unsigned)(agent.ring_bytes_per_cpu / 1024));
+    agent_log("acart: keepalive %u ms idle, then %u probes %u ms apart; handshake timeout %u "
+              "ms, drain stall timeout %u ms",
+              (unsigned)agent.keepalive_idle_ms, (unsigned)agent.keepalive_count,
+              (unsigned)agent.keepalive_interval_ms, (unsigned)agent.handshake_timeout_ms,
+              (unsigned)agent.drain_stall_ms);
+    agent.report_ready = 1;
     return ACA_OK;
 }
 
-/* A connection that never sends its first message would hold the agent forever. */
-#define HANDSHAKE_TIMEOUT_S 10
+static void report_ready(void)
+{
+    struct channel_net_stats n;
+    channel_net_stats(&n);
+    agent_log("acart: board ready: tcp active %u time-wait %u pcbs %u, channels %u, heap %u "
+              "bytes, pbufs %u, segments %u",
+              (unsigned)n.tcp_active, (unsigned)n.tcp_time_wait, (unsigned)n.tcp_pcbs_used,
+              (unsigned)n.channels_open, (unsigned)n.heap_used, (unsigned)n.pbuf_pool_used,
+              (unsigned)n.tcp_segs_used);
+}
+
+static void expire_refused(uint64_t now)
+{
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+        if (refused[i].ch && now >= refused[i].deadline_ms)
+            drop_refused(&refused[i]);
+}
+
+static int refused_waiting(void)
+{
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+        if (refused[i].ch)
+            return 1;
+    return 0;
+}
 
 void aca_poll(void)
 {
     if (!agent.started)
         return;
-    if (agent.control && !agent.control_handshaken &&
-        rdtsc() - agent.control_since_tsc > HANDSHAKE_TIMEOUT_S * tsc_hz()) {
-        agent_end_session("no first message within 10 s");
+    uint64_t now = agent_now_ms();
+    expire_refused(now);
+    if (agent.control && !agent.handshake_done &&
+        now - agent.session_start_ms > agent.handshake_timeout_ms) {
+        agent_end_session(agent.control_handshaken ? "the data connections were not all opened "
+                                                     "within the handshake timeout"
+                                                   : "no first message within the handshake "
+                                                     "timeout");
+        return;
+    }
+    const struct data_link *stalled = transfer_stalled(now);
+    if (stalled) {
+        agent_log("acart: the host read nothing from data connection %u (%s %u) for %u ms",
+                  (unsigned)(stalled - agent.links),
+                  stalled->type == SEP_DATA_CPU ? "cpu" : "module", (unsigned)stalled->id,
+                  (unsigned)(now - stalled->last_progress_ms));
+        agent_end_session("the host stopped reading a data connection");
         return;
     }
     transfer_pump();
+    uint32_t closing = channel_poll();
+    if (agent.report_ready && !agent.control && closing == 0 && !refused_waiting()) {
+        agent.report_ready = 0;
+        report_ready();
+    }
 }

@@ -31,6 +31,7 @@ struct data_link {
     uint16_t type; /* SEP_DATA_* */
     uint16_t id;   /* CPU number for CPU channels */
     int handshaken;
+    uint64_t last_progress_ms; /* last time it had nothing to send or the host acked bytes */
 };
 
 struct module_stream {
@@ -47,15 +48,20 @@ struct agent {
     uint32_t ring_bytes_per_cpu;
     int pmu_usable;
     const char *sampling_note; /* why sampling is time-based, or NULL */
+    uint32_t keepalive_idle_ms, keepalive_interval_ms, keepalive_count;
+    uint32_t handshake_timeout_ms, drain_stall_ms;
 
-    /* Session. */
+    /* Session: everything from here on is zeroed when a session ends. */
     struct channel *control;
-    int control_handshaken;
-    uint64_t control_since_tsc; /* when the control connection was accepted */
-    uint32_t remote_ip;
+    int control_handshaken;    /* the first message on the control connection answered */
+    int handshake_done;        /* ... and every data connection opened and greeted */
+    uint64_t session_start_ms; /* when the control connection was accepted */
+    uint32_t remote_ip;        /* the holder, network byte order */
+    uint16_t remote_port;
     uint32_t data_expected, data_accepted;
     struct data_link links[ACA_MAX_CPUS + SEP_NONCORE_DATA_CONNECTIONS];
-    int terminate_after_send; /* TERMINATE answered: end the session once flushed */
+    int terminate_after_send; /* TERMINATE answered: end the session once it is queued */
+    int report_ready;         /* log lwIP's counts once the session's connections are gone */
 
     /* Control framing. */
     struct sep_ctrl_header request;
@@ -83,8 +89,9 @@ struct agent {
 
 extern struct agent agent;
 
-/* Session lifecycle (agent.c). */
+/* Session lifecycle (agent.c): the one way a session ends. */
 void agent_end_session(const char *why);
+uint64_t agent_now_ms(void);
 
 /* Data transfer (transfer.c). */
 void transfer_pump(void);
@@ -92,6 +99,8 @@ void transfer_queue_modules(void);
 /* At STOP: load and unload records for what the port loaded or unloaded since then. */
 void transfer_queue_module_changes(uint64_t since_tsc);
 uint64_t transfer_records_committed(void);
+/* A data connection with records to send and no progress for drain_stall_ms, or NULL. */
+const struct data_link *transfer_stalled(uint64_t now_ms);
 
 /* Control requests (control.c, commands in cmd_*.c). */
 void control_on_data(void);

@@ -5,7 +5,10 @@
  * is answered with an error header and ends the session: the byte stream can no longer
  * be trusted. An unknown command, or a payload size the command does not accept, gets an
  * error status (159 for an unknown command, as the reference answers) and the session
- * goes on. Command 0 gets no reply (as the reference). */
+ * goes on. Command 0 is answered like any unknown command (the reference stays silent):
+ * every well-framed message gets an answer, so a host never waits on the board.
+ * TERMINATE's answer is the last thing read or written: the session ends as soon as it is
+ * queued, and the control connection is closed behind it. */
 #include "agent.h"
 #include "commands.h"
 #include "log.h"
@@ -29,8 +32,7 @@ static void response_pump(void)
     }
     if (agent.control)
         channel_flush(agent.control);
-    if (agent.response_sent == agent.response_len && agent.terminate_after_send && agent.control &&
-        channel_unacked(agent.control) == 0)
+    if (agent.response_sent == agent.response_len && agent.terminate_after_send && agent.control)
         agent_end_session("host terminated the session");
 }
 
@@ -93,8 +95,6 @@ void control_on_data(void)
             return;
         channel_read(agent.control, request_payload, (uint32_t)h->to_target_data_size);
         agent.have_request = 0;
-        if (h->command_id == SEP_OP_NONE)
-            continue;
         uint32_t payload_len;
         int32_t status = dispatch(h, &payload_len);
         if (h->command_id == SEP_OP_TERMINATE && status == SEP_STATUS_SUCCESS)

@@ -32,6 +32,7 @@ static void drain_cpu(struct data_link *l, int closing)
         if (channel_send(l->ch, data, n * r->record_size) != ACA_OK)
             break;
         ring_consume(r, n);
+        l->last_progress_ms = agent_now_ms();
     }
     channel_flush(l->ch);
     if (closing && ring_used(r) == 0) {
@@ -47,8 +48,10 @@ static void drain_modules(struct data_link *l, int closing)
     uint32_t left = m->len - m->sent;
     uint32_t room = channel_send_room(l->ch);
     uint32_t n = left < room ? left : room;
-    if (n && channel_send(l->ch, m->bytes + m->sent, n) == ACA_OK)
+    if (n && channel_send(l->ch, m->bytes + m->sent, n) == ACA_OK) {
         m->sent += n;
+        l->last_progress_ms = agent_now_ms();
+    }
     channel_flush(l->ch);
     if (closing && m->sent == m->len) {
         struct channel *c = l->ch;
@@ -89,6 +92,39 @@ void transfer_pump(void)
             break;
         }
     }
+}
+
+static int has_pending(const struct data_link *l)
+{
+    if (l->type == SEP_DATA_CPU) {
+        struct ring *r = sampler_ring(l->id);
+        return r && ring_used(r) != 0;
+    }
+    if (l->type == SEP_DATA_MODULE)
+        return agent.modules.sent < agent.modules.len;
+    return 0;
+}
+
+const struct data_link *transfer_stalled(uint64_t now_ms)
+{
+    if (!agent.handshake_done)
+        return 0;
+    int closing = agent.state == COLLECTION_STOPPED;
+    int streaming =
+        closing || ((agent.state == COLLECTION_RUNNING || agent.state == COLLECTION_PAUSED) &&
+                    agent.cfg.transfer == ACA_TRANSFER_IMMEDIATE);
+    if (!streaming)
+        return 0;
+    for (uint32_t i = 0; i < agent.data_accepted; i++) {
+        struct data_link *l = &agent.links[i];
+        if (!l->ch)
+            continue;
+        if (!has_pending(l))
+            l->last_progress_ms = now_ms;
+        else if (now_ms - l->last_progress_ms > agent.drain_stall_ms)
+            return l;
+    }
+    return 0;
 }
 
 /* One ModuleRecord and its path; the record length is kept a multiple of 8 as the

@@ -204,6 +204,29 @@ static struct sep_first_msg first_message(void)
     return m;
 }
 
+/* acart boards follow a busy status with a note naming the holder (docs/sep-protocol.md
+ * 3.1); other targets close instead. Writes "" when there is no note. */
+static void read_busy_note(struct collect_link *l, char *out, size_t size)
+{
+    static const char *const states[] = {"is opening its data connections", "is connected",
+                                         "is collecting", "is receiving its records"};
+    struct acart_busy_note n;
+    size_t got = 0;
+    out[0] = '\0';
+    if (net_recv_exact(l->control, &n, sizeof n, l->timeout_s < 2 ? l->timeout_s : 2, &got) !=
+            NET_OK ||
+        memcmp(n.magic, ACART_BUSY_NOTE_MAGIC, sizeof ACART_BUSY_NOTE_MAGIC) != 0)
+        return;
+    const uint8_t *ip = (const uint8_t *)&n.holder_ip;
+    uint64_t held_s = n.held_ms / 1000, since_s = n.since_boot_ms / 1000;
+    snprintf(out, size,
+             ": %u.%u.%u.%u:%u has held it for %" PRIu64 " min %02" PRIu64 " s (since %" PRIu64
+             " s after the board booted) and %s",
+             ip[0], ip[1], ip[2], ip[3], n.holder_port, held_s / 60, held_s % 60, since_s,
+             n.holder_state < sizeof states / sizeof states[0] ? states[n.holder_state]
+                                                               : "is in an unknown state");
+}
+
 static int check_target_status(struct collect_link *l, struct diag *d)
 {
     const struct sep_target_status *st = &l->status;
@@ -213,9 +236,12 @@ static int check_target_status(struct collect_link *l, struct diag *d)
     if (st->proto_version != SEP_PROTOCOL_VERSION)
         return fail(d, "%s:%s speaks SEP protocol version %" PRIu32 "; acart speaks %d", l->host,
                     l->port, st->proto_version, SEP_PROTOCOL_VERSION);
-    if (st->status == SEP_STATUS_PMU_IN_USE)
-        return fail(d, "%s:%s is busy: another host has a session with it (status %d, %s)", l->host,
-                    l->port, st->status, link_status_name(st->status));
+    if (st->status == SEP_STATUS_PMU_IN_USE) {
+        char holder[160];
+        read_busy_note(l, holder, sizeof holder);
+        return fail(d, "%s:%s is busy: another host has a session with it%s (status %d, %s)",
+                    l->host, l->port, holder, st->status, link_status_name(st->status));
+    }
     if (st->status != SEP_STATUS_SUCCESS)
         return fail(d, "%s:%s refused the session: status %d (%s)", l->host, l->port, st->status,
                     link_status_name(st->status));

@@ -40,6 +40,7 @@ extern uint8_t boot_stack[], boot_stack_top[];
 static const struct workload *workload;
 static enum aca_transfer_mode transfer_mode = ACA_TRANSFER_DELAYED;
 static uint32_t bench_timer_hz;
+static struct aca_config session_timeouts; /* only the timeout fields are used */
 static volatile uint32_t workloads_released;
 static uint64_t boot_tsc;
 
@@ -48,7 +49,9 @@ struct boot_options {
     struct net_config net;
 };
 
-/* Parses "workload=NAME dhcp ip=A.B.C.D" from the kernel command line. */
+/* Parses "workload=NAME dhcp ip=A.B.C.D transfer=immediate bench-timer-hz=N
+ * keepalive=IDLE_MS,INTERVAL_MS,COUNT handshake-timeout-ms=N drain-stall-ms=N" from the
+ * kernel command line. */
 static void parse_cmdline(const char *cmdline, struct boot_options *opt)
 {
     static char copy[256];
@@ -60,6 +63,17 @@ static void parse_cmdline(const char *cmdline, struct boot_options *opt)
             transfer_mode = ACA_TRANSFER_IMMEDIATE;
         } else if (strncmp(tok, "bench-timer-hz=", 15) == 0) {
             bench_timer_hz = (uint32_t)strtoul(tok + 15, NULL, 10);
+        } else if (strncmp(tok, "keepalive=", 10) == 0) {
+            unsigned long idle, interval, count;
+            if (sscanf(tok + 10, "%lu,%lu,%lu", &idle, &interval, &count) == 3) {
+                session_timeouts.keepalive_idle_ms = (uint32_t)idle;
+                session_timeouts.keepalive_interval_ms = (uint32_t)interval;
+                session_timeouts.keepalive_count = (uint32_t)count;
+            }
+        } else if (strncmp(tok, "handshake-timeout-ms=", 21) == 0) {
+            session_timeouts.handshake_timeout_ms = (uint32_t)strtoul(tok + 21, NULL, 10);
+        } else if (strncmp(tok, "drain-stall-ms=", 15) == 0) {
+            session_timeouts.drain_stall_ms = (uint32_t)strtoul(tok + 15, NULL, 10);
         } else if (strcmp(tok, "dhcp") == 0) {
             opt->net.use_dhcp = 1;
         } else if (strncmp(tok, "ip=", 3) == 0) {
@@ -96,6 +110,11 @@ static void on_network_up(uint32_t ip)
     struct aca_config cfg;
     aca_config_init(&cfg);
     cfg.transfer = transfer_mode;
+    cfg.keepalive_idle_ms = session_timeouts.keepalive_idle_ms;
+    cfg.keepalive_interval_ms = session_timeouts.keepalive_interval_ms;
+    cfg.keepalive_count = session_timeouts.keepalive_count;
+    cfg.handshake_timeout_ms = session_timeouts.handshake_timeout_ms;
+    cfg.drain_stall_ms = session_timeouts.drain_stall_ms;
     int err = aca_start(&cfg);
     if (err == ACA_OK) {
         net_set_poll(aca_poll);

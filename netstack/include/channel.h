@@ -29,14 +29,21 @@ typedef int (*channel_accept_fn)(struct channel *ch, void *arg, uint32_t remote_
 int channel_listen(uint16_t port, channel_accept_fn on_accept, void *arg);
 void channel_set_callback(struct channel *ch, channel_event_fn fn, void *arg);
 
+/* The peer's TCP port (host byte order), 0 once the connection is gone. */
+uint16_t channel_remote_port(const struct channel *ch);
+
 uint32_t channel_available(const struct channel *ch);
 /* Copies up to len bytes out (and reopens the window by that much); returns the count. */
 uint32_t channel_read(struct channel *ch, void *buf, uint32_t len);
 
-/* Bytes channel_send would accept now. */
+/* The most one channel_send takes: one tcp_write, so that it is all or nothing. */
+#define CHANNEL_SEND_MAX 0xffffu
+
+/* Bytes channel_send would accept now (at most CHANNEL_SEND_MAX). */
 uint32_t channel_send_room(const struct channel *ch);
 /* Queues len bytes whole, or returns ACA_ERR_BUSY without queueing anything when there
- * is not room for all of them. Does not push: call channel_flush. */
+ * is not room (or lwIP memory) for all of them; more than CHANNEL_SEND_MAX is
+ * ACA_ERR_INVALID. Does not push: call channel_flush. */
 int channel_send(struct channel *ch, const void *buf, uint32_t len);
 void channel_flush(struct channel *ch);
 /* Bytes sent but not yet acknowledged by the peer. */
@@ -48,9 +55,27 @@ void channel_set_keepalive(struct channel *ch, uint32_t idle_ms, uint32_t interv
                            uint32_t count);
 
 /* Graceful close after queued data; the channel is released at once (no more
- * callbacks). */
+ * callbacks). Unread bytes are dropped; bytes that arrive later get a reset. lwIP keeps
+ * the connection until its FIN is acknowledged, at most ACA_CLOSE_LINGER_MS (see
+ * channel_poll). */
 void channel_close(struct channel *ch);
 /* Reset the connection and release the channel at once. */
 void channel_abort(struct channel *ch);
+
+/* Net-context housekeeping: resets closed connections past their linger time. Returns
+ * how many closed connections lwIP still works on. */
+uint32_t channel_poll(void);
+
+/* lwIP's resources in use, for checking that a session gave back all it took. */
+struct channel_net_stats {
+    uint32_t tcp_active;     /* pcbs on lwIP's active list (connections, not listeners) */
+    uint32_t tcp_time_wait;  /* pcbs in TIME_WAIT: no buffers, reused when pcbs run out */
+    uint32_t tcp_pcbs_used;  /* the TCP pcb pool (active + TIME_WAIT + bound) */
+    uint32_t channels_open;  /* channel slots in use */
+    uint32_t heap_used;      /* bytes of lwIP's heap (sent data waiting for acks) */
+    uint32_t pbuf_pool_used; /* receive buffers */
+    uint32_t tcp_segs_used;  /* queued TCP segments */
+};
+void channel_net_stats(struct channel_net_stats *out);
 
 #endif

@@ -20,9 +20,23 @@
 #define LWIP_ARP                   1
 #define LWIP_ICMP                  1
 #define LWIP_RAW                   0
-#define LWIP_STATS                 0
 #define LWIP_NETIF_STATUS_CALLBACK 1
 #define LWIP_SINGLE_NETIF          1
+
+/* Only the memory statistics: the agent reports them, so a test can see that a session
+ * gave back everything it took. */
+#define LWIP_STATS         1
+#define LWIP_STATS_DISPLAY 0
+#define MEM_STATS          1
+#define MEMP_STATS         1
+#define LINK_STATS         0
+#define ETHARP_STATS       0
+#define IP_STATS           0
+#define IPFRAG_STATS       0
+#define ICMP_STATS         0
+#define UDP_STATS          0
+#define TCP_STATS          0
+#define SYS_STATS          0
 
 #define MEM_ALIGNMENT 4
 #ifndef MEM_SIZE

@@ -24,4 +24,37 @@
 #define ACA_DEFAULT_PORT 9321
 #endif
 
+/* TCP keepalive on every connection of a session. A host that went silent (power, cable,
+ * VPN) is dropped after IDLE + COUNT * INTERVAL without an answer: 30 + 5 * 5 = 55 s, so
+ * within a minute. A live host's TCP stack answers the probes by itself, so a long
+ * delayed-mode collection, whose control channel is idle throughout, is not ended. */
+#ifndef ACA_KEEPALIVE_IDLE_MS
+#define ACA_KEEPALIVE_IDLE_MS 30000
+#endif
+#ifndef ACA_KEEPALIVE_INTERVAL_MS
+#define ACA_KEEPALIVE_INTERVAL_MS 5000
+#endif
+#ifndef ACA_KEEPALIVE_COUNT
+#define ACA_KEEPALIVE_COUNT 5
+#endif
+
+/* A handshake must be complete within this: the first message on the control connection
+ * and then every data connection opened and greeted. */
+#ifndef ACA_HANDSHAKE_TIMEOUT_MS
+#define ACA_HANDSHAKE_TIMEOUT_MS 10000
+#endif
+
+/* A data connection with records to send whose host acknowledges nothing for this long
+ * (it stopped reading) ends the session. Probes of a zero window are answered by a live
+ * host, so keepalive alone would never end it. */
+#ifndef ACA_DRAIN_STALL_MS
+#define ACA_DRAIN_STALL_MS 30000
+#endif
+
+/* A connection the board closed gets this long to deliver its last bytes and FIN; then it
+ * is reset, so a host that vanished cannot keep the board's TCP memory. */
+#ifndef ACA_CLOSE_LINGER_MS
+#define ACA_CLOSE_LINGER_MS 5000
+#endif
+
 #endif

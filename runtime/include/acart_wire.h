@@ -301,6 +301,30 @@ SEP_WIRE_ASSERT_OFFSET(struct sep_target_status, os_info, 48);
 SEP_WIRE_ASSERT_OFFSET(struct sep_target_status, collect_switch, 248);
 SEP_WIRE_ASSERT_OFFSET(struct sep_target_status, hardware_info, 256);
 
+/* acart only: who holds the board, sent to a refused host right after its 296-byte
+ * target status (status SEP_STATUS_PMU_IN_USE), before the board closes the connection.
+ * A SEP host reads exactly the target status and closes, so it never sees this; `acart
+ * collect` reads it when it is there (docs/sep-protocol.md 3.1). */
+#define ACART_BUSY_NOTE_MAGIC "acart-busy-v1"
+enum acart_busy_state {
+    ACART_BUSY_HANDSHAKE = 0,   /* the holder is still opening its data connections */
+    ACART_BUSY_IDLE = 1,        /* connected, no collection running */
+    ACART_BUSY_COLLECTING = 2,  /* a collection is running or paused */
+    ACART_BUSY_TRANSFERRING = 3 /* stopped; the records are still being sent */
+};
+struct acart_busy_note {
+    char magic[16];          /* ACART_BUSY_NOTE_MAGIC, NUL-padded */
+    uint32_t holder_ip;      /* the holder's IPv4 address, network byte order */
+    uint16_t holder_port;    /* its control connection's port */
+    uint16_t holder_state;   /* enum acart_busy_state */
+    sep_u64_t held_ms;       /* how long the holder has had the board */
+    sep_u64_t since_boot_ms; /* when it took it, in ms of the board's TSC */
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_busy_note, 40);
+SEP_WIRE_ASSERT_OFFSET(struct acart_busy_note, holder_ip, 16);
+SEP_WIRE_ASSERT_OFFSET(struct acart_busy_note, held_ms, 24);
+SEP_WIRE_ASSERT_OFFSET(struct acart_busy_note, since_boot_ms, 32);
+
 /* Data channel kinds (sep_data_first_msg.data_type). */
 #define SEP_DATA_CPU      0 /* sample records of one CPU */
 #define SEP_DATA_MODULE   1 /* module (load map) records */

@@ -32,7 +32,7 @@ def free_port_pair():
 
 
 class Board:
-    def __init__(self, image, cpus=4, workload="idle", accel="auto", append=""):
+    def __init__(self, image, cpus=4, workload="idle", accel="auto", append="", monitor=False):
         self.port = free_port_pair()
         self.echo_port = self.port + 1
         self.bench_port = self.port + 2
@@ -43,6 +43,10 @@ class Board:
                "--workload", workload, "--accel", accel, "--log", self.log]
         if append:
             cmd += ["--append", append]
+        self.monitor_path = None
+        if monitor:
+            self.monitor_path = self.log + ".monitor"
+            cmd += ["--monitor", self.monitor_path]
         with open(self.runner_log, "w") as err:
             self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                          stderr=err)
@@ -65,6 +69,49 @@ class Board:
         raise AssertionError("board console never matched %r within %ds; console:\n%s\nrunner:\n%s"
                              % (pattern, timeout, self.console(), self.stderr_text()))
 
+    def monitor(self, command):
+        """One command on QEMU's monitor (e.g. "set_link net0 off"); returns its output."""
+        deadline = time.time() + 30
+        while True:
+            try:
+                s = socket.socket(socket.AF_UNIX)
+                s.connect(self.monitor_path)
+                break
+            except OSError:
+                s.close()
+                if time.time() > deadline:
+                    raise
+                time.sleep(0.2)
+        with s:
+            s.settimeout(10)
+            out = b""
+            while b"(qemu)" not in out:
+                out += s.recv(4096)
+            s.sendall(command.encode() + b"\n")
+            out = b""
+            while out.count(b"(qemu)") < 1:
+                out += s.recv(4096)
+            return out.decode(errors="replace")
+
+    READY = re.compile(r"^acart: board ready: tcp active (\d+) time-wait (\d+) pcbs (\d+), "
+                       r"channels (\d+), heap (\d+) bytes, pbufs (\d+), segments (\d+)$", re.M)
+
+    def ready_reports(self):
+        """Every "board ready" line so far, as dicts: what lwIP holds with no session."""
+        keys = ("active", "time_wait", "pcbs", "channels", "heap", "pbufs", "segments")
+        return [dict(zip(keys, map(int, m.groups()))) for m in self.READY.finditer(self.console())]
+
+    def wait_ready(self, after, timeout=60):
+        """Waits for the (after+1)-th "board ready" line and returns it."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            r = self.ready_reports()
+            if len(r) > after:
+                return r[after]
+            time.sleep(0.1)
+        raise AssertionError("no board-ready report #%d within %ds; console:\n%s"
+                             % (after + 1, timeout, self.console()))
+
     def stderr_text(self):
         with open(self.runner_log, errors="replace") as f:
             return f.read()
@@ -84,7 +131,9 @@ class Board:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        for path in (self.log, self.runner_log):
+        for path in (self.log, self.runner_log, self.monitor_path):
+            if not path:
+                continue
             try:
                 os.unlink(path)
             except OSError:

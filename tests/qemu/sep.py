@@ -12,6 +12,7 @@ PROTO = 6
 HEADER = struct.Struct("<IIIiQQQQ")  # header_size, proto, command, status, to, from, r1, r2
 FIRST = struct.Struct("<IIIIQ")      # msg_size, proto, per_cpu_buffer_size, reserved, reserved
 DATA_FIRST = struct.Struct("<IHH")   # proto, data_type, data_id
+BUSY_NOTE = struct.Struct("<16sIHHQQ")  # acart's note to a refused host (sep-protocol 3.1)
 
 OP = dict(START=1, STOP=2, INIT_PMU=3, INIT=4, EM_GROUPS=5, EM_CONFIG_NEXT=25, NUM_CORES=28,
           COLLECT_SYS_CONFIG=29, GET_SYS_CONFIG=30, TERMINATE=35, RESERVE=38, VERSION=51,
@@ -92,6 +93,19 @@ class Host:
         assert version == PROTO and cmd == command, h
         body = recv_exact(self.ctl, frm) if status == SUCCESS and frm else b""
         return status, body
+
+    def read_busy_note(self, timeout=10):
+        """acart's note after a busy status: (holder "ip:port", state, held_ms, since_boot_ms),
+        or None when the board sent none."""
+        self.ctl.settimeout(timeout)
+        try:
+            raw = recv_exact(self.ctl, BUSY_NOTE.size)
+        except EOFError:
+            return None
+        magic, ip, port, state, held, since = BUSY_NOTE.unpack(raw)
+        assert magic.rstrip(b"\0") == b"acart-busy-v1", magic
+        return ("%d.%d.%d.%d:%d" % (ip & 255, (ip >> 8) & 255, (ip >> 16) & 255, ip >> 24, port),
+                state, held, since)
 
     def expect_closed(self, timeout=10):
         self.ctl.settimeout(timeout)
@@ -198,3 +212,42 @@ def ecb_with_sample_after(sa):
         if ecb[off] == 4 and struct.unpack_from("<I", ecb, off + 8)[0] == 0x30B:
             struct.pack_into("<Q", ecb, off + 48, (-sa) & 0xFFFFFFFFFFFF)
     return bytes(ecb)
+
+
+def full_collection(port, seconds=2.0, ecb=None):
+    """One whole session as a SEP host runs it: handshake, data channels, setup, START,
+    `seconds` of sampling, STOP, every data channel read to its end, the counts, TERMINATE.
+    Checks that the counts add up (records received per CPU = what GET_SAMPLE_DROP_INFO
+    says was delivered, their sum = GET_NUM_SAMPLES, every record whole, nothing dropped)
+    and returns the number of records."""
+    h = Host(port)
+    status, _ = h.handshake()
+    assert status == SUCCESS, "handshake status %d" % status
+    h.open_data_channels()
+    statuses = setup_collection(h, ecb=ecb)
+    assert all(v == SUCCESS for v in statuses.values()), statuses
+    h.start_readers()
+    st, _ = h.request(OP["START"])
+    assert st == SUCCESS, st
+    time.sleep(seconds)
+    st, _ = h.request(OP["STOP"])
+    assert st == SUCCESS, st
+    h.join_readers()
+    st, body = h.request(OP["GET_NUM_SAMPLES"], want=8)
+    assert st == SUCCESS, st
+    total = struct.unpack("<Q", body)[0]
+    received = sum(len(v) for (t, _), v in h.received.items() if t == 0)
+    assert received % 48 == 0, "partial record: %d bytes" % received
+    assert total == received // 48 and total > 0, (total, received // 48)
+    st, body = h.request(OP["GET_SAMPLE_DROP_INFO"], want=324)
+    assert st == SUCCESS, st
+    n = struct.unpack_from("<I", body, 0)[0]
+    for i in range(n):
+        _os, cpu, delivered, dropped = struct.unpack_from("<IIII", body, 4 + 16 * i)
+        assert len(h.received[(0, cpu)]) // 48 == delivered and dropped == 0, (cpu, delivered,
+                                                                                 dropped)
+    st, _ = h.request(OP["TERMINATE"])
+    assert st == SUCCESS, st
+    assert h.expect_closed(5), "the board kept the control connection after TERMINATE"
+    h.close()
+    return total
