@@ -1,0 +1,19 @@
+/* lwIP's compiler/platform port for the rtos-pc kernel (i686, freestanding + picolibc). */
+#ifndef RTOS_PC_LWIP_ARCH_CC_H
+#define RTOS_PC_LWIP_ARCH_CC_H
+
+#include <stdint.h>
+
+#define LWIP_NO_INTTYPES_H 0
+#define BYTE_ORDER         LITTLE_ENDIAN
+#define LWIP_RAND()        ((u32_t)net_random())
+
+uint32_t net_random(void);
+void net_assert_failed(const char *msg, const char *file, int line);
+
+#define LWIP_PLATFORM_DIAG(x)                                                                      \
+    do {                                                                                           \
+    } while (0)
+#define LWIP_PLATFORM_ASSERT(x) net_assert_failed((x), __FILE__, __LINE__)
+
+#endif

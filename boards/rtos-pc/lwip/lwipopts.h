@@ -1,0 +1,46 @@
+/* lwIP for the rtos-pc kernel: NO_SYS=1 with the raw API, run by one task (net_task.c),
+ * the "lwIP polled from a task" set-up: lwIP is never entered from an interrupt, so no
+ * locking is needed. The TCP options match what acart's channel layer expects (the
+ * installed acart headers check the ones it depends on). */
+#ifndef RTOS_PC_LWIPOPTS_H
+#define RTOS_PC_LWIPOPTS_H
+
+#define NO_SYS                     1
+#define SYS_LIGHTWEIGHT_PROT       0
+#define LWIP_NETCONN               0
+#define LWIP_SOCKET                0
+#define LWIP_IPV4                  1
+#define LWIP_IPV6                  0
+#define LWIP_TCP                   1
+#define LWIP_UDP                   1
+#define LWIP_DHCP                  0
+#define LWIP_ARP                   1
+#define LWIP_ICMP                  1
+#define LWIP_RAW                   0
+#define LWIP_STATS                 0
+#define LWIP_NETIF_STATUS_CALLBACK 1
+#define LWIP_SINGLE_NETIF          1
+
+#define MEM_ALIGNMENT           4
+#define MEM_SIZE                (2 * 1024 * 1024)
+#define MEMP_NUM_TCP_PCB        48 /* an acart session: control + CPUs + 2; echo, stats */
+#define MEMP_NUM_TCP_PCB_LISTEN 4
+#define MEMP_NUM_TCP_SEG        1024
+#define MEMP_NUM_PBUF           256
+#define PBUF_POOL_SIZE          512
+#define PBUF_POOL_BUFSIZE       1536
+
+#define TCP_MSS            1460
+#define LWIP_WND_SCALE     1
+#define TCP_RCV_SCALE      2
+#define TCP_WND            (128 * 1024)
+#define TCP_SND_BUF        (128 * 1024)
+#define TCP_SND_QUEUELEN   (4 * TCP_SND_BUF / TCP_MSS)
+#define TCP_SNDLOWAT       (TCP_SND_BUF / 4)
+#define TCP_OVERSIZE       TCP_MSS
+#define LWIP_TCP_KEEPALIVE 1
+#define TCP_LISTEN_BACKLOG 1
+
+#define LWIP_CHKSUM_ALGORITHM 3
+
+#endif

@@ -1,0 +1,89 @@
+/* The rtos-pc kernel: a small preemptive kernel that owns its GDT, IDT and LAPIC tick,
+ * runs lwIP from its own net task, and three workers with a known work split. */
+#include "console.h"
+#include "gdt.h"
+#include "heap.h"
+#include "idt.h"
+#include "io.h"
+#include "lapic.h"
+#include "net_task.h"
+#include "pic.h"
+#include "sched.h"
+#include "serial.h"
+#include "tsc.h"
+#include "workers.h"
+
+#include <string.h>
+
+#define MULTIBOOT_BOOTLOADER_MAGIC 0x2badb002
+
+/* The start of the multiboot information: flags, then (flags bit 2) the command line at
+ * offset 16. */
+struct multiboot_info {
+    uint32_t flags;
+    // cppcheck-suppress unusedStructMember ; layout only: mem_lower, mem_upper, boot_device
+    uint32_t fields_we_skip[3];
+    uint32_t cmdline;
+};
+
+extern uint8_t boot_stack[], boot_stack_top[];
+
+void kernel_main(uint32_t magic, const struct multiboot_info *mbi);
+
+static void enable_sse(void)
+{
+    uint32_t cr0, cr4;
+    __asm__ volatile("movl %%cr0, %0" : "=r"(cr0));
+    cr0 = (cr0 & ~(1u << 2)) | (1u << 1); /* EM off, MP on */
+    __asm__ volatile("movl %0, %%cr0" ::"r"(cr0));
+    __asm__ volatile("movl %%cr4, %0" : "=r"(cr4));
+    cr4 |= (1u << 9) | (1u << 10); /* OSFXSR, OSXMMEXCPT: picolibc uses SSE */
+    __asm__ volatile("movl %0, %%cr4" ::"r"(cr4));
+    __asm__ volatile("fninit");
+}
+
+static void __attribute__((noinline, noreturn)) idle_loop(void)
+{
+    for (;;)
+        __asm__ volatile("sti; hlt" ::: "memory");
+}
+
+void kernel_main(uint32_t magic, const struct multiboot_info *mbi)
+{
+    enable_sse();
+    serial_init();
+    console_printf("\nrtos-pc kernel\n");
+    const char *cmdline = "";
+    if (magic == MULTIBOOT_BOOTLOADER_MAGIC && (mbi->flags & (1u << 2)))
+        cmdline = (const char *)mbi->cmdline;
+    console_printf("cmdline: %s\n", cmdline);
+
+    gdt_init();
+    idt_init();
+    pic_init();
+    tsc_calibrate();
+    lapic_init();
+    console_printf("tsc: %llu Hz (PIT); lapic %lu: xAPIC at 0x%lx, timer %llu Hz, tick %u Hz\n",
+                   (unsigned long long)tsc_hz(), (unsigned long)lapic_id(),
+                   (unsigned long)lapic_mmio_base(), (unsigned long long)lapic_timer_hz(),
+                   SCHED_HZ);
+
+    sched_init("idle", boot_stack, boot_stack_top);
+    if (workers_start() != 0)
+        console_printf("workers: not all started\n");
+    const struct net_config net = {0x0a00020fu /* 10.0.2.15 */, 0xffffff00u,
+                                   0x0a000202u /* 10.0.2.2 */};
+    if (net_task_start(&net, NULL) < 0)
+        console_printf("net: disabled\n");
+    console_printf("heap: %lu of %lu bytes used\n", (unsigned long)heap_used(),
+                   (unsigned long)heap_size());
+    lapic_tick_start();
+    idle_loop();
+}
+
+void _exit(int status)
+{
+    console_printf("exit(%d)\n", status);
+    for (;;)
+        __asm__ volatile("cli; hlt");
+}
