@@ -3,7 +3,7 @@
 BUILD_DIR ?= build
 CTEST_JOBS ?= 2
 
-.PHONY: all deps build test demo bench format lint clean
+.PHONY: all deps build test demo bench fuzz format lint clean
 
 all: build
 
@@ -25,6 +25,11 @@ bench: build
 	python3 bench/boot_bench.py --image $(BUILD_DIR)/target/boards/qemu-pc/acart-qemu-pc.elf
 	python3 bench/board_bench.py --image $(BUILD_DIR)/target/boards/qemu-pc/acart-qemu-pc.elf
 	-ninja -C $(BUILD_DIR) bench-tb5
+
+# The fuzzing campaign: every libFuzzer target from its corpus; figures to bench/results/fuzz.txt.
+# FUZZ_ARGS passes options to bench/fuzz.py (e.g. --runs-for tb5=3000000 --parallel 2).
+fuzz: build
+	python3 bench/fuzz.py --build $(BUILD_DIR) $(FUZZ_ARGS)
 
 format:
 	git ls-files '*.c' '*.h' | xargs clang-format -i

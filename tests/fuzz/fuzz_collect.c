@@ -1,0 +1,157 @@
+/* libFuzzer target: `acart collect` against a hostile target. The collector's own code
+ * (tools/collect.c and collect_link.c, included here so their static steps can be driven
+ * without a TCP listener) talks to a peer on a socketpair that answers with the input:
+ *
+ *   byte 0 even: the control conversation. The rest is everything the target sends on
+ *     the control connection: the handshake answer, then the replies, in order. The
+ *     collector runs its whole sequence (handshake check, target description, system
+ *     configuration, driver and event set-up, task list, INIT_PMU, START, STOP, results)
+ *     and stops at the first reply it rejects. The peer also reads and drops what the
+ *     collector sends, so neither side can block.
+ *   byte 0 odd: a data channel. Byte 1 picks a CPU channel (sample records, with or without
+ *     call stacks) or the module channel; the rest is the stream, fed to the record
+ *     scanner in pieces whose sizes come from byte 2. */
+#include <pthread.h>
+#include <sys/socket.h>
+
+#include "../../tools/collect.c"
+#include "../../tools/collect_link.c"
+
+struct peer {
+    int fd;
+    const uint8_t *data;
+    size_t size;
+};
+
+static void *peer_main(void *arg)
+{
+    struct peer *p = arg;
+    uint8_t sink[65536];
+    size_t sent = 0;
+    int wrote_all = p->size == 0;
+    if (wrote_all)
+        shutdown(p->fd, SHUT_WR);
+    for (;;) {
+        struct pollfd pfd = {p->fd, (short)(POLLIN | (wrote_all ? 0 : POLLOUT)), 0};
+        if (poll(&pfd, 1, -1) < 0)
+            break;
+        if (pfd.revents & (POLLIN | POLLHUP | POLLERR)) {
+            ssize_t n = recv(p->fd, sink, sizeof sink, MSG_DONTWAIT);
+            if (n == 0 || (n < 0 && (pfd.revents & (POLLHUP | POLLERR))))
+                break; /* the collector closed its end */
+        }
+        if (!wrote_all && (pfd.revents & POLLOUT)) {
+            ssize_t n = send(p->fd, p->data + sent, p->size - sent, MSG_DONTWAIT | MSG_NOSIGNAL);
+            if (n > 0)
+                sent += (size_t)n;
+            else if (n < 0 && errno != EAGAIN)
+                break;
+            if (sent == p->size) {
+                shutdown(p->fd, SHUT_WR);
+                wrote_all = 1;
+            }
+        }
+    }
+    return NULL;
+}
+
+static int handshake(struct collection *c, struct diag *d)
+{
+    size_t got = 0;
+    int rc = net_recv_exact(c->link.control, &c->link.status, sizeof c->link.status, 1, &got);
+    if (rc != NET_OK)
+        return diag_fail(d, COLLECT_DIAG_TARGET, "handshake: %s", net_strerror(rc));
+    if ((rc = check_target_status(&c->link, d)))
+        return rc;
+    /* As connect_target() goes on after link_open(). */
+    c->num_cpus = c->link.status.hardware_info.num_cpus;
+    c->transfer = (c->link.status.collect_switch.bits & SEP_SWITCH_DATA_TRANSFER_MODE)
+                      ? SESSION_TRANSFER_DELAYED
+                      : SESSION_TRANSFER_IMMEDIATE;
+    return 0;
+}
+
+static int verbose = -1; /* FUZZ_VERBOSE=1: say where each conversation ended */
+
+static void conversation(const uint8_t *data, size_t size)
+{
+    static char *argv[] = {"collect", "--target", "fuzz",    "--duration",       "1",
+                           "-o",      "unused",   "--event", "INST_RETIRED.ANY", "--callstack=4",
+                           NULL};
+    struct collection c;
+    struct diag d;
+    memset(&c, 0, sizeof c);
+    c.link.control = -1;
+    optind = 1;
+    if (parse_options(10, argv, &c.opt) >= 0 || link_parse_target(&c.link, c.opt.target, &d) ||
+        collect_layout_init(&c.layout, c.opt.callstack_depth))
+        abort();          /* the harness's own options */
+    c.link.timeout_s = 5; /* only a harness bug can make a read wait: the peer ends with EOF */
+
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+        abort();
+    c.link.control = sv[0];
+    struct peer peer = {sv[1], data, size};
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, peer_main, &peer) != 0)
+        abort();
+
+    d.msg[0] = '\0';
+    if (!handshake(&c, &d) && !target_description(&c, &d) && !configure_driver(&c, &d) &&
+        !configure_events(&c, &d) && !read_tasks(&c, &d) && !init_pmu(&c, &d) &&
+        !request(&c, SEP_OP_START, NULL, 0, NULL, 0, &d) &&
+        !request(&c, SEP_OP_STOP, NULL, 0, NULL, 0, &d) && !results(&c, &d)) {
+        for (uint32_t cpu = 0; cpu < c.num_cpus; cpu++) {
+            struct sep_sample_drop drop;
+            (void)drop_entry(&c, cpu, &drop);
+        }
+        snprintf(d.msg, sizeof d.msg, "complete: %zu tasks", c.num_tasks);
+    }
+    if (verbose < 0)
+        verbose = getenv("FUZZ_VERBOSE") != NULL;
+    if (verbose)
+        fprintf(stderr, "conversation: %s\n", d.msg);
+    link_close(&c.link);
+    pthread_join(thread, NULL);
+    close(sv[1]);
+    sysinfo_free(&c.sys);
+    for (size_t i = 0; i < c.num_tasks; i++)
+        free(c.tasks[i].name);
+    free(c.tasks);
+}
+
+static void data_channel(const uint8_t *data, size_t size)
+{
+    if (size < 2)
+        return;
+    struct record_scanner s;
+    struct collect_layout layout;
+    uint32_t depth = data[0] & 2 ? 8 : 0;
+    if (collect_layout_init(&layout, depth))
+        abort();
+    uint32_t sizes[1] = {layout.sample_size};
+    int rc = data[0] & 4 ? records_init_modules(&s)
+                         : records_init_samples(&s, data[1] % 4, sizes, 1, 1 + data[1] / 64);
+    if (rc)
+        return;
+    size_t piece = 1 + (data[1] & 0x3f) * 7, at = 2;
+    while (at < size) {
+        size_t n = size - at < piece ? size - at : piece;
+        records_feed(&s, data + at, n);
+        at += n;
+    }
+    (void)records_finish(&s);
+    records_free(&s);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size == 0)
+        return 0;
+    if (data[0] & 1)
+        data_channel(data + 1, size - 1);
+    else
+        conversation(data + 1, size - 1);
+    return 0;
+}

@@ -1,0 +1,183 @@
+/* Writes the generated seed inputs of the fuzz corpora (tests/fuzz/make-seeds runs it):
+ *   ecb/    ECBs as acart collect builds them, for one to three built-in events;
+ *   collect/ a whole control conversation of a well-behaved two-CPU target (handshake
+ *           answer and every reply, in the order acart collect asks), the same with a
+ *           failing reply, and data channel streams of sample and module records.
+ * Usage: make_seeds CORPUS_DIR */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acart_wire.h"
+#include "collect_ecb.h"
+#include "collect_layout.h"
+
+static const char *top;
+
+static FILE *out_file(const char *sub, const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s/%s", top, sub, name);
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    return f;
+}
+
+static void put(FILE *f, const void *p, size_t n)
+{
+    if (n && fwrite(p, 1, n, f) != n)
+        exit(1);
+}
+
+static void reply(FILE *f, uint32_t op, const void *payload, size_t n)
+{
+    struct sep_ctrl_header h = sep_ctrl_response(op, SEP_STATUS_SUCCESS, n);
+    put(f, &h, sizeof h);
+    put(f, payload, n);
+}
+
+static void reply_zero(FILE *f, uint32_t op, size_t n)
+{
+    static uint8_t zeros[16384];
+    reply(f, op, zeros, n);
+}
+
+static void ecb_seeds(void)
+{
+    static uint8_t ecb[COLLECT_ECB_SIZE];
+    struct collect_event ev[3];
+    for (size_t n = 1; n <= 3; n++) {
+        ev[n - 1].def = collect_event_at(n - 1);
+        ev[n - 1].sample_after = 1000003 * n;
+        int len = collect_ecb_build(ev, n, ecb, sizeof ecb);
+        if (len < 0)
+            exit(1);
+        char name[32];
+        snprintf(name, sizeof name, "built-%zu-events", n);
+        FILE *f = out_file("ecb", name);
+        put(f, ecb, (size_t)len);
+        fclose(f);
+    }
+}
+
+/* fail_at: the op whose reply is a failure status, or 0 for none. */
+static void conversation(const char *name, uint32_t fail_at)
+{
+    const uint32_t cpus = 2;
+    FILE *f = out_file("collect", name);
+    put(f, "\0", 1); /* control conversation */
+    struct sep_target_status st;
+    memset(&st, 0, sizeof st);
+    st.msg_size = sizeof st;
+    st.proto_version = SEP_PROTOCOL_VERSION;
+    st.os_info_offset = offsetof(struct sep_target_status, os_info);
+    st.os_info_size = sizeof st.os_info;
+    st.collect_switch_offset = offsetof(struct sep_target_status, collect_switch);
+    st.collect_switch_size = sizeof st.collect_switch;
+    st.hardware_info_offset = offsetof(struct sep_target_status, hardware_info);
+    st.hardware_info_size = sizeof st.hardware_info;
+    st.hardware_info.num_cpus = cpus;
+    st.hardware_info.tsc_freq = 2000000000;
+    put(f, &st, sizeof st);
+
+    uint32_t zero = 0, n_cpus = cpus, n_tasks = 2;
+    uint64_t tsc = 123456789, samples = 42;
+    struct sep_task_info tasks[2];
+    memset(tasks, 0, sizeof tasks);
+    tasks[0].id = 1, tasks[0].address_space_id = 1;
+    strcpy(tasks[0].name, "idle");
+    tasks[1].id = 7, tasks[1].address_space_id = 3;
+    strcpy(tasks[1].name, "net worker");
+    struct sep_sample_drop_info drops;
+    memset(&drops, 0, sizeof drops);
+    drops.size = 1;
+    int64_t skew[2] = {0, -5};
+    struct {
+        uint32_t op;
+        const void *p;
+        size_t n;
+    } steps[] = {
+        {SEP_OP_SET_OSID, NULL, 0},
+        {SEP_OP_VERSION, NULL, sizeof(struct sep_drv_version)},
+        {SEP_OP_GET_DRV_SETUP_INFO, NULL, sizeof(struct sep_drv_setup_info)},
+        {SEP_OP_COLLECT_SYS_CONFIG, &zero, 4},
+        {SEP_OP_GET_PLATFORM_INFO, NULL, sizeof(struct sep_platform_info)},
+        {SEP_OP_NUM_CORES, &n_cpus, 4},
+        {SEP_OP_GET_NORMALIZED_TSC, &tsc, 8},
+        {SEP_OP_RESERVE, &zero, 4},
+        {SEP_OP_INIT_DRIVER, NULL, 0},
+        {SEP_OP_SET_CPU_TOPOLOGY, NULL, 0},
+        {SEP_OP_NUM_DESCRIPTOR, NULL, 0},
+        {SEP_OP_DESC_NEXT, NULL, 0},
+        {SEP_OP_INIT, NULL, 0},
+        {SEP_OP_EM_GROUPS, NULL, 0},
+        {SEP_OP_EM_CONFIG_NEXT, NULL, sizeof(struct sep_ioctl_status)},
+        {SEP_OP_SET_DEVICE_NUM_UNITS, NULL, 0},
+        {SEP_OP_GET_THREAD_COUNT, &n_tasks, 4},
+        {SEP_OP_GET_THREAD_INFO, tasks, sizeof tasks},
+        {SEP_OP_INIT_PMU, NULL, 0},
+        {SEP_OP_START, NULL, 0},
+        {SEP_OP_STOP, NULL, 0},
+        {SEP_OP_GET_NUM_SAMPLES, &samples, 8},
+        {SEP_OP_GET_SAMPLE_DROP_INFO, &drops, sizeof drops},
+        {SEP_OP_TSC_SKEW_INFO, skew, sizeof skew},
+        {SEP_OP_TERMINATE, NULL, 0},
+    };
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        if (steps[i].op == fail_at) {
+            struct sep_ctrl_header h = sep_ctrl_response(fail_at, SEP_STATUS_PMU_IN_USE, 0);
+            put(f, &h, sizeof h);
+            break;
+        }
+        if (steps[i].p)
+            reply(f, steps[i].op, steps[i].p, steps[i].n);
+        else
+            reply_zero(f, steps[i].op, steps[i].n);
+    }
+    fclose(f);
+}
+
+static void data_seeds(void)
+{
+    struct collect_layout l;
+    for (uint32_t depth = 0; depth <= 8; depth += 8) {
+        if (collect_layout_init(&l, depth))
+            exit(1);
+        char name[32];
+        snprintf(name, sizeof name, "data-cpu1-depth%u", depth);
+        FILE *f = out_file("collect", name);
+        uint8_t head[3] = {1, depth ? 2 : 0, 1 + 64}; /* data, flags, cpu 1 / 2 events */
+        put(f, head, sizeof head);
+        uint8_t rec[48 + 8 * 8];
+        for (int i = 0; i < 3; i++) {
+            memset(rec, 0, sizeof rec);
+            struct sep_sample_pc s;
+            memset(&s, 0, sizeof s);
+            s.cpu_and_os = 1;
+            s.iip = 0x400000u + 16u * (unsigned)i;
+            s.tid = 7;
+            s.tsc = 1000u + (unsigned)i;
+            memcpy(rec, &s, sizeof s);
+            put(f, rec, l.sample_size);
+        }
+        fclose(f);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: make_seeds CORPUS_DIR\n");
+        return 2;
+    }
+    top = argv[1];
+    ecb_seeds();
+    conversation("conversation", 0);
+    conversation("conversation-busy", SEP_OP_RESERVE);
+    conversation("conversation-em-config-refused", SEP_OP_EM_CONFIG_NEXT);
+    data_seeds();
+    return 0;
+}
