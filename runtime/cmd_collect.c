@@ -288,6 +288,31 @@ int32_t cmd_get_sample_drop_info(struct cmd_request *req)
     return cmd_reply(req, &info, sizeof(info));
 }
 
+/* Every CPU of the session fits: the reply never cuts CPUs off. */
+_Static_assert(ACA_MAX_CPUS <= ACART_MAX_DROP_REASON_CPUS, "a drop-reason entry per CPU");
+
+int32_t cmd_get_drop_reasons(struct cmd_request *req)
+{
+    static struct acart_drop_reasons info;
+    memset(&info, 0, sizeof(info));
+    uint32_t n = sampler_num_cpus();
+    info.size = n;
+    for (uint32_t i = 0; i < n; i++) {
+        struct sampler_cpu_counts c;
+        sampler_counts(i, &c);
+        struct acart_drop_reasons_cpu *e = &info.cpu[i];
+        e->cpu_id = i;
+        e->ring_full = c.ring_full;
+        e->no_counter = c.no_counter;
+        e->malformed = c.malformed;
+        e->collision = c.collision;
+        e->stuck = c.stuck;
+        e->stuck_resets = c.stuck_resets;
+    }
+    return cmd_reply(
+        req, &info, (uint32_t)(offsetof(struct acart_drop_reasons, cpu) + n * sizeof(info.cpu[0])));
+}
+
 int32_t cmd_terminate(struct cmd_request *req)
 {
     (void)req;

@@ -50,6 +50,7 @@ static const struct cmd_entry table[] = {
     {SEP_OP_RESUME, "RESUME", cmd_resume, 0, 0},
     {SEP_OP_GET_NUM_SAMPLES, "GET_NUM_SAMPLES", cmd_get_num_samples, 0, 0},
     {SEP_OP_GET_SAMPLE_DROP_INFO, "GET_SAMPLE_DROP_INFO", cmd_get_sample_drop_info, 0, 0},
+    {ACART_OP_GET_DROP_REASONS, "GET_DROP_REASONS", cmd_get_drop_reasons, 0, 0},
     {SEP_OP_TERMINATE, "TERMINATE", cmd_terminate, 0, 0},
     {SEP_OP_GET_DRIVER_STATE, "GET_DRIVER_STATE", cmd_get_driver_state, 0, 0},
     {SEP_OP_KERNEL_CS, "KERNEL_CS", cmd_kernel_cs, 0, 0},

@@ -67,6 +67,7 @@ int32_t cmd_pause(struct cmd_request *req);
 int32_t cmd_resume(struct cmd_request *req);
 int32_t cmd_get_num_samples(struct cmd_request *req);
 int32_t cmd_get_sample_drop_info(struct cmd_request *req);
+int32_t cmd_get_drop_reasons(struct cmd_request *req);
 int32_t cmd_terminate(struct cmd_request *req);
 
 #endif

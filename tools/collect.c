@@ -97,6 +97,8 @@ struct collection {
     double started, stopped;
     uint64_t num_samples;              /* GET_NUM_SAMPLES */
     struct sep_sample_drop_info drops; /* GET_SAMPLE_DROP_INFO */
+    struct acart_drop_reasons reasons; /* ACART_OP_GET_DROP_REASONS, if the target has it */
+    int have_reasons;
 };
 
 static volatile sig_atomic_t interrupted;
@@ -588,6 +590,30 @@ static int run(struct collection *c, struct diag *d)
     return drain(c, &sl, d);
 }
 
+/* The reasons behind the drop counts (an acart extension): a target without it answers
+ * DRIVER_COMM_FAILED and the session has counts only. Per CPU they must add up to what
+ * GET_SAMPLE_DROP_INFO said. */
+static int drop_reasons(struct collection *c, struct diag *d)
+{
+    size_t got = 0;
+    int rc = link_request(&c->link, ACART_OP_GET_DROP_REASONS, NULL, 0, &c->reasons,
+                          sizeof c->reasons, offsetof(struct acart_drop_reasons, cpu), &got, d);
+    if (rc && c->link.last_status == SEP_STATUS_DRIVER_COMM_FAILED) {
+        d->code = 0;
+        d->msg[0] = 0;
+        return 0;
+    }
+    if (rc)
+        return rc;
+    if (c->reasons.size > ACART_MAX_DROP_REASON_CPUS ||
+        got < offsetof(struct acart_drop_reasons, cpu) + c->reasons.size * sizeof c->reasons.cpu[0])
+        return diag_fail(d, COLLECT_DIAG_TARGET,
+                         "GET_DROP_REASONS: %zu bytes for %" PRIu32 " entries", got,
+                         c->reasons.size);
+    c->have_reasons = 1;
+    return 0;
+}
+
 static int results(struct collection *c, struct diag *d)
 {
     int64_t *skew = calloc(c->num_cpus, sizeof *skew);
@@ -597,6 +623,7 @@ static int results(struct collection *c, struct diag *d)
     if (!(rc = request(c, SEP_OP_GET_NUM_SAMPLES, NULL, 0, &c->num_samples, sizeof c->num_samples,
                        d)) &&
         !(rc = request(c, SEP_OP_GET_SAMPLE_DROP_INFO, NULL, 0, &c->drops, sizeof c->drops, d)) &&
+        !(rc = drop_reasons(c, d)) &&
         !(rc = request(c, SEP_OP_TSC_SKEW_INFO, NULL, 0, skew, c->num_cpus * sizeof *skew, d)))
         rc = request(c, SEP_OP_TERMINATE, NULL, 0, NULL, 0, d);
     free(skew);
@@ -607,6 +634,31 @@ static int results(struct collection *c, struct diag *d)
 }
 
 /* ---- session.json and the checks ---------------------------------------------------- */
+
+/* The reasons the target gave for a CPU's `dropped` samples, into out[kind][cpu]. */
+static int reasons_of(const struct collection *c, uint32_t cpu, uint32_t dropped, uint64_t **out,
+                      struct diag *d)
+{
+    for (uint32_t i = 0; i < c->reasons.size; i++) {
+        const struct acart_drop_reasons_cpu *e = &c->reasons.cpu[i];
+        if (e->cpu_id != cpu)
+            continue;
+        uint64_t v[SESSION_DROP_KINDS] = {e->ring_full, e->no_counter, e->malformed,
+                                          e->collision, e->stuck,      e->stuck_resets};
+        uint64_t sum = 0;
+        for (int k = 0; k < SESSION_DROP_KINDS; k++) {
+            out[k][cpu] = v[k];
+            sum += k == SESSION_DROP_STUCK_RESETS ? 0 : v[k];
+        }
+        if (sum != dropped)
+            return diag_fail(d, COLLECT_DIAG_TARGET,
+                             "GET_DROP_REASONS: CPU %" PRIu32 "'s reasons add up to %" PRIu64
+                             ", GET_SAMPLE_DROP_INFO says %" PRIu32 " dropped",
+                             cpu, sum, dropped);
+        return 0;
+    }
+    return diag_fail(d, COLLECT_DIAG_TARGET, "GET_DROP_REASONS: no entry for CPU %" PRIu32, cpu);
+}
 
 /* What GET_SAMPLE_DROP_INFO says about a CPU; 0 if it does not mention it. */
 static int drop_entry(const struct collection *c, uint32_t cpu, struct sep_sample_drop *out)
@@ -664,12 +716,16 @@ static int write_session(struct collection *c, struct diag *d)
     s.samples_total = c->num_samples;
     s.samples_per_cpu = calloc(c->num_cpus, sizeof *s.samples_per_cpu);
     s.dropped_per_cpu = calloc(c->num_cpus, sizeof *s.dropped_per_cpu);
+    for (int k = 0; c->have_reasons && k < SESSION_DROP_KINDS; k++)
+        if (!(s.drop_reasons[k] = calloc(c->num_cpus, sizeof *s.drop_reasons[k])))
+            oom = 1;
     s.tasks = c->tasks; /* handed over: session_free frees them */
     s.num_tasks = c->num_tasks;
     c->tasks = NULL;
     c->num_tasks = 0;
     if (!s.topology || !s.descriptors || !s.events || !s.samples_per_cpu || !s.dropped_per_cpu)
         oom = 1;
+    int rc = 0;
     for (uint32_t i = 0; !oom && i < c->num_cpus; i++) {
         const struct sysinfo_cpu *sc = &c->sys.cpus[i];
         struct session_cpu t = {i, sc->apic_id, sc->package, sc->core, sc->thread};
@@ -678,6 +734,8 @@ static int write_session(struct collection *c, struct diag *d)
         if (drop_entry(c, i, &e)) {
             s.samples_per_cpu[i] = e.sampled;
             s.dropped_per_cpu[i] = e.dropped;
+            if (c->have_reasons && (rc = reasons_of(c, i, e.dropped, s.drop_reasons, d)))
+                break;
         } else {
             s.samples_per_cpu[i] = c->reader.ch[i].scan.records;
         }
@@ -689,8 +747,9 @@ static int write_session(struct collection *c, struct diag *d)
         s.events[i].name = dup_field(c->opt.events[i].def->name, 64, &oom);
         s.events[i].sample_after = c->opt.events[i].sample_after;
     }
-    int rc;
-    if (oom) {
+    if (rc) {
+        /* reasons_of said why */
+    } else if (oom) {
         rc = diag_fail(d, DIAG_NOMEM, "out of memory");
     } else {
         char *path = file_join(c->opt.output, "session.json");

@@ -46,6 +46,7 @@ static const struct {
     NAME(SEP_OP_, GET_NUM_SAMPLES),
     NAME(SEP_OP_, SET_DEVICE_NUM_UNITS),
     NAME(SEP_OP_, GET_SAMPLE_DROP_INFO),
+    NAME(ACART_OP_, GET_DROP_REASONS),
     NAME(SEP_OP_, GET_DRV_SETUP_INFO),
     NAME(SEP_OP_, GET_THREAD_COUNT),
     NAME(SEP_OP_, GET_THREAD_INFO),
@@ -422,6 +423,7 @@ int link_request(struct collect_link *l, uint32_t op, const void *in, size_t in_
     if (r.command_id != op)
         return fail(d, "%s (%" PRIu32 "): reply is for command %" PRIu32 " (%s)", name, op,
                     r.command_id, link_op_name(r.command_id));
+    l->last_status = r.status;
     if (r.status != SEP_STATUS_SUCCESS)
         return fail(d, "%s (%" PRIu32 ") failed on the target: status %d (%s)", name, op, r.status,
                     link_status_name(r.status));

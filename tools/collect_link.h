@@ -21,6 +21,7 @@ struct collect_link {
     char address[64];                /* the numeric address connected to */
     double timeout_s;                /* longest wait for any reply */
     struct sep_target_status status; /* the handshake's answer */
+    int32_t last_status;             /* the last reply's status (SEP_STATUS_*) */
 };
 
 /* A data connection after its handshake: what the target says it carries. */

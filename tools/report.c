@@ -368,6 +368,34 @@ static void print_event(struct report *r, const struct session_event *ev, uint64
     printf("%10" PRIu64 " %7.2f%% %20" PRIu64 "  Total\n", total, 100.0, total * ev->sample_after);
 }
 
+/* "Dropped: 3 buffer full, 1 PEBS collision" when the target said why (all kinds with a
+ * non-zero count, PMU resets last, in parentheses). */
+static void print_drop_reasons(const struct session *s)
+{
+    uint64_t total[SESSION_DROP_KINDS] = {0};
+    int any = 0;
+    if (!s->drop_reasons[0])
+        return;
+    for (int k = 0; k < SESSION_DROP_KINDS; k++) {
+        for (uint32_t c = 0; c < s->num_cpus; c++)
+            total[k] += s->drop_reasons[k][c];
+        any |= total[k] != 0;
+    }
+    if (!any)
+        return;
+    const char *sep = "Dropped: ";
+    for (int k = 0; k < SESSION_DROP_STUCK_RESETS; k++) {
+        if (!total[k])
+            continue;
+        printf("%s%" PRIu64 " %s", sep, total[k], session_drop_names[k]);
+        sep = ", ";
+    }
+    if (total[SESSION_DROP_STUCK_RESETS])
+        printf("%s(%" PRIu64 " %s: sampling ended on those CPUs)", sep,
+               total[SESSION_DROP_STUCK_RESETS], session_drop_names[SESSION_DROP_STUCK_RESETS]);
+    printf("\n");
+}
+
 static void print_header(const struct report *r, const char *elf)
 {
     const struct session *s = &r->p->session;
@@ -382,6 +410,7 @@ static void print_header(const struct report *r, const char *elf)
            s->duration_s, s->transfer == SESSION_TRANSFER_IMMEDIATE ? "immediate" : "delayed");
     printf("Samples: %" PRIu64 " read, %" PRIu64 " dropped by the target\n", r->p->num_records,
            dropped);
+    print_drop_reasons(s);
     if (r->by == BY_FUNCTION || r->by == BY_CALLER || r->by == BY_LINE) {
         char image[1024];
         printf("Image: %s\n",

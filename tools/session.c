@@ -305,6 +305,36 @@ static int read_counts(struct reader *r, const cJSON *obj, const char *key, cons
     return 0;
 }
 
+const char *const session_drop_keys[SESSION_DROP_KINDS] = {
+    "ring_full", "no_counter", "malformed", "collision", "stuck_pmi", "stuck_resets"};
+const char *const session_drop_names[SESSION_DROP_KINDS] = {
+    "buffer full",    "no matching counter", "malformed PEBS record",
+    "PEBS collision", "stuck PMI",           "PMU resets"};
+
+static int read_drop_reasons(struct reader *r, const cJSON *samples, struct session *s)
+{
+    static const char *const fields[SESSION_DROP_KINDS] = {
+        "samples.drop_reasons.ring_full", "samples.drop_reasons.no_counter",
+        "samples.drop_reasons.malformed", "samples.drop_reasons.collision",
+        "samples.drop_reasons.stuck_pmi", "samples.drop_reasons.stuck_resets"};
+    const cJSON *obj;
+    int rc;
+    if ((rc = get_object(r, samples, "drop_reasons", "samples.drop_reasons", false, &obj)) || !obj)
+        return rc;
+    for (int k = 0; k < SESSION_DROP_KINDS; k++)
+        if ((rc = read_counts(r, obj, session_drop_keys[k], fields[k], s->num_cpus,
+                              &s->drop_reasons[k])))
+            return rc;
+    for (uint32_t c = 0; c < s->num_cpus; c++) {
+        uint64_t sum = 0;
+        for (int k = 0; k < SESSION_DROP_STUCK_RESETS; k++)
+            sum += s->drop_reasons[k][c];
+        if (sum != s->dropped_per_cpu[c])
+            return bad(r, "samples.drop_reasons", "do not add up to samples.dropped_per_cpu");
+    }
+    return 0;
+}
+
 static int read_samples(struct reader *r, const cJSON *root, struct session *s)
 {
     const cJSON *obj;
@@ -314,7 +344,8 @@ static int read_samples(struct reader *r, const cJSON *root, struct session *s)
         (rc =
              read_counts(r, obj, "per_cpu", "samples.per_cpu", s->num_cpus, &s->samples_per_cpu)) ||
         (rc = read_counts(r, obj, "dropped_per_cpu", "samples.dropped_per_cpu", s->num_cpus,
-                          &s->dropped_per_cpu)))
+                          &s->dropped_per_cpu)) ||
+        (rc = read_drop_reasons(r, obj, s)))
         return rc;
     return 0;
 }
@@ -557,6 +588,14 @@ static bool build_lists(cJSON *root, const struct session *s)
         !add_counts(samples, "per_cpu", s->samples_per_cpu, s->num_cpus) ||
         !add_counts(samples, "dropped_per_cpu", s->dropped_per_cpu, s->num_cpus))
         return false;
+    if (s->drop_reasons[0]) {
+        cJSON *reasons = cJSON_AddObjectToObject(samples, "drop_reasons");
+        if (!reasons)
+            return false;
+        for (int k = 0; k < SESSION_DROP_KINDS; k++)
+            if (!add_counts(reasons, session_drop_keys[k], s->drop_reasons[k], s->num_cpus))
+                return false;
+    }
     if (s->tasks) {
         cJSON *tasks = cJSON_AddArrayToObject(root, "tasks");
         if (!tasks)
@@ -627,6 +666,8 @@ void session_free(struct session *s)
     free(s->events);
     free(s->samples_per_cpu);
     free(s->dropped_per_cpu);
+    for (int k = 0; k < SESSION_DROP_KINDS; k++)
+        free(s->drop_reasons[k]);
     for (size_t i = 0; i < s->num_tasks; i++)
         free(s->tasks[i].name);
     free(s->tasks);

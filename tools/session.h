@@ -53,6 +53,21 @@ struct session_module {
     uint64_t load_address, length;
 };
 
+/* The reasons behind samples.dropped_per_cpu (the last, stuck_resets, counts PMU resets,
+ * not samples). */
+enum session_drop {
+    SESSION_DROP_RING_FULL,
+    SESSION_DROP_NO_COUNTER,
+    SESSION_DROP_MALFORMED,
+    SESSION_DROP_COLLISION,
+    SESSION_DROP_STUCK,
+    SESSION_DROP_STUCK_RESETS,
+    SESSION_DROP_KINDS
+};
+/* Their session.json keys under samples.drop_reasons, and what the report calls them. */
+extern const char *const session_drop_keys[SESSION_DROP_KINDS];
+extern const char *const session_drop_names[SESSION_DROP_KINDS];
+
 struct session {
     /* target */
     char *hostname;
@@ -78,6 +93,9 @@ struct session {
     uint64_t samples_total;
     uint64_t *samples_per_cpu; /* num_cpus entries: what the target reported sending */
     uint64_t *dropped_per_cpu; /* num_cpus entries */
+    /* Optional (all or none): why each CPU dropped what it did, from the target's
+     * ACART_OP_GET_DROP_REASONS; num_cpus entries each, indexed by enum session_drop. */
+    uint64_t *drop_reasons[SESSION_DROP_KINDS];
 
     struct session_task *tasks; /* optional */
     size_t num_tasks;

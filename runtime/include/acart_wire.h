@@ -1153,6 +1153,37 @@ struct sep_sample_drop_info {
 SEP_WIRE_ASSERT_SIZE(struct sep_sample_drop_info, 324);
 SEP_WIRE_ASSERT_OFFSET(struct sep_sample_drop_info, drop_info, 4);
 
+/* acart extension: why samples were dropped, per CPU. GET_SAMPLE_DROP_INFO has room for a
+ * count only; this command, numbered far outside the host's DRV_OPERATION range so VTune
+ * never sends it, gives the reasons behind each CPU's `dropped` (docs/sep-protocol.md 4.2).
+ * A target without it answers SEP_STATUS_DRIVER_COMM_FAILED, as for any unknown command.
+ * Per CPU: dropped = ring_full + no_counter + malformed + collision + stuck. */
+#define ACART_OP_GET_DROP_REASONS  0x41430055u /* "AC" and 85, the command it completes */
+#define ACART_MAX_DROP_REASON_CPUS 64
+
+struct acart_drop_reasons_cpu {
+    uint32_t cpu_id;
+    uint32_t ring_full;    /* the CPU's sample buffer was full */
+    uint32_t no_counter;   /* a PEBS record or overflow naming no counter of the session */
+    uint32_t malformed;    /* a PEBS record that did not decode */
+    uint32_t collision;    /* a PEBS record (format <= 2) naming several PEBS counters */
+    uint32_t stuck;        /* lost when a PMI that would not clear made the PMU reset */
+    uint32_t stuck_resets; /* those resets; sampling on the CPU ended with the first */
+    uint32_t reserved;
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_drop_reasons_cpu, 32);
+SEP_WIRE_ASSERT_OFFSET(struct acart_drop_reasons_cpu, stuck_resets, 24);
+
+/* ACART_OP_GET_DROP_REASONS reply: the header and `size` entries; as every reply, it is
+ * as long as the host asked (entries past `size` are zero), at least 8 + 32 * size. */
+struct acart_drop_reasons {
+    uint32_t size; /* entries that follow */
+    uint32_t reserved;
+    struct acart_drop_reasons_cpu cpu[ACART_MAX_DROP_REASON_CPUS];
+};
+SEP_WIRE_ASSERT_OFFSET(struct acart_drop_reasons, cpu, 8);
+SEP_WIRE_ASSERT_SIZE(struct acart_drop_reasons, 8 + 32 * ACART_MAX_DROP_REASON_CPUS);
+
 /* GET_THREAD_INFO reply: an array of these, GET_THREAD_COUNT (a uint32_t) of them. */
 struct sep_task_info {
     sep_u64_t id;               /* thread id */

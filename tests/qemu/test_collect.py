@@ -52,6 +52,11 @@ session = json.load(open(os.path.join(out, "session.json")))
 per_cpu = session["samples"]["per_cpu"]
 dropped = session["samples"]["dropped_per_cpu"]
 total_reported = session["samples"]["total"]
+# The board answers acart's GET_DROP_REASONS: one count per reason and CPU, all zero here.
+reasons = session["samples"]["drop_reasons"]
+assert sorted(reasons) == ["collision", "malformed", "no_counter", "ring_full", "stuck_pmi",
+                           "stuck_resets"], reasons
+assert all(r == [0] * args.cpus for r in reasons.values()), reasons
 
 total = inside = 0
 for cpu in range(args.cpus):
