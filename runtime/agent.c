@@ -15,12 +15,9 @@
 #include "log.h"
 #include "msr_policy.h"
 
-#include "cpu.h"
+#include "cpuid.h"
+#include "acart_platform.h"
 #include "io.h"
-#include "lapic.h"
-#include "msr_safe.h"
-#include "smp.h"
-#include "tsc.h"
 
 #include <string.h>
 
@@ -35,8 +32,10 @@ struct refused {
 };
 static struct refused refused[4];
 
-static uint8_t builtin_rings[ACA_MAX_CPUS][ACA_RING_BYTES_PER_CPU]
-    __attribute__((section(".acart_rings"), aligned(64)));
+/* NOBITS (a .bss.* name): the pool costs RAM, never image size. Split among the CPUs
+ * online at aca_start(). */
+static uint8_t builtin_rings[ACA_RING_POOL_BYTES]
+    __attribute__((section(".bss.acart_rings"), aligned(64)));
 
 void aca_config_init(struct aca_config *cfg)
 {
@@ -49,7 +48,7 @@ void aca_config_init(struct aca_config *cfg)
 
 uint64_t agent_now_ms(void)
 {
-    return rdtsc() / (tsc_hz() / 1000);
+    return rdtsc() / (aca_plat_tsc_hz() / 1000);
 }
 
 static void on_data_channel_event(struct channel *ch, void *arg, enum channel_event ev);
@@ -80,7 +79,7 @@ static void fill_target_status(struct sep_target_status *st, int32_t status)
     st->hardware_info.family = (sig.signature >> 8) & 0xf;
     st->hardware_info.model = sig.model;
     st->hardware_info.stepping = sig.stepping;
-    st->hardware_info.tsc_freq = tsc_hz();
+    st->hardware_info.tsc_freq = aca_plat_tsc_hz();
 }
 
 static void format_ip(char *out, uint32_t ip)
@@ -361,7 +360,7 @@ int aca_start(const struct aca_config *cfg)
     if (cfg->transfer != ACA_TRANSFER_DELAYED && cfg->transfer != ACA_TRANSFER_IMMEDIATE)
         return ACA_ERR_INVALID;
 
-    uint32_t ncpus = smp_num_cpus();
+    uint32_t ncpus = aca_plat_num_cpus();
     if (ncpus > ACA_MAX_CPUS)
         ncpus = ACA_MAX_CPUS;
     agent.cfg = *cfg;
@@ -373,8 +372,8 @@ int aca_start(const struct aca_config *cfg)
         agent.ring_memory = cfg->ring_memory;
         agent.ring_bytes_per_cpu = cfg->ring_bytes_per_cpu;
     } else {
-        agent.ring_memory = &builtin_rings[0][0];
-        agent.ring_bytes_per_cpu = ACA_RING_BYTES_PER_CPU;
+        agent.ring_memory = builtin_rings;
+        agent.ring_bytes_per_cpu = (uint32_t)(sizeof(builtin_rings) / ncpus) & ~63u;
     }
     agent.num_cpus = ncpus;
     agent.keepalive_idle_ms =
@@ -385,7 +384,6 @@ int aca_start(const struct aca_config *cfg)
     agent.handshake_timeout_ms =
         cfg->handshake_timeout_ms ? cfg->handshake_timeout_ms : ACA_HANDSHAKE_TIMEOUT_MS;
     agent.drain_stall_ms = cfg->drain_stall_ms ? cfg->drain_stall_ms : ACA_DRAIN_STALL_MS;
-    msr_safe_init();
 
     int perr = sampler_probe_pmu();
     const struct pmu_caps *caps = sampler_pmu_caps();

@@ -6,12 +6,10 @@
 #include "task_events.h"
 
 #include "cpuid.h"
+#include "acart_platform.h"
 #include "io.h"
 #include "msr.h"
 #include "msr_safe.h"
-#include "percpu.h"
-#include "smp.h"
-#include "tsc.h"
 
 #include <string.h>
 
@@ -157,7 +155,7 @@ static uint64_t perf_capab[ACA_MAX_CPUS];
 static void read_perf_capab_on_this_cpu(void *arg)
 {
     (void)arg;
-    uint32_t cpu = this_cpu_index();
+    uint32_t cpu = aca_plat_cpu_index();
     if (cpu >= agent.num_cpus)
         return;
     /* IA32_PERF_CAPABILITIES exists only with CPUID.1:ECX.PDCM; else report 0. */
@@ -167,6 +165,6 @@ static void read_perf_capab_on_this_cpu(void *arg)
 
 int32_t cmd_get_perf_capab(struct cmd_request *req)
 {
-    smp_call_all(read_perf_capab_on_this_cpu, 0);
+    aca_plat_call_on_all_cpus(read_perf_capab_on_this_cpu, 0);
     return cmd_reply(req, perf_capab, agent.num_cpus * (uint32_t)sizeof(uint64_t));
 }

@@ -4,9 +4,8 @@
 #include "log.h"
 #include "msr_policy.h"
 
+#include "acart_platform.h"
 #include "msr_safe.h"
-#include "percpu.h"
-#include "smp.h"
 
 #include <string.h>
 
@@ -22,7 +21,7 @@ static struct msr_op op;
 static void read_on_this_cpu(void *arg)
 {
     (void)arg;
-    uint32_t cpu = this_cpu_index();
+    uint32_t cpu = aca_plat_cpu_index();
     if (cpu < agent.num_cpus && msr_read_safe(op.msr, &op.read[cpu]) != 0)
         __atomic_fetch_add(&op.failed, 1, __ATOMIC_RELAXED);
 }
@@ -30,7 +29,7 @@ static void read_on_this_cpu(void *arg)
 static void write_on_this_cpu(void *arg)
 {
     (void)arg;
-    if (this_cpu_index() < agent.num_cpus && msr_write_safe(op.msr, op.value) != 0)
+    if (aca_plat_cpu_index() < agent.num_cpus && msr_write_safe(op.msr, op.value) != 0)
         __atomic_fetch_add(&op.failed, 1, __ATOMIC_RELAXED);
 }
 
@@ -45,7 +44,7 @@ int32_t cmd_read_msr(struct cmd_request *req)
     if (req->out_cap < agent.num_cpus * sizeof(uint64_t))
         return SEP_STATUS_BUFFER_TOO_SMALL;
     op.failed = 0;
-    smp_call_all(read_on_this_cpu, 0);
+    aca_plat_call_on_all_cpus(read_on_this_cpu, 0);
     if (op.failed)
         return SEP_STATUS_MSR_ACCESS_ERROR; /* allowed, but this CPU does not have it */
     return cmd_reply(req, op.read, agent.num_cpus * (uint32_t)sizeof(uint64_t));
@@ -66,6 +65,6 @@ int32_t cmd_write_msr(struct cmd_request *req)
     op.msr = reg.event_reg_id.reg_id;
     op.value = reg.reg_value;
     op.failed = 0;
-    smp_call_all(write_on_this_cpu, 0);
+    aca_plat_call_on_all_cpus(write_on_this_cpu, 0);
     return op.failed ? SEP_STATUS_MSR_ACCESS_ERROR : SEP_STATUS_SUCCESS;
 }

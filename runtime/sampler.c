@@ -4,57 +4,49 @@
 #include "acart_opts.h"
 #include "acart_wire.h"
 
+#include "acart_platform.h"
+#include "pmi_lvt.h"
+
 #include "io.h"
-#include "lapic.h"
 #include "pebs.h"
-#include "percpu.h"
 #include "pmi.h"
-#include "smp.h"
-#include "trap.h"
-#include "tsc.h"
 
 #include <string.h>
 
 struct sampler_cpu {
     struct ring ring;
     volatile uint32_t active;       /* 0 while paused or stopped: interrupts record nothing */
-    volatile int32_t program_error; /* pmu_program_cpu() result at start */
+    volatile int32_t program_error; /* pmu_program_cpu() or timer result at start */
     uint32_t no_event;              /* overflows whose tag names no event of the session */
+    volatile uint32_t started;      /* the CPU ran start_on_this_cpu */
+    uint32_t timer_armed;           /* the platform gave this CPU a sampling timer */
     struct pmu_cpu_state pmu;
 };
 
 static struct sampler_cpu cpus[ACA_MAX_CPUS];
 static struct pmu_caps pmu_caps;
 static int pmu_usable;
-static trap_handler_fn chained_nmi; /* the NMI handler that was there before ours */
+static int nmi_installed;
+static int vector_installed;
 static uint8_t pebs_memory[ACA_MAX_CPUS][PEBS_DS_BYTES_PER_CPU]
-    __attribute__((section(".acart_rings"), aligned(PEBS_DS_ALIGN)));
+    __attribute__((section(".bss.acart_pebs"), aligned(PEBS_DS_ALIGN)));
 static struct sampler_config config;
 static uint32_t num_cpus;
 static volatile int running;
-static uint32_t timer_period;
-
-uint32_t sampler_timer_period(uint64_t sample_after, uint64_t tsc_hz, uint64_t lapic_hz)
-{
-    /* sample_after reference cycles at the TSC rate, expressed in LAPIC timer ticks. */
-    if (tsc_hz == 0)
-        return 0;
-    uint64_t ticks = sample_after * lapic_hz / tsc_hz;
-    if (ticks == 0)
-        ticks = 1;
-    return ticks > 0xffffffffu ? 0xffffffffu : (uint32_t)ticks;
-}
 
 /* Return addresses of the interrupted code's callers, innermost first, found by following
  * saved frame pointers (the image is built with -fno-omit-frame-pointer). Reads only
- * inside this CPU's own stack, and only upwards, so a corrupt or absent frame ends the
- * walk instead of touching memory-mapped devices. When the interrupt hit a function
+ * inside the stack the platform says the interrupted code ran on (a task's own stack or
+ * the CPU's), and only upwards, so a corrupt or absent frame ends the walk instead of
+ * touching memory-mapped devices. When the interrupt hit a function
  * before its prologue saved EBP, the first entry is its caller's caller: a known limit of
  * frame-pointer walks. `out` is already zero. */
-static void record_callstack(uint32_t *out, uint32_t depth, uint32_t fp)
+static void record_callstack(uint32_t *out, uint32_t depth, const struct aca_frame *interrupted)
 {
-    const struct percpu *p = this_cpu();
-    uint32_t lo = (uint32_t)(uintptr_t)p->stack_bottom, hi = (uint32_t)(uintptr_t)p->stack_top;
+    uintptr_t lo, hi;
+    if (aca_plat_stack_bounds(interrupted, &lo, &hi) != 0 || hi - lo < 8)
+        return;
+    uint32_t fp = interrupted->fp;
     for (uint32_t n = 0; n < depth; n++) {
         if (fp < lo || fp > hi - 8 || (fp & 3))
             return;
@@ -71,10 +63,12 @@ static void record_callstack(uint32_t *out, uint32_t depth, uint32_t fp)
 
 /* The one place a sample record is written: on this CPU, into this CPU's ring. `ip` is
  * the interrupted EIP, or the event's exact IP when PEBS recorded it. */
-static void record_sample(const struct trap_frame *frame, uint32_t ip,
+static void record_sample(const struct aca_frame *frame, uint32_t ip,
                           const struct sampler_event *ev)
 {
-    uint32_t cpu = this_cpu_index();
+    uint32_t cpu = aca_plat_cpu_index();
+    if (cpu >= num_cpus)
+        return;
     struct sampler_cpu *c = &cpus[cpu];
     if (!c->active)
         return;
@@ -87,7 +81,7 @@ static void record_sample(const struct trap_frame *frame, uint32_t ip,
     s->descriptor_id = ev->descriptor_id;
     s->osid = 0;
     s->iip = ip;
-    s->ipsr = frame->eflags; /* CPL 0: bits 63:32 stay 0 */
+    s->ipsr = frame->flags; /* CPL 0: bits 63:32 stay 0 */
     s->cs = (uint16_t)frame->cs;
     s->cpu_and_os = (uint16_t)((cpu & SEP_SAMPLE_CPU_NUM_MASK) |
                                (SEP_MODE_32BIT << SEP_SAMPLE_CODE_MODE_SHIFT));
@@ -103,43 +97,44 @@ static void record_sample(const struct trap_frame *frame, uint32_t ip,
         tail[i] = 0;
     if (config.callstack_depth)
         record_callstack((uint32_t *)((uint8_t *)s + config.callstack_offset),
-                         config.callstack_depth, frame->ebp);
+                         config.callstack_depth, frame);
     ring_commit(&c->ring);
 }
 
-static void on_timer(struct trap_frame *frame)
+void aca_sample_tick(const struct aca_frame *frame)
 {
-    record_sample(frame, frame->eip, &config.events[0]);
-    lapic_eoi();
+    if (config.source == SAMPLER_SOURCE_TIMER)
+        record_sample(frame, frame->ip, &config.events[0]);
 }
 
 static void on_overflow(void *ctx, const struct pmu_overflow *ov)
 {
-    const struct trap_frame *frame = ctx;
-    uint32_t ip = ov->pebs ? (uint32_t)ov->pebs->ip : frame->eip;
+    const struct aca_frame *frame = ctx;
+    uint32_t ip = ov->pebs ? (uint32_t)ov->pebs->ip : frame->ip;
     if (ov->tag < config.num_events)
         record_sample(frame, ip, &config.events[ov->tag]);
     else
-        cpus[this_cpu_index()].no_event++; /* counted, as every sample the PMU took */
+        cpus[aca_plat_cpu_index()].no_event++; /* counted, as every sample the PMU took */
 }
 
 /* The PMI, as NMI or on a vector. The CPU masked the LVT entry when it delivered the
  * PMI; it is unmasked before or after the handler core depending on the model (pmi.h). */
-static void on_pmi(struct trap_frame *frame)
+static int on_pmi(const struct aca_frame *frame)
 {
     /* Every NMI comes here, also on CPUs beyond the session (a board with more CPUs online
      * than ACA_MAX_CPUS): they have no state in cpus[] and claim nothing. */
-    uint32_t cpu = this_cpu_index();
+    uint32_t cpu = aca_plat_cpu_index();
     struct pmu_cpu_state *pmu = cpu < num_cpus ? &cpus[cpu].pmu : 0;
+    if (!pmu)
+        return 0;
     if (!pmu_caps.pmi_ack_late)
-        lapic_pmi_unmask();
-    unsigned handled = pmu ? pmu_handle_overflow(pmu, on_overflow, frame) : 0;
+        pmi_lvt_unmask();
+    unsigned handled = pmu_handle_overflow(pmu, on_overflow, (void *)frame);
     if (pmu_caps.pmi_ack_late)
-        lapic_pmi_unmask();
+        pmi_lvt_unmask();
     if (!config.use_nmi)
-        lapic_eoi();
-    else if (handled == 0 && chained_nmi)
-        chained_nmi(frame); /* not ours: someone else's NMI */
+        aca_plat_eoi();
+    return handled != 0; /* 0: not ours, the platform passes the NMI on */
 }
 
 int sampler_probe_pmu(void)
@@ -159,7 +154,9 @@ static int program_pmu_on_this_cpu(struct sampler_cpu *c)
     struct pmu_plan plan;
     pmu_zero(&plan, sizeof(plan)); /* in the start IPI: no libc */
     int precise = 0;
-    for (uint32_t i = 0; i < config.num_events && i < PMU_MAX_COUNTERS; i++) {
+    _Static_assert(SAMPLER_MAX_EVENTS <= sizeof(plan.counters) / sizeof(plan.counters[0]),
+                   "every sampler event needs a counter slot in the PMU plan");
+    for (uint32_t i = 0; i < config.num_events; i++) {
         const struct sampler_event *ev = &config.events[i];
         struct pmu_counter_plan *p = &plan.counters[plan.num_counters++];
         p->kind = ev->fixed ? PMU_COUNTER_FIXED : PMU_COUNTER_GP;
@@ -175,7 +172,8 @@ static int program_pmu_on_this_cpu(struct sampler_cpu *c)
     plan.freeze_on_pmi = 1;
     pmu_cpu_init(&c->pmu, &pmu_caps);
     if (precise) {
-        int err = pmu_cpu_setup_pebs(&c->pmu, pebs_memory[this_cpu_index()], PEBS_DS_BYTES_PER_CPU);
+        int err =
+            pmu_cpu_setup_pebs(&c->pmu, pebs_memory[aca_plat_cpu_index()], PEBS_DS_BYTES_PER_CPU);
         if (err)
             return err;
     }
@@ -185,41 +183,48 @@ static int program_pmu_on_this_cpu(struct sampler_cpu *c)
 static void start_on_this_cpu(void *arg)
 {
     (void)arg;
-    uint32_t cpu = this_cpu_index();
+    uint32_t cpu = aca_plat_cpu_index();
     if (cpu >= num_cpus)
         return;
     struct sampler_cpu *c = &cpus[cpu];
+    c->started = 1;
     if (config.source == SAMPLER_SOURCE_TIMER) {
         c->active = 1;
-        lapic_timer_start_periodic(TRAP_VECTOR_TIMER, timer_period);
+        int err = aca_plat_timer_arm(config.events[0].sample_after);
+        /* No timer for acart: the port's own tick calls aca_sample_tick(). */
+        c->timer_armed = err == 0;
+        if (err && err != ACA_ERR_UNSUPPORTED)
+            c->program_error = err;
         return;
     }
     c->program_error = program_pmu_on_this_cpu(c);
     if (c->program_error)
         return;
     c->active = 1;
-    lapic_pmi_route(config.use_nmi, config.vector);
+    pmi_lvt_route(config.use_nmi, config.vector);
     pmu_start_cpu(&c->pmu);
 }
 
 static void stop_on_this_cpu(void *arg)
 {
     (void)arg;
-    uint32_t cpu = this_cpu_index();
+    uint32_t cpu = aca_plat_cpu_index();
     if (cpu >= num_cpus)
         return;
     if (config.source == SAMPLER_SOURCE_TIMER) {
-        lapic_timer_stop();
+        if (cpus[cpu].timer_armed)
+            aca_plat_timer_disarm();
+        cpus[cpu].timer_armed = 0;
     } else {
         pmu_stop_cpu(&cpus[cpu].pmu);
-        lapic_pmi_mask();
+        pmi_lvt_mask();
     }
     cpus[cpu].active = 0;
 }
 
 static void set_active_on_this_cpu(void *arg)
 {
-    uint32_t cpu = this_cpu_index();
+    uint32_t cpu = aca_plat_cpu_index();
     if (cpu >= num_cpus)
         return;
     int on = (int)(uintptr_t)arg;
@@ -261,7 +266,7 @@ int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
     /* A period the board cannot take would turn into an interrupt storm that starves
      * everything else, the network included: refuse more than SAMPLER_MAX_TIMER_HZ. */
     if (cfg->source == SAMPLER_SOURCE_TIMER &&
-        tsc_hz() / cfg->events[0].sample_after > SAMPLER_MAX_TIMER_HZ)
+        aca_plat_tsc_hz() / cfg->events[0].sample_after > SAMPLER_MAX_TIMER_HZ)
         return ACA_ERR_INVALID;
     for (uint32_t i = 0; i < ncpus; i++) {
         int err = ring_init(&cpus[i].ring, ring_memory + (uint64_t)i * bytes_per_cpu, bytes_per_cpu,
@@ -272,19 +277,17 @@ int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
     }
     config = *cfg;
     num_cpus = ncpus;
-    if (cfg->source == SAMPLER_SOURCE_TIMER) {
-        timer_period =
-            sampler_timer_period(cfg->events[0].sample_after, tsc_hz(), lapic_timer_hz());
-        trap_set_handler(TRAP_VECTOR_TIMER, on_timer);
-    } else if (cfg->use_nmi) {
-        trap_handler_fn prev = trap_get_handler(TRAP_VECTOR_NMI);
-        if (prev != on_pmi)
-            chained_nmi = prev;
-        trap_set_handler(TRAP_VECTOR_NMI, on_pmi);
-    } else {
-        trap_set_handler(cfg->vector, on_pmi);
+    int err = ACA_OK;
+    if (cfg->source == SAMPLER_SOURCE_PMU && cfg->use_nmi && !nmi_installed) {
+        err = aca_plat_nmi_install(on_pmi);
+        nmi_installed = err == ACA_OK;
+    } else if (cfg->source == SAMPLER_SOURCE_PMU && !cfg->use_nmi) {
+        err = aca_plat_vector_install(cfg->vector, on_pmi);
+        vector_installed = err == ACA_OK;
     }
-    return ACA_OK;
+    if (err)
+        num_cpus = 0;
+    return err;
 }
 
 int sampler_start(void)
@@ -294,7 +297,7 @@ int sampler_start(void)
     if (running)
         return ACA_ERR_BUSY;
     running = 1;
-    smp_call_all(start_on_this_cpu, 0);
+    aca_plat_call_on_all_cpus(start_on_this_cpu, 0);
     for (uint32_t i = 0; i < num_cpus; i++) {
         if (cpus[i].program_error) {
             sampler_stop();
@@ -307,20 +310,20 @@ int sampler_start(void)
 void sampler_pause(void)
 {
     if (running)
-        smp_call_all(set_active_on_this_cpu, (void *)0);
+        aca_plat_call_on_all_cpus(set_active_on_this_cpu, (void *)0);
 }
 
 void sampler_resume(void)
 {
     if (running)
-        smp_call_all(set_active_on_this_cpu, (void *)1);
+        aca_plat_call_on_all_cpus(set_active_on_this_cpu, (void *)1);
 }
 
 void sampler_stop(void)
 {
     if (!running)
         return;
-    smp_call_all(stop_on_this_cpu, 0);
+    aca_plat_call_on_all_cpus(stop_on_this_cpu, 0);
     running = 0;
 }
 
@@ -330,10 +333,13 @@ void sampler_reset(void)
     for (uint32_t i = 0; i < num_cpus; i++)
         memset(&cpus[i], 0, sizeof(cpus[i]));
     num_cpus = 0;
-    /* Only while the NMI is still ours: the agent resets at every session end, also after
-     * sessions that never set up, and the board may have changed its handler since. */
-    if (trap_get_handler(TRAP_VECTOR_NMI) == on_pmi)
-        trap_set_handler(TRAP_VECTOR_NMI, chained_nmi);
+    /* The agent resets at every session end, also after sessions that never set up. */
+    if (nmi_installed)
+        aca_plat_nmi_remove(on_pmi);
+    nmi_installed = 0;
+    if (vector_installed)
+        aca_plat_vector_remove(config.vector);
+    vector_installed = 0;
 }
 
 int sampler_is_running(void)

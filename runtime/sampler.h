@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#define SAMPLER_MAX_EVENTS 16
+#define SAMPLER_MAX_EVENTS PMU_MAX_COUNTERS /* one counter each */
 
 /* Limits on how often one CPU may be interrupted: a PMU counter overflowing every few
  * events, or a timer faster than the board can serve, is an interrupt storm. VTune's own
@@ -84,9 +84,5 @@ int sampler_is_running(void);
 uint32_t sampler_num_cpus(void);
 struct ring *sampler_ring(uint32_t cpu);
 void sampler_counts(uint32_t cpu, struct sampler_cpu_counts *out);
-
-/* The timer period for an event, in LAPIC timer ticks (exposed for the unit tests and
- * the console message). */
-uint32_t sampler_timer_period(uint64_t sample_after, uint64_t tsc_hz, uint64_t lapic_hz);
 
 #endif

@@ -2,12 +2,10 @@
 #include "agent.h"
 
 #include "cpuid.h"
+#include "acart_platform.h"
 #include "io.h"
 #include "msr_safe.h"
-#include "percpu.h"
-#include "smp.h"
 #include "topology.h"
-#include "tsc.h"
 
 #include <string.h>
 
@@ -41,12 +39,12 @@ static void add_leaf(struct cpu_leaves *c, uint32_t leaf, uint32_t subleaf)
 static void read_leaves_on_this_cpu(void *arg)
 {
     (void)arg;
-    uint32_t cpu = this_cpu_index();
+    uint32_t cpu = aca_plat_cpu_index();
     if (cpu >= agent.num_cpus)
         return;
     struct cpu_leaves *c = &leaves[cpu];
     c->count = 0;
-    c->apic_id = this_cpu()->apic_id;
+    c->apic_id = cpu_apic_id();
     uint32_t max = cpuid_max_leaf();
     if (max > 0x1f)
         max = 0x1f;
@@ -77,7 +75,7 @@ static uint64_t tsc_at_gate[ACA_MAX_CPUS];
 static void read_tsc_at_gate(void *arg)
 {
     (void)arg;
-    uint32_t cpu = this_cpu_index();
+    uint32_t cpu = aca_plat_cpu_index();
     if (cpu >= agent.num_cpus)
         return;
     __atomic_fetch_add(&arrived, 1, __ATOMIC_ACQ_REL);
@@ -115,10 +113,10 @@ static struct sep_sysinfo_array_hdr array_header(uint32_t entries, uint32_t entr
 uint32_t sysinfo_build(void)
 {
     uint32_t n = agent.num_cpus;
-    smp_call_all(read_leaves_on_this_cpu, 0);
+    aca_plat_call_on_all_cpus(read_leaves_on_this_cpu, 0);
     gate = 0;
     arrived = 0;
-    smp_call_all(read_tsc_at_gate, 0);
+    aca_plat_call_on_all_cpus(read_tsc_at_gate, 0);
     for (uint32_t i = 0; i < n; i++)
         skew[i] = (int64_t)(tsc_at_gate[i] - tsc_at_gate[0]);
 
@@ -157,7 +155,7 @@ uint32_t sysinfo_build(void)
         topology_decode(leaves[i].apic_id, &topo);
         memset(&cpu, 0, sizeof(cpu));
         cpu.cpu_number = i;
-        cpu.cpu_speed_mhz = (uint32_t)(tsc_hz() / 1000000u);
+        cpu.cpu_speed_mhz = (uint32_t)(aca_plat_tsc_hz() / 1000000u);
         cpu.cpu_fsb_mhz = SEP_SYSINFO_NA32;
         cpu.cpu_cache_l2_kb = SEP_SYSINFO_NA32;
         cpu.cpu_cache_l3_kb = SEP_SYSINFO_NA32;

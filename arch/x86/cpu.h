@@ -1,4 +1,4 @@
-/* Per-CPU control-register setup. */
+/* Per-CPU control-register setup (the x86 kit). */
 #ifndef ACART_ARCH_X86_CPU_H
 #define ACART_ARCH_X86_CPU_H
 
@@ -7,12 +7,5 @@
 /* picolibc is built for SSE2 (its cross file says -msse2), so every CPU that may run
  * libc code needs CR0.MP/CR4.OSFXSR set before its first call. */
 void cpu_enable_sse(void);
-
-struct cpu_signature {
-    uint32_t family, model, stepping, signature;
-    char vendor[13];
-};
-
-void cpu_read_signature(struct cpu_signature *sig);
 
 #endif

@@ -14,6 +14,11 @@ static int use_x2apic = -1;
 static uint64_t timer_hz;
 static uint32_t pmi_lvt = LAPIC_LVT_MASKED;
 
+uintptr_t lapic_mmio_base(void)
+{
+    return (uintptr_t)xapic_mmio;
+}
+
 int lapic_x2apic_enabled(void)
 {
     return use_x2apic == 1;

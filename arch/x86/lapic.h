@@ -29,6 +29,7 @@
  * and every CPU then uses the same one. */
 void lapic_init_cpu(void);
 int lapic_x2apic_enabled(void);
+uintptr_t lapic_mmio_base(void); /* xAPIC register page (identity-mapped) */
 uint32_t lapic_id(void);
 uint32_t lapic_read(uint32_t reg);
 void lapic_write(uint32_t reg, uint32_t value);

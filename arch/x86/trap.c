@@ -15,6 +15,20 @@ extern const uint32_t isr_stub_table[256];
 
 static struct idt_gate idt[256] __attribute__((aligned(8)));
 static volatile trap_handler_fn handlers[256];
+static trap_handler_fn fatal_handler;
+
+void trap_set_fatal_handler(trap_handler_fn fn)
+{
+    fatal_handler = fn;
+}
+
+void trap_fatal(struct trap_frame *frame)
+{
+    if (fatal_handler)
+        fatal_handler(frame);
+    for (;;)
+        __asm__ volatile("cli; hlt");
+}
 
 void trap_init(void)
 {
@@ -53,5 +67,5 @@ void trap_dispatch(struct trap_frame *frame)
     if (fn)
         fn(frame);
     else
-        trap_report_fatal(frame);
+        trap_fatal(frame);
 }

@@ -3,8 +3,8 @@
  * Every vector has its own stub (isr_stubs.S) that builds a struct trap_frame and calls
  * trap_dispatch(). Code that owns a vector (the board's devices, the runtime's sampling
  * interrupt, the IPI call primitive) claims it with trap_set_handler(). A vector nobody
- * claimed is reported through the board's trap_report_fatal() and the CPU halts, so a
- * fault is never a silent triple fault. */
+ * claimed goes to the fatal handler the board registered (trap_set_fatal_handler), which
+ * reports it; without one the CPU halts. */
 #ifndef ACART_ARCH_X86_TRAP_H
 #define ACART_ARCH_X86_TRAP_H
 
@@ -25,6 +25,7 @@ _Static_assert(sizeof(struct trap_frame) == 52, "trap frame layout is fixed by i
 
 #define TRAP_VECTOR_NMI      2
 #define TRAP_VECTOR_UD       6
+#define TRAP_VECTOR_GP       13
 #define TRAP_FIRST_IRQ       0x20
 #define TRAP_VECTOR_PIC_BASE 0x20 /* legacy 8259 IRQ 0-15 */
 #define TRAP_VECTOR_CALL     0xf0 /* smp_call_all() IPI */
@@ -41,7 +42,9 @@ void trap_set_handler(uint8_t vector, trap_handler_fn fn);
 trap_handler_fn trap_get_handler(uint8_t vector);
 void trap_dispatch(struct trap_frame *frame);
 
-/* Implemented by the board: print vector, error code and registers, then halt. */
-void trap_report_fatal(const struct trap_frame *frame);
+/* The board's report of an unexpected exception or interrupt (print vector, error code
+ * and registers); the CPU halts when it returns. */
+void trap_set_fatal_handler(trap_handler_fn fn);
+void trap_fatal(struct trap_frame *frame); /* report through it, then halt this CPU */
 
 #endif

@@ -1,7 +1,8 @@
 /* The qemu-pc board: boots every CPU, brings up lwIP on the e1000, starts acart (or the
  * echo self-test), and runs the workload chosen on the kernel command line. */
+#include "acart_x86.h"
 #include "console.h"
-#include "cpu.h"
+#include "cpuid.h"
 #include "echo.h"
 #include "io.h"
 #include "lapic.h"
@@ -10,6 +11,7 @@
 #include "serial.h"
 #include "smp.h"
 #include "tasks.h"
+#include "trap_report.h"
 #include "trap.h"
 #include "tsc.h"
 #include "workloads.h"
@@ -153,7 +155,8 @@ void board_main(uint32_t magic, const struct multiboot_info *mbi)
     };
 
     boot_tsc = rdtsc();
-    cpu_enable_sse();
+    x86_kit_init(boot_stack, boot_stack_top);
+    trap_set_fatal_handler(trap_report_fatal);
     serial_init();
     console_printf("\nacart qemu-pc board\n");
     if (magic == MULTIBOOT_BOOTLOADER_MAGIC && (mbi->flags & (1u << 2)))
@@ -164,15 +167,11 @@ void board_main(uint32_t magic, const struct multiboot_info *mbi)
         workload = workload_find("idle");
     }
 
-    tsc_init();
-    smp_init_boot_cpu();
-    smp_set_boot_stack(boot_stack, boot_stack_top);
     trap_set_handler(TRAP_VECTOR_SPURIOUS, ignore_interrupt);
     trap_set_handler(TRAP_VECTOR_PIC_BASE + 7, ignore_interrupt);
     trap_set_handler(TRAP_VECTOR_PIC_BASE + 15, ignore_interrupt);
     lapic_write(LAPIC_REG_LVT_LINT0, LAPIC_LVT_EXTINT);
     lapic_write(LAPIC_REG_LVT_LINT1, LAPIC_LVT_NMI);
-    lapic_timer_calibrate();
 
     struct cpu_signature sig;
     cpu_read_signature(&sig);
@@ -183,7 +182,7 @@ void board_main(uint32_t magic, const struct multiboot_info *mbi)
                    tsc_source_name(), lapic_x2apic_enabled() ? "x2APIC" : "xAPIC",
                    (unsigned long long)lapic_timer_hz());
     console_printf("cpu 0 online (apic id %lu)\n", (unsigned long)percpu_table[0].apic_id);
-    uint32_t ncpus = smp_start_aps(ap_entry);
+    uint32_t ncpus = x86_kit_start_aps(ap_entry);
     for (uint32_t i = 1; i < ncpus; i++)
         console_printf("cpu %lu online (apic id %lu)\n", (unsigned long)i,
                        (unsigned long)percpu_table[i].apic_id);

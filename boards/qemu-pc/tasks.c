@@ -31,18 +31,6 @@ int task_create(const char *name, uint32_t cpu)
     return (int)(i + 1);
 }
 
-/* Entries filled and published, in slot order. */
-static uint32_t tasks_published(void)
-{
-    uint32_t n = __atomic_load_n(&tasks_reserved, __ATOMIC_RELAXED);
-    if (n > BOARD_MAX_TASKS)
-        n = BOARD_MAX_TASKS;
-    for (uint32_t i = 0; i < n; i++)
-        if (__atomic_load_n(&tasks[i].tid, __ATOMIC_ACQUIRE) == 0)
-            return i;
-    return n;
-}
-
 uint32_t task_switch_to(uint32_t tid)
 {
     uint32_t cpu = this_cpu_index();
@@ -67,16 +55,4 @@ int aca_port_current_task(uint32_t cpu, uint32_t *pid, uint32_t *tid)
     *pid = BOARD_PID;
     *tid = t;
     return 0;
-}
-
-int aca_port_task_list(struct aca_task_info *out, int max)
-{
-    uint32_t n = tasks_published();
-    for (uint32_t i = 0; i < n && (int)i < max; i++) {
-        out[i].pid = BOARD_PID;
-        out[i].tid = tasks[i].tid;
-        out[i].cpu = tasks[i].cpu;
-        memcpy(out[i].name, tasks[i].name, sizeof(out[i].name));
-    }
-    return (int)n;
 }

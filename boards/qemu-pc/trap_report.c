@@ -1,11 +1,13 @@
 /* The board's report for an exception nobody claimed: vector, error code, registers,
- * then this CPU halts. Never returns; printing uses the UART directly so that it works
- * whatever state the faulting code left the console lock in. */
+ * then this CPU halts (registered with the kit's trap_set_fatal_handler). Never returns; printing
+ * uses the UART directly so that it works whatever state the faulting code left the console lock
+ * in. */
 #include "console.h"
 #include "io.h"
 #include "percpu.h"
 #include "serial.h"
 #include "trap.h"
+#include "trap_report.h"
 
 #include <stdio.h>
 
@@ -34,7 +36,7 @@ static const char *const exception_names[32] = {
     "#CP control protection",
 };
 
-void trap_report_fatal(const struct trap_frame *f)
+void trap_report_fatal(struct trap_frame *f)
 {
     char buf[512];
     uint32_t cr0, cr2, cr3, cr4;

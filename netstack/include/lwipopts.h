@@ -62,4 +62,7 @@
 
 #define LWIP_CHKSUM_ALGORITHM 3
 
+/* Checked here so that this build and every port's agree on what channel.c relies on. */
+#include "acart_lwip_requirements.h"
+
 #endif

@@ -5,10 +5,15 @@
  * on a TCP port. Everything runs in the caller's single address space; acart installs
  * its own sampling-interrupt handler and keeps samples in per-CPU RAM rings.
  *
- * Contexts. "Net context" is wherever the board runs lwIP (NO_SYS): aca_start() and
- * aca_poll() must be called from there, always the same CPU. "Interrupt context" means
- * acart's sampling handler, which may be an NMI: hooks called from it must not block,
- * lock or print. */
+ * What acart needs from the CPU and the RTOS (CPU index, interrupts, a sampling timer,
+ * stack bounds, TSC rate) is the platform seam, acart_platform.h: implemented by acart's
+ * x86 kit (libacart_x86.a) or by the port itself.
+ *
+ * Contexts. "Net context" is wherever the port runs lwIP: an interrupt handler or a task,
+ * on any CPU, as long as it is always the same one context (lwIP's raw API is not
+ * re-entrant; with lwIP's tcpip thread, that thread). aca_start() and aca_poll() must be
+ * called from there. "Interrupt context" means acart's sampling handler, which may be an
+ * NMI: hooks called from it must not block, lock or print. */
 #ifndef ACART_H
 #define ACART_H
 
@@ -48,7 +53,7 @@ struct aca_config {
     enum aca_transfer_mode transfer; /* default delayed */
     enum aca_interrupt_mode interrupt_mode;
     uint8_t interrupt_vector;      /* for ACA_INTERRUPT_VECTOR: 0x30..0xef, not claimed */
-    void *ring_memory;             /* NULL: the built-in rings (ACA_RING_BYTES_PER_CPU each) */
+    void *ring_memory;             /* NULL: the built-in pool (ACA_RING_POOL_BYTES) */
     uint32_t ring_bytes_per_cpu;   /* with ring_memory: bytes per CPU (ring_memory holds
                                       num_cpus times this, 64-byte aligned) */
     const uint32_t *allowed_hosts; /* IPv4 addresses in network byte order; NULL: any */
@@ -70,22 +75,34 @@ int aca_start(const struct aca_config *cfg);
  * (every lwIP poll; at least every few milliseconds while a host is connected). */
 void aca_poll(void);
 
+/* ---- Calls from the platform (acart_platform.h) ---- */
+struct aca_frame;
+
+/* One time-based sample of the interrupted context `frame` on the calling CPU. The
+ * platform's sampling timer calls it (aca_plat_timer_arm), or the port calls it from a
+ * tick it already has when it gives acart no timer. Interrupt context; does nothing
+ * unless a time-based collection is running. */
+void aca_sample_tick(const struct aca_frame *frame);
+
+/* For the platform's #GP handler, before anything else: when *ip is one of acart's
+ * guarded MSR accesses (an MSR the host named that this CPU lacks), moves *ip to that
+ * access's failure path and returns 1; the handler then returns from the exception.
+ * Returns 0 for any other #GP. */
+int aca_fixup_gp(uint32_t *ip);
+
+/* Checks the port: the CPU index on every CPU, the current-task hook, stack bounds that
+ * contain the interrupted stack pointer, and that the sampling timer (or the port's tick)
+ * delivers on every CPU. Prints each finding through aca_port_log and returns ACA_OK or
+ * the first error. Task context with interrupts enabled, on any CPU, before aca_start()
+ * or with no host connected; takes about 50 ms. */
+int aca_selftest(void);
+
 /* ---- Port: implemented by the RTOS port (the qemu-pc board is the worked example). ---- */
 
 /* The task running on CPU `cpu` right now. Interrupt context (possibly NMI, on that same
  * CPU): read per-CPU state only, never lock. Return 0 and fill pid/tid, or a negative
  * value when the CPU runs no task (pid = tid = 0 is then recorded). */
 int aca_port_current_task(uint32_t cpu, uint32_t *pid, uint32_t *tid);
-
-struct aca_task_info {
-    uint32_t pid, tid;
-    uint32_t cpu; /* CPU it is bound to, or UINT32_MAX */
-    char name[32];
-};
-
-/* Copies up to `max` live tasks into out[] and returns the total number of tasks (which
- * may exceed max). Net context. */
-int aca_port_task_list(struct aca_task_info *out, int max);
 
 struct aca_module_info {
     uint32_t pid;    /* 0 for modules shared by everything (the image itself) */

@@ -7,9 +7,11 @@
 #define ACA_MAX_CPUS 32
 #endif
 
-/* Per-CPU sample ring in the built-in .acart_rings section. */
-#ifndef ACA_RING_BYTES_PER_CPU
-#define ACA_RING_BYTES_PER_CPU (1024 * 1024)
+/* The built-in sample rings: one pool in .bss (section .bss.acart_rings, NOBITS), split
+ * evenly among the CPUs online at aca_start(). A port that wants its rings elsewhere
+ * passes ring_memory in struct aca_config instead. */
+#ifndef ACA_RING_POOL_BYTES
+#define ACA_RING_POOL_BYTES (16 * 1024 * 1024)
 #endif
 
 /* Tasks and modules the runtime remembers from the port's events. */

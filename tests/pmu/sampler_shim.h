@@ -2,16 +2,19 @@
  *
  * SHIM_CPUS simulated CPUs, each with its own instance of sim_cpu.c (its own MSR file,
  * counters, TSC and pending PMI; sampler_shim_sim_cpu.c builds one per CPU), and a
- * "current CPU" that this_cpu_index(), msr_read(), msr_write() and cpuid() follow. Around
- * them, what sampler.c calls on the board: the LAPIC (performance-counter LVT entry, EOI,
- * timer), the trap table, smp_call_all() (runs the function on each CPU in turn, switching
- * the current CPU), and the port's aca_port_current_task(). Each records what was asked of
- * it, so a test can check the calls as well as their effect on the simulated CPUs. */
+ * "current CPU" that aca_plat_cpu_index(), msr_read(), msr_write() and cpuid() follow.
+ * Around them, a port: the platform seam (acart_platform.h) over the board's own trap
+ * table (NMI shared with acart, vectors, EOI, sampling timer,
+ * aca_plat_call_on_all_cpus() running the function on each CPU in turn), the x2APIC
+ * performance-counter LVT entry the runtime writes, and aca_port_current_task(). Each
+ * records what was asked of it, so a test can check the calls as well as their effect on
+ * the simulated CPUs. */
 #ifndef ACART_TESTS_PMU_SAMPLER_SHIM_H
 #define ACART_TESTS_PMU_SAMPLER_SHIM_H
 
 #include <stdint.h>
 
+#include "acart_platform.h"
 #include "sim_cpu.h"
 #include "trap.h"
 
@@ -44,8 +47,16 @@ const struct sim_instance *shim_sim(uint32_t cpu);
 void shim_power_on(const struct sim_model *model);
 void shim_set_current_cpu(uint32_t cpu);
 uint32_t shim_current_cpu(void);
-unsigned shim_smp_calls(void); /* smp_call_all() calls so far */
+unsigned shim_smp_calls(void); /* aca_plat_call_on_all_cpus() calls so far */
 void shim_board_reset(void);   /* sampler_shim_board.c's part of shim_power_on() */
+
+/* The x2APIC MSR of the performance-counter LVT entry, which msr_write() passes to
+ * shim_lvt_pc_write() on the current CPU. */
+#define SHIM_X2APIC_LVT_PC 0x834
+void shim_lvt_pc_write(uint32_t value);
+
+/* acart's NMI handler, while it shares the NMI with the board (NULL otherwise). */
+aca_plat_handler_fn shim_acart_nmi(void);
 
 /* The local APIC of one CPU, as the code under test left it. */
 struct shim_lapic {

@@ -1,27 +1,33 @@
-/* The board side of the sampler under ACART_SIM: the LAPIC (lapic.h), the trap table
- * (trap.h), the TSC rate (tsc.h) and the port's aca_port_current_task() (acart.h), with
- * PMI and NMI delivery. See sampler_shim.h. */
+/* The board side of the sampler under ACART_SIM: a port that implements acart's platform
+ * seam (acart_platform.h) over its own trap table, the performance-counter LVT entry the
+ * runtime writes, and the port's aca_port_current_task() (acart.h), with PMI and NMI
+ * delivery. See sampler_shim.h. */
 #include "sampler_shim.h"
 
 #include <string.h>
 
 #include "acart.h"
+#include "acart_platform.h"
 #include "lapic.h"
 #include "pmu.h"
-#include "tsc.h"
 
-#define SHIM_TSC_HZ   2000000000ull
-#define SHIM_LAPIC_HZ 100000000ull
+#define SHIM_TSC_HZ 2000000000ull
 
 static struct shim_lapic lapics[SHIM_CPUS];
-static uint32_t routed[SHIM_CPUS]; /* the entry lapic_pmi_route() chose, unmasked */
+static uint32_t routed[SHIM_CPUS]; /* the entry pmi_lvt_route() chose, unmasked */
 static trap_handler_fn handlers[256];
 static unsigned task_calls_off_cpu;
+static unsigned in_interrupt[SHIM_CPUS]; /* interrupt depth per CPU */
+static aca_plat_handler_fn acart_nmi;    /* acart's share of the NMI */
+static aca_plat_handler_fn acart_vectors[256];
 
 void shim_board_reset(void)
 {
     memset(lapics, 0, sizeof(lapics));
     memset(handlers, 0, sizeof(handlers));
+    memset(in_interrupt, 0, sizeof(in_interrupt));
+    memset(acart_vectors, 0, sizeof(acart_vectors));
+    acart_nmi = 0;
     for (uint32_t cpu = 0; cpu < SHIM_CPUS; cpu++) {
         routed[cpu] = LAPIC_LVT_MASKED; /* LVT entries are masked at reset */
         lapics[cpu].lvt_pc = LAPIC_LVT_MASKED;
@@ -40,70 +46,123 @@ unsigned shim_task_calls_off_cpu(void)
     return task_calls_off_cpu;
 }
 
-/* ---- lapic.h ---- */
+/* ---- The performance-counter LVT entry, as runtime/pmi_lvt.c writes it (x2APIC) ---- */
 
-void lapic_write(uint32_t reg, uint32_t value)
-{
-    (void)value;
-    if (reg == LAPIC_REG_EOI)
-        lapics[shim_current_cpu()].eois++;
-    else
-        lapics[shim_current_cpu()].other_writes++;
-}
-
-void lapic_pmi_route(int use_nmi, uint8_t vector)
-{
-    uint32_t cpu = shim_current_cpu();
-
-    routed[cpu] = use_nmi ? LAPIC_LVT_NMI : vector;
-    lapics[cpu].lvt_pc = routed[cpu];
-    lapics[cpu].routes++;
-}
-
-void lapic_pmi_unmask(void)
+void shim_lvt_pc_write(uint32_t value)
 {
     uint32_t cpu = shim_current_cpu();
     const struct sim_instance *sim = shim_sim(cpu);
 
-    lapics[cpu].lvt_pc = routed[cpu];
-    lapics[cpu].unmasks++;
-    lapics[cpu].status_at_unmask = sim->peek_msr(MSR_IA32_PERF_GLOBAL_STATUS);
-    lapics[cpu].global_ctrl_at_unmask = sim->peek_msr(MSR_IA32_PERF_GLOBAL_CTRL);
+    lapics[cpu].lvt_pc = value;
+    if (value & LAPIC_LVT_MASKED) {
+        lapics[cpu].masks++;
+    } else if (in_interrupt[cpu]) {
+        /* Re-armed inside the PMI handler. */
+        lapics[cpu].unmasks++;
+        lapics[cpu].status_at_unmask = sim->peek_msr(MSR_IA32_PERF_GLOBAL_STATUS);
+        lapics[cpu].global_ctrl_at_unmask = sim->peek_msr(MSR_IA32_PERF_GLOBAL_CTRL);
+    } else {
+        routed[cpu] = value;
+        lapics[cpu].routes++;
+    }
 }
 
-void lapic_pmi_mask(void)
-{
-    uint32_t cpu = shim_current_cpu();
+/* ---- The platform seam (acart_platform.h), as a port with its own IDT provides it ---- */
 
-    lapics[cpu].lvt_pc = routed[cpu] | LAPIC_LVT_MASKED;
-    lapics[cpu].masks++;
+static void frame_from_trap(struct aca_frame *f, const struct trap_frame *t)
+{
+    f->ip = t->eip;
+    f->cs = t->cs;
+    f->flags = t->eflags;
+    f->fp = t->ebp;
+    f->sp = t->esp_at_pusha;
 }
 
-uint64_t lapic_timer_hz(void)
+aca_plat_handler_fn shim_acart_nmi(void)
 {
-    return SHIM_LAPIC_HZ;
+    return acart_nmi;
 }
 
-void lapic_timer_start_periodic(uint8_t vector, uint32_t period_ticks)
+int aca_plat_nmi_install(aca_plat_handler_fn fn)
 {
-    (void)vector;
-    (void)period_ticks;
+    acart_nmi = fn;
+    return ACA_OK;
+}
+
+void aca_plat_nmi_remove(aca_plat_handler_fn fn)
+{
+    if (acart_nmi == fn)
+        acart_nmi = 0;
+}
+
+/* The board's IDT entry for a vector acart installed: like the kit's, it hands acart a
+ * struct aca_frame. */
+static void acart_vector_entry(struct trap_frame *t)
+{
+    struct aca_frame f;
+
+    frame_from_trap(&f, t);
+    if (acart_vectors[t->vector & 0xff])
+        acart_vectors[t->vector & 0xff](&f);
+}
+
+int aca_plat_vector_install(uint8_t vector, aca_plat_handler_fn fn)
+{
+    if (handlers[vector] && handlers[vector] != acart_vector_entry)
+        return ACA_ERR_BUSY;
+    acart_vectors[vector] = fn;
+    handlers[vector] = acart_vector_entry;
+    return ACA_OK;
+}
+
+void aca_plat_vector_remove(uint8_t vector)
+{
+    if (handlers[vector] == acart_vector_entry)
+        handlers[vector] = 0;
+    acart_vectors[vector] = 0;
+}
+
+void aca_plat_eoi(void)
+{
+    lapics[shim_current_cpu()].eois++;
+}
+
+enum aca_apic_mode aca_plat_apic_mode(void)
+{
+    return ACA_APIC_X2APIC;
+}
+
+uintptr_t aca_plat_apic_mmio_base(void)
+{
+    return 0;
+}
+
+int aca_plat_timer_arm(uint64_t period_tsc)
+{
+    (void)period_tsc;
     lapics[shim_current_cpu()].timer_starts++;
+    return ACA_OK;
 }
 
-void lapic_timer_stop(void)
+void aca_plat_timer_disarm(void)
 {
     lapics[shim_current_cpu()].timer_stops++;
 }
 
-/* ---- tsc.h ---- */
-
-uint64_t tsc_hz(void)
+uint64_t aca_plat_tsc_hz(void)
 {
     return SHIM_TSC_HZ;
 }
 
-/* ---- trap.h ---- */
+int aca_plat_stack_bounds(const struct aca_frame *frame, uintptr_t *lo, uintptr_t *hi)
+{
+    (void)frame;
+    (void)lo;
+    (void)hi;
+    return -1; /* the simulated CPUs run no code: no stack to walk */
+}
+
+/* ---- The board's own trap table ---- */
 
 void trap_set_handler(uint8_t vector, trap_handler_fn fn)
 {
@@ -115,18 +174,34 @@ trap_handler_fn trap_get_handler(uint8_t vector)
     return handlers[vector];
 }
 
-/* Runs the vector's handler on `cpu`, as the CPU's interrupt entry would. */
+/* Runs the vector's handler on `cpu`, as the CPU's interrupt entry would. The NMI goes to
+ * acart first and, when acart says it was not its, to the board's handler. */
 static int interrupt(uint32_t cpu, uint8_t vector, struct trap_frame *frame)
 {
     uint32_t interrupted = shim_current_cpu();
+    int result = SHIM_DELIVERED;
 
-    if (!handlers[vector])
-        return SHIM_UNCLAIMED;
     frame->vector = vector;
     shim_set_current_cpu(cpu);
-    handlers[vector](frame);
+    in_interrupt[cpu]++;
+    if (vector == TRAP_VECTOR_NMI) {
+        struct aca_frame f;
+
+        frame_from_trap(&f, frame);
+        if (!(acart_nmi && acart_nmi(&f))) {
+            if (handlers[vector])
+                handlers[vector](frame);
+            else if (!acart_nmi)
+                result = SHIM_UNCLAIMED;
+        }
+    } else if (handlers[vector]) {
+        handlers[vector](frame);
+    } else {
+        result = SHIM_UNCLAIMED;
+    }
+    in_interrupt[cpu]--;
     shim_set_current_cpu(interrupted);
-    return SHIM_DELIVERED;
+    return result;
 }
 
 int shim_raise_pmi(uint32_t cpu, struct trap_frame *frame)

@@ -1,24 +1,22 @@
-/* Several simulated CPUs and the current one: this_cpu_index()/this_cpu() (percpu.h),
- * msr_read/msr_write (msr.h) and cpuid (cpuid.h) under ACART_SIM, smp_call_all() and
- * smp_num_cpus() (smp.h). See sampler_shim.h. */
+/* Several simulated CPUs and the current one: the seam's aca_plat_cpu_index(),
+ * aca_plat_num_cpus() and aca_plat_call_on_all_cpus(), and msr_read/msr_write (msr.h) and
+ * cpuid (cpuid.h) under ACART_SIM. See sampler_shim.h. */
 #include "sampler_shim.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "acart_platform.h"
 #include "cpuid.h"
 #include "msr.h"
-#include "percpu.h"
 #include "pmu.h"
-#include "smp.h"
 
 /* One instance per CPU, built by sampler_shim_sim_cpu.c. */
 extern const struct sim_instance sim0_instance, sim1_instance, sim2_instance, sim3_instance;
 static const struct sim_instance *const sims[SHIM_CPUS] = {&sim0_instance, &sim1_instance,
                                                            &sim2_instance, &sim3_instance};
 
-struct percpu percpu_table[ARCH_MAX_CPUS];
 static uint32_t current;
 static unsigned smp_calls;
 
@@ -58,10 +56,6 @@ void shim_power_on(const struct sim_model *model)
 {
     for (uint32_t cpu = 0; cpu < SHIM_CPUS; cpu++) {
         sims[cpu]->reset(model);
-        percpu_table[cpu].self = &percpu_table[cpu];
-        percpu_table[cpu].index = cpu;
-        percpu_table[cpu].apic_id = 2 * cpu; /* sparse, as on real boards */
-        percpu_table[cpu].online = 1;
     }
     memset(hooks, 0, sizeof(hooks));
     current = 0;
@@ -69,14 +63,9 @@ void shim_power_on(const struct sim_model *model)
     shim_board_reset();
 }
 
-uint32_t this_cpu_index(void)
+uint32_t aca_plat_cpu_index(void)
 {
     return current;
-}
-
-struct percpu *this_cpu(void)
-{
-    return &percpu_table[current];
 }
 
 struct cpuid_regs cpuid(uint32_t leaf, uint32_t subleaf)
@@ -93,6 +82,10 @@ void msr_write(uint32_t msr, uint64_t value)
 {
     struct enable_hook *h = &hooks[current];
 
+    if (msr == SHIM_X2APIC_LVT_PC) {
+        shim_lvt_pc_write((uint32_t)value);
+        return;
+    }
     sims[current]->wrmsr(msr, value);
     if (h->armed && msr == MSR_IA32_PERF_GLOBAL_CTRL && value != 0) {
         h->armed = 0;
@@ -117,14 +110,14 @@ int shim_after_enable_result(uint32_t cpu)
     return hooks[cpu].result;
 }
 
-uint32_t smp_num_cpus(void)
+uint32_t aca_plat_num_cpus(void)
 {
     return SHIM_CPUS;
 }
 
 /* In turn rather than at once: what the function does on each CPU is the same, and the
  * test can look at each CPU's state afterwards. */
-void smp_call_all(smp_call_fn fn, void *arg)
+void aca_plat_call_on_all_cpus(aca_plat_cpu_fn fn, void *arg)
 {
     uint32_t caller = current;
 

@@ -1,0 +1,108 @@
+/* acart's platform seam: everything libacart.a needs from the CPU and the RTOS it runs in.
+ *
+ * A port implements every function below (all are required; none has a default in
+ * libacart.a). Two ways to get them:
+ *  - link libacart_x86.a, acart's x86 kit, which brings its own GDT with per-CPU GS, IDT,
+ *    local APIC, SMP start-up and #GP fixups, and implements this seam for boards that
+ *    have no OS of their own (boards/qemu-pc);
+ *  - or implement them on top of your RTOS, which keeps its own GDT, IDT, scheduler tick
+ *    and interrupt controller (boards/rtos-pc is the worked example).
+ * docs/porting.md walks through both. Each function says the context it is called from;
+ * "interrupt context" includes NMI: no locks, no blocking, no printing, no libc. */
+#ifndef ACART_PLATFORM_H
+#define ACART_PLATFORM_H
+
+#include <stdint.h>
+
+/* What acart records from an interrupted context. Ring 0, 32-bit, flat segments. */
+struct aca_frame {
+    uint32_t ip;    /* EIP of the interrupted instruction */
+    uint32_t cs;    /* its code segment */
+    uint32_t flags; /* its EFLAGS */
+    uint32_t fp;    /* its EBP: the start of the frame-pointer chain for call stacks */
+    uint32_t sp;    /* its ESP (the stack it was running on; see aca_plat_stack_bounds) */
+};
+
+/* ---- CPUs ---- */
+
+/* The calling CPU's index: dense, 0 .. aca_plat_num_cpus() - 1, stable for the CPU's
+ * lifetime. Any context, NMI included: one load of per-CPU data, no locks. */
+uint32_t aca_plat_cpu_index(void);
+
+/* CPUs online now. Net context. */
+uint32_t aca_plat_num_cpus(void);
+
+/* Runs fn(arg) on every online CPU, the caller's own included, with interrupts disabled
+ * on each while fn runs, and returns once all have finished. Net context; never from an
+ * interrupt handler. Calls never overlap: acart issues one at a time. */
+typedef void (*aca_plat_cpu_fn)(void *arg);
+void aca_plat_call_on_all_cpus(aca_plat_cpu_fn fn, void *arg);
+
+/* ---- Interrupts ---- */
+
+/* An interrupt handler of acart's. For the NMI it returns 1 when the NMI was acart's (a
+ * counter overflow it handled) and 0 when it was not, so the platform passes it on to
+ * whoever else shares the NMI. For a vector the return value is ignored. */
+typedef int (*aca_plat_handler_fn)(const struct aca_frame *frame);
+
+/* Installs fn on the NMI, alongside any NMI handler the platform already has: the
+ * platform calls fn first for every NMI and calls its others when fn returns 0. Returns
+ * 0, or a negative ACA_ERR_* when the platform cannot share its NMI. Net context. */
+int aca_plat_nmi_install(aca_plat_handler_fn fn);
+void aca_plat_nmi_remove(aca_plat_handler_fn fn);
+
+/* Installs fn on IDT vector `vector` (0x30..0xef) of every CPU, for the performance
+ * interrupt when the host or the port chose a vector over NMI. The platform acknowledges
+ * nothing itself: fn ends with aca_plat_eoi(). Returns 0 or a negative ACA_ERR_* (the
+ * vector is taken). Net context. */
+int aca_plat_vector_install(uint8_t vector, aca_plat_handler_fn fn);
+void aca_plat_vector_remove(uint8_t vector);
+
+/* End of interrupt for a vector acart installed, on the calling CPU's interrupt
+ * controller. Interrupt context. */
+void aca_plat_eoi(void);
+
+/* How the local APIC is addressed, which acart needs to route and re-arm the
+ * performance-counter LVT entry. acart uses exactly the mode the platform reports and
+ * never switches it. */
+enum aca_apic_mode {
+    ACA_APIC_XAPIC = 0,  /* memory-mapped at aca_plat_apic_mmio_base() */
+    ACA_APIC_X2APIC = 1, /* MSRs 0x800.. */
+};
+enum aca_apic_mode aca_plat_apic_mode(void);
+uintptr_t aca_plat_apic_mmio_base(void); /* xAPIC: the identity-mapped register page */
+
+/* ---- The sampling timer (time-based sampling, where there is no usable PMU) ---- */
+
+/* Arms a periodic timer on the calling CPU whose interrupt calls aca_sample_tick() on
+ * that CPU about every `period_tsc` TSC ticks, and acknowledges itself. The platform
+ * hands acart a timer it does not otherwise use (the LAPIC timer, an HPET comparator, the
+ * PIT), never its scheduler tick. Called with interrupts disabled, on each CPU in turn
+ * (from aca_plat_call_on_all_cpus). Returns 0, or ACA_ERR_UNSUPPORTED when the platform
+ * gives acart no timer: the port then calls aca_sample_tick() from a tick it already has,
+ * and acart samples at that tick's rate. */
+int aca_plat_timer_arm(uint64_t period_tsc);
+
+/* Stops the calling CPU's sampling timer. Same context as aca_plat_timer_arm(). */
+void aca_plat_timer_disarm(void);
+
+/* ---- Time and stacks ---- */
+
+/* The TSC rate in Hz; never 0 once aca_start() runs (aca_start refuses to start
+ * otherwise). Any context. */
+uint64_t aca_plat_tsc_hz(void);
+
+/* The bounds [*lo, *hi) of the stack `frame` was running on: the interrupted task's own
+ * stack, or the CPU's interrupt stack. Call stacks are followed only inside them.
+ * Interrupt context (NMI included). Returns 0, or -1 when unknown (no call stack). */
+int aca_plat_stack_bounds(const struct aca_frame *frame, uintptr_t *lo, uintptr_t *hi);
+
+/* ---- Model-specific registers the host names ---- */
+
+/* rdmsr/wrmsr of an MSR the CPU may not have. acart's own aca_msr_read_safe() and
+ * aca_msr_write_safe() do the access; when it raises #GP, the port's #GP handler must
+ * call aca_fixup_gp() (acart.h) with the faulting EIP before anything else, and resume
+ * where it says. A port that cannot do that makes host-named MSRs fail cleanly only if
+ * they exist. */
+
+#endif
