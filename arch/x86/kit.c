@@ -14,9 +14,9 @@ void x86_kit_init(uint8_t *stack_bottom, uint8_t *stack_top)
     cpu_enable_sse();
     tsc_init();
     smp_init_boot_cpu();
-    kit_platform_init();
     smp_set_boot_stack(stack_bottom, stack_top);
     lapic_timer_calibrate();
+    kit_platform_init();
 }
 
 uint32_t x86_kit_start_aps(void (*entry)(uint32_t cpu_index))
