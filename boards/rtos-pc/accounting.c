@@ -1,5 +1,6 @@
 #include "accounting.h"
 #include "io.h"
+#include "pit_timer.h"
 #include "workers.h"
 
 static struct accounting_snapshot window[2];
@@ -9,7 +10,8 @@ void accounting_take(struct accounting_snapshot *s)
 {
     uint32_t flags = irq_save();
     s->tsc = rdtsc();
-    s->ticks = sched_ticks();
+    lapic_tick_counts(&s->tick);
+    s->pit_interrupts = pit_timer_interrupts();
     struct sched_task_stats st[SCHED_MAX_TASKS];
     int n = sched_stats(st, SCHED_MAX_TASKS);
     s->num_tasks = n < SCHED_MAX_TASKS ? n : SCHED_MAX_TASKS;
@@ -22,6 +24,7 @@ void accounting_take(struct accounting_snapshot *s)
 
 void accounting_window_start(void)
 {
+    lapic_tick_reset_max_gap();
     accounting_take(&window[0]);
     window_open = 1;
 }

@@ -5,6 +5,7 @@
 #ifndef RTOS_PC_ACCOUNTING_H
 #define RTOS_PC_ACCOUNTING_H
 
+#include "lapic.h"
 #include "sched.h"
 
 #include <stdint.h>
@@ -15,7 +16,9 @@ struct accounting_task {
 };
 
 struct accounting_snapshot {
-    uint64_t tsc, ticks;
+    uint64_t tsc;
+    struct lapic_tick_counts tick;
+    uint64_t pit_interrupts; /* acart's sampling timer */
     int num_tasks;
     struct accounting_task tasks[SCHED_MAX_TASKS];
 };

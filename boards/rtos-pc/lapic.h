@@ -20,8 +20,23 @@ uintptr_t lapic_mmio_base(void);
 uint32_t lapic_id(void);
 uint64_t lapic_timer_hz(void);
 
-/* Ticks counted and the TSC at the first one, so the tick rate can be checked against
- * the TSC (the stats service reports both). */
-uint64_t lapic_tick_start_tsc(void);
+/* The tick as the kernel counted it against the TSC. The gaps between consecutive tick
+ * interrupts go into a histogram: its median is the tick's period even when the host
+ * leaves a virtual CPU unscheduled and some interrupts merge (they lengthen a few gaps). */
+#define TICK_GAP_STEPS   256                  /* histogram steps per tick period */
+#define TICK_GAP_BUCKETS (2 * TICK_GAP_STEPS) /* gaps of 0 to 2 periods; longer in the last */
+struct lapic_tick_counts {
+    uint64_t delivered;   /* tick interrupts taken */
+    uint64_t max_gap_tsc; /* longest time between two of them */
+    uint32_t gap_hist[TICK_GAP_BUCKETS];
+};
+void lapic_tick_counts(struct lapic_tick_counts *out);
+
+/* The median gap (TSC cycles) of the ticks between two snapshots, or 0 without ticks. */
+uint64_t lapic_tick_median_gap(const struct lapic_tick_counts *from,
+                               const struct lapic_tick_counts *to);
+
+/* Starts max_gap_tsc over (at the start of a measured window). */
+void lapic_tick_reset_max_gap(void);
 
 #endif

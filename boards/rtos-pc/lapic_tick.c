@@ -25,7 +25,8 @@
 
 static volatile uint32_t *regs;
 static uint64_t timer_hz;
-static uint64_t first_tick_tsc;
+static uint64_t period_tsc, last_tick_tsc;
+static struct lapic_tick_counts counts;
 
 static uint32_t rd(uint32_t reg)
 {
@@ -45,10 +46,36 @@ static void spurious(struct trap_frame *frame)
 static void tick(struct trap_frame *frame)
 {
     (void)frame;
-    if (!first_tick_tsc)
-        first_tick_tsc = rdtsc();
+    uint64_t now = rdtsc();
+    if (counts.delivered) {
+        uint64_t gap = now - last_tick_tsc;
+        uint64_t step = gap * TICK_GAP_STEPS / period_tsc;
+        counts.gap_hist[step < TICK_GAP_BUCKETS ? step : TICK_GAP_BUCKETS - 1]++;
+        if (gap > counts.max_gap_tsc)
+            counts.max_gap_tsc = gap;
+    }
+    counts.delivered++;
+    last_tick_tsc = now;
     wr(REG_EOI, 0);
     sched_tick();
+}
+
+struct count_pair {
+    uint64_t tsc, width;
+    uint32_t count;
+};
+
+static struct count_pair best_pair(void)
+{
+    struct count_pair best = {0, UINT64_MAX, 0};
+    for (int i = 0; i < 16; i++) {
+        uint64_t t0 = rdtsc();
+        uint32_t c = rd(REG_TIMER_COUNT);
+        uint64_t t1 = rdtsc();
+        if (t1 - t0 < best.width)
+            best = (struct count_pair){t0 + (t1 - t0) / 2, t1 - t0, c};
+    }
+    return best;
 }
 
 void lapic_init(void)
@@ -60,22 +87,23 @@ void lapic_init(void)
     wr(REG_LVT_LINT0, LVT_EXTINT);
     wr(REG_LVT_LINT1, LVT_NMI);
 
-    /* Count down from the top for 10 ms of TSC, masked. */
+    /* Counting down from the top, masked: the slope between two tightly bracketed
+     * (TSC, count) pairs 20 ms apart, as tsc.c does against the PIT. */
     wr(REG_TIMER_DIV, DIV_BY_16);
     wr(REG_LVT_TIMER, LVT_MASKED | VEC_SCHED_TICK);
-    uint64_t span = tsc_hz() / 100, t0 = rdtsc();
     wr(REG_TIMER_INIT, 0xffffffffu);
-    while (rdtsc() - t0 < span)
+    struct count_pair a = best_pair();
+    while (rdtsc() - a.tsc < tsc_hz() / 50)
         cpu_relax();
-    uint32_t left = rd(REG_TIMER_COUNT);
-    uint64_t t1 = rdtsc();
+    struct count_pair b = best_pair();
     wr(REG_TIMER_INIT, 0);
-    timer_hz = (uint64_t)(0xffffffffu - left) * tsc_hz() / (t1 - t0);
+    timer_hz = (uint64_t)(a.count - b.count) * tsc_hz() / (b.tsc - a.tsc);
 }
 
 void lapic_tick_start(void)
 {
     wr(REG_LVT_TIMER, LVT_PERIODIC | VEC_SCHED_TICK);
+    period_tsc = tsc_hz() / SCHED_HZ;
     wr(REG_TIMER_INIT, (uint32_t)(timer_hz / SCHED_HZ));
 }
 
@@ -99,7 +127,31 @@ uint64_t lapic_timer_hz(void)
     return timer_hz;
 }
 
-uint64_t lapic_tick_start_tsc(void)
+void lapic_tick_counts(struct lapic_tick_counts *out)
 {
-    return first_tick_tsc;
+    uint32_t flags = irq_save();
+    *out = counts;
+    irq_restore(flags);
+}
+
+void lapic_tick_reset_max_gap(void)
+{
+    uint32_t flags = irq_save();
+    counts.max_gap_tsc = 0;
+    irq_restore(flags);
+}
+
+uint64_t lapic_tick_median_gap(const struct lapic_tick_counts *from,
+                               const struct lapic_tick_counts *to)
+{
+    uint64_t total = 0;
+    for (int i = 0; i < TICK_GAP_BUCKETS; i++)
+        total += to->gap_hist[i] - from->gap_hist[i];
+    uint64_t seen = 0;
+    for (int i = 0; i < TICK_GAP_BUCKETS; i++) {
+        seen += to->gap_hist[i] - from->gap_hist[i];
+        if (total && 2 * seen >= total)
+            return ((uint64_t)i * 2 + 1) * period_tsc / (2 * TICK_GAP_STEPS); /* mid-step */
+    }
+    return 0;
 }

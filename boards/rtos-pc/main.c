@@ -1,5 +1,7 @@
 /* The rtos-pc kernel: a small preemptive kernel that owns its GDT, IDT and LAPIC tick,
- * runs lwIP from its own net task, and three workers with a known work split. */
+ * runs lwIP from its own net task, and three workers with a known work split. It links
+ * acart as an outside RTOS would: the installed package, the platform seam implemented
+ * here (platform.c), the port hooks (port.c), acart started from the net task. */
 #include "console.h"
 #include "gdt.h"
 #include "heap.h"
@@ -8,10 +10,14 @@
 #include "lapic.h"
 #include "net_task.h"
 #include "pic.h"
+#include "platform.h"
+#include "port.h"
 #include "sched.h"
 #include "serial.h"
 #include "tsc.h"
 #include "workers.h"
+
+#include "acart.h"
 
 #include <string.h>
 
@@ -27,6 +33,9 @@ struct multiboot_info {
 };
 
 extern uint8_t boot_stack[], boot_stack_top[];
+extern const char __text_start[], __text_end[];
+
+static enum aca_transfer_mode transfer_mode = ACA_TRANSFER_DELAYED;
 
 void kernel_main(uint32_t magic, const struct multiboot_info *mbi);
 
@@ -40,6 +49,28 @@ static void enable_sse(void)
     cr4 |= (1u << 9) | (1u << 10); /* OSFXSR, OSXMMEXCPT: picolibc uses SSE */
     __asm__ volatile("movl %0, %%cr4" ::"r"(cr4));
     __asm__ volatile("fninit");
+}
+
+/* In the net task, once the interface is up: the porting self-test, then acart. */
+static void start_acart(uint32_t ip)
+{
+    int err = aca_selftest();
+    if (err != ACA_OK)
+        console_printf("acart: self-test failed: %s\n", aca_strerror(err));
+    struct aca_config cfg;
+    aca_config_init(&cfg);
+    cfg.transfer = transfer_mode;
+    err = aca_start(&cfg);
+    if (err != ACA_OK) {
+        console_printf("acart: aca_start failed: %s\n", aca_strerror(err));
+        return;
+    }
+    net_set_poll(aca_poll);
+    console_printf("acart: listening on %lu.%lu.%lu.%lu:%u (%s transfer)\n",
+                   (unsigned long)(ip >> 24), (unsigned long)((ip >> 16) & 0xff),
+                   (unsigned long)((ip >> 8) & 0xff), (unsigned long)(ip & 0xff),
+                   cfg.port ? cfg.port : 9321,
+                   transfer_mode == ACA_TRANSFER_IMMEDIATE ? "immediate" : "delayed");
 }
 
 static void __attribute__((noinline, noreturn)) idle_loop(void)
@@ -57,6 +88,8 @@ void kernel_main(uint32_t magic, const struct multiboot_info *mbi)
     if (magic == MULTIBOOT_BOOTLOADER_MAGIC && (mbi->flags & (1u << 2)))
         cmdline = (const char *)mbi->cmdline;
     console_printf("cmdline: %s\n", cmdline);
+    if (strstr(cmdline, "transfer=immediate"))
+        transfer_mode = ACA_TRANSFER_IMMEDIATE;
 
     gdt_init();
     idt_init();
@@ -68,13 +101,17 @@ void kernel_main(uint32_t magic, const struct multiboot_info *mbi)
                    (unsigned long)lapic_mmio_base(), (unsigned long long)lapic_timer_hz(),
                    SCHED_HZ);
 
+    platform_init();
     sched_init("idle", boot_stack, boot_stack_top);
     if (workers_start() != 0)
         console_printf("workers: not all started\n");
     const struct net_config net = {0x0a00020fu /* 10.0.2.15 */, 0xffffff00u,
                                    0x0a000202u /* 10.0.2.2 */};
-    if (net_task_start(&net, NULL) < 0)
+    if (net_task_start(&net, start_acart) < 0)
         console_printf("net: disabled\n");
+    port_announce_tasks();
+    console_printf("Module: %s 0x%lx-0x%lx\n", IMAGE_NAME, (unsigned long)(uintptr_t)__text_start,
+                   (unsigned long)(uintptr_t)__text_end);
     console_printf("heap: %lu of %lu bytes used\n", (unsigned long)heap_used(),
                    (unsigned long)heap_size());
     lapic_tick_start();

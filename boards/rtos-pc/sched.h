@@ -5,7 +5,9 @@
  * heap; the boot stack becomes the idle task. Tasks never exit.
  *
  * Accounting: the scheduler charges every TSC cycle to the task that ran it (interrupt
- * handlers included, as a sampler sees them), at each switch. */
+ * handlers included, as a sampler sees them), at each switch. That is wall time: on a
+ * virtual CPU it includes the time the host ran something else, which a worker's own
+ * loop count does not. */
 #ifndef RTOS_PC_SCHED_H
 #define RTOS_PC_SCHED_H
 
@@ -48,7 +50,7 @@ void sched_current_stack(uintptr_t *lo, uintptr_t *hi);
 struct sched_task_stats {
     uint32_t tid;
     char name[SCHED_NAME_LEN];
-    uint64_t run_tsc;  /* TSC cycles the task has run so far */
+    uint64_t run_tsc;  /* TSC cycles charged to the task so far */
     uint64_t switches; /* times it was switched in */
 };
 

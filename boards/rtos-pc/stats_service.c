@@ -1,13 +1,14 @@
-/* Format (one record per line, fields separated by spaces):
- *   tsc_hz HZ
- *   sched_hz HZ                 the tick rate the scheduler asks of the LAPIC timer
- *   now TSC TICKS               the TSC and the ticks counted so far
- *   first_tick_tsc TSC          when the first tick came
- *   nmi_unclaimed N             NMIs nobody in the chain claimed
- *   task TID NAME RUN_TSC LOOPS SWITCHES     totals since boot
- *   window START_TSC END_TSC START_TICKS END_TICKS   the last sampling window, if any
- *   wtask TID NAME RUN_TSC LOOPS             what each task did inside that window
- *   end */
+/* Format: one record per line, a keyword then key=value fields:
+ *   board tsc_hz= sched_hz= lapic_timer_hz= nmi_unclaimed=
+ *   now tsc= ticks= max_gap_tsc=               ticks: tick interrupts taken
+ *   task tid= name= run_tsc= loops= switches=   totals since boot, one line per task
+ *   window start_tsc= end_tsc= ticks= median_gap_tsc= max_gap_tsc= pit_interrupts=
+ *                                                the last sampling window (acart's timer
+ *                                                armed to disarmed), if one has ended
+ *   wtask tid= name= run_tsc= loops=            each task inside that window
+ *   end
+ * run_tsc is what the scheduler charged the task (sched.h); loops what a worker counted
+ * itself. */
 #include "stats_service.h"
 #include "accounting.h"
 #include "idt.h"
@@ -38,31 +39,36 @@ static size_t format_stats(void)
 {
     accounting_take(&now);
     size_t at = 0;
-    at = append(at, "tsc_hz %llu\nsched_hz %u\nnow %llu %llu\nfirst_tick_tsc %llu\n",
-                (unsigned long long)tsc_hz(), SCHED_HZ, (unsigned long long)now.tsc,
-                (unsigned long long)now.ticks, (unsigned long long)lapic_tick_start_tsc());
-    at = append(at, "nmi_unclaimed %lu\n", (unsigned long)nmi_unclaimed_count());
+    at = append(at, "board tsc_hz=%llu sched_hz=%u lapic_timer_hz=%llu nmi_unclaimed=%lu\n",
+                (unsigned long long)tsc_hz(), SCHED_HZ, (unsigned long long)lapic_timer_hz(),
+                (unsigned long)nmi_unclaimed_count());
+    at = append(at, "now tsc=%llu ticks=%llu max_gap_tsc=%llu\n", (unsigned long long)now.tsc,
+                (unsigned long long)now.tick.delivered, (unsigned long long)now.tick.max_gap_tsc);
     for (int i = 0; i < now.num_tasks; i++) {
         const struct accounting_task *t = &now.tasks[i];
-        at = append(at, "task %lu %s %llu %llu %llu\n", (unsigned long)t->sched.tid, t->sched.name,
-                    (unsigned long long)t->sched.run_tsc, (unsigned long long)t->loops,
-                    (unsigned long long)t->sched.switches);
+        at =
+            append(at, "task tid=%lu name=%s run_tsc=%llu loops=%llu switches=%llu\n",
+                   (unsigned long)t->sched.tid, t->sched.name, (unsigned long long)t->sched.run_tsc,
+                   (unsigned long long)t->loops, (unsigned long long)t->sched.switches);
     }
     const struct accounting_snapshot *a, *b;
     if (accounting_last_window(&a, &b)) {
-        at = append(at, "window %llu %llu %llu %llu\n", (unsigned long long)a->tsc,
-                    (unsigned long long)b->tsc, (unsigned long long)a->ticks,
-                    (unsigned long long)b->ticks);
+        at = append(at,
+                    "window start_tsc=%llu end_tsc=%llu ticks=%llu median_gap_tsc=%llu "
+                    "max_gap_tsc=%llu pit_interrupts=%llu\n",
+                    (unsigned long long)a->tsc, (unsigned long long)b->tsc,
+                    (unsigned long long)(b->tick.delivered - a->tick.delivered),
+                    (unsigned long long)lapic_tick_median_gap(&a->tick, &b->tick),
+                    (unsigned long long)b->tick.max_gap_tsc,
+                    (unsigned long long)(b->pit_interrupts - a->pit_interrupts));
         for (int i = 0; i < b->num_tasks; i++) {
             const struct accounting_task *e = &b->tasks[i];
-            uint64_t run0 = 0, loops0 = 0;
-            if (i < a->num_tasks) {
-                run0 = a->tasks[i].sched.run_tsc;
-                loops0 = a->tasks[i].loops;
-            }
-            at = append(at, "wtask %lu %s %llu %llu\n", (unsigned long)e->sched.tid, e->sched.name,
-                        (unsigned long long)(e->sched.run_tsc - run0),
-                        (unsigned long long)(e->loops - loops0));
+            struct accounting_task zero = {0};
+            const struct accounting_task *s0 = i < a->num_tasks ? &a->tasks[i] : &zero;
+            at = append(at, "wtask tid=%lu name=%s run_tsc=%llu loops=%llu\n",
+                        (unsigned long)e->sched.tid, e->sched.name,
+                        (unsigned long long)(e->sched.run_tsc - s0->sched.run_tsc),
+                        (unsigned long long)(e->loops - s0->loops));
         }
     }
     return append(at, "end\n");

@@ -9,16 +9,19 @@ struct worker {
     uint32_t slice_ticks;
     int tid;
     volatile uint64_t loops;
+    volatile uint32_t result; /* keeps work_unit's result, so the compiler keeps the work */
 };
 
 static struct worker workers[NUM_WORKERS] = {
-    {"worker1", 1, 0, 0},
-    {"worker2", 2, 0, 0},
-    {"worker3", 3, 0, 0},
+    {"worker1", 1, 0, 0, 0},
+    {"worker2", 2, 0, 0, 0},
+    {"worker3", 3, 0, 0, 0},
 };
 
-/* One unit of work, a called function so every sample in it has worker_main as caller. */
-static uint32_t __attribute__((noinline)) work_unit(uint32_t seed)
+/* One unit of work, a called function so every sample in it has worker_main as caller.
+ * noipa: GCC drops the frame pointer of a static leaf it may re-optimise across calls,
+ * and the frame-pointer walk would then skip worker_main. */
+static uint32_t __attribute__((noipa)) work_unit(uint32_t seed)
 {
     uint32_t x = seed;
     for (int i = 0; i < 2000; i++)
@@ -32,6 +35,7 @@ static void worker_main(void *arg)
     uint32_t x = (uint32_t)w->slice_ticks;
     for (;;) {
         x = work_unit(x);
+        w->result = x;
         w->loops++;
     }
 }

@@ -1,7 +1,6 @@
 /* lwIP for the rtos-pc kernel: NO_SYS=1 with the raw API, run by one task (net_task.c),
  * the "lwIP polled from a task" set-up: lwIP is never entered from an interrupt, so no
- * locking is needed. The TCP options match what acart's channel layer expects (the
- * installed acart headers check the ones it depends on). */
+ * locking is needed. */
 #ifndef RTOS_PC_LWIPOPTS_H
 #define RTOS_PC_LWIPOPTS_H
 
@@ -17,9 +16,23 @@
 #define LWIP_ARP                   1
 #define LWIP_ICMP                  1
 #define LWIP_RAW                   0
-#define LWIP_STATS                 0
 #define LWIP_NETIF_STATUS_CALLBACK 1
 #define LWIP_SINGLE_NETIF          1
+
+/* Only the memory statistics, laid out as in acart's build: the agent reads lwip_stats
+ * to report what a session took and gave back. */
+#define LWIP_STATS         1
+#define LWIP_STATS_DISPLAY 0
+#define MEM_STATS          1
+#define MEMP_STATS         1
+#define LINK_STATS         0
+#define ETHARP_STATS       0
+#define IP_STATS           0
+#define IPFRAG_STATS       0
+#define ICMP_STATS         0
+#define UDP_STATS          0
+#define TCP_STATS          0
+#define SYS_STATS          0
 
 #define MEM_ALIGNMENT           4
 #define MEM_SIZE                (2 * 1024 * 1024)
@@ -42,5 +55,9 @@
 #define TCP_LISTEN_BACKLOG 1
 
 #define LWIP_CHKSUM_ALGORITHM 3
+
+/* acart's channel layer in libacart.a reads struct tcp_pcb through lwIP's macros: a
+ * layout option that disagrees with its build is a compile error here. */
+#include "acart_lwip_requirements.h"
 
 #endif
