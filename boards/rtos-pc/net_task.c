@@ -51,9 +51,15 @@ static int bring_up(void)
     console_printf("net: e1000 %02x:%02x:%02x:%02x:%02x:%02x irq %d, polled by task %d\n",
                    netif.hwaddr[0], netif.hwaddr[1], netif.hwaddr[2], netif.hwaddr[3],
                    netif.hwaddr[4], netif.hwaddr[5], nic_irq, net_tid);
-    if (echo_start(ECHO_PORT) != 0)
+    uint32_t a = config.ip;
+    unsigned long a0 = a >> 24, a1 = (a >> 16) & 0xff, a2 = (a >> 8) & 0xff, a3 = a & 0xff;
+    if (echo_start(ECHO_PORT) == 0)
+        console_printf("echo: listening on %lu.%lu.%lu.%lu:%u\n", a0, a1, a2, a3, ECHO_PORT);
+    else
         console_printf("echo: cannot listen on port %u\n", ECHO_PORT);
-    if (stats_service_start(STATS_PORT) != 0)
+    if (stats_service_start(STATS_PORT) == 0)
+        console_printf("stats: listening on %lu.%lu.%lu.%lu:%u\n", a0, a1, a2, a3, STATS_PORT);
+    else
         console_printf("stats: cannot listen on port %u\n", STATS_PORT);
     idt_set_handler((uint8_t)(VEC_PIC_BASE + nic_irq), nic_interrupt);
     pic_unmask((uint8_t)nic_irq);
@@ -65,11 +71,6 @@ static void net_main(void *arg)
     (void)arg;
     if (bring_up() != 0)
         return;
-    uint32_t a = config.ip;
-    console_printf("net: up at %lu.%lu.%lu.%lu; echo on %u, stats on %u\n",
-                   (unsigned long)(a >> 24), (unsigned long)((a >> 16) & 0xff),
-                   (unsigned long)((a >> 8) & 0xff), (unsigned long)(a & 0xff), ECHO_PORT,
-                   STATS_PORT);
     if (up_callback)
         up_callback(config.ip);
     for (uint32_t busy = 0;;) {
