@@ -8,14 +8,17 @@
 #include "acart_wire.h"
 #include "wire_check.h"
 
-/* Serializes *s into buf and deserializes buf into *back (both sizeof *s bytes). */
+/* Serializes s into buf (the wire image: the structure's bytes as they go on TCP) and
+ * decodes buf into back. The image is then tracked: by the next ROUND_TRIP or the end of
+ * the test, every byte of it that carries a value must have been checked at its protocol
+ * offset (wire_le, wire_bytes), or the test fails. */
 #define ROUND_TRIP(s, buf, back)                                                                   \
     do {                                                                                           \
         _Static_assert(sizeof(buf) == sizeof(s), "buffer size");                                   \
         memcpy((buf), &(s), sizeof(s));                                                            \
+        wire_track((buf), sizeof(buf));                                                            \
         memset(&(back), 0xA5, sizeof(back));                                                       \
         memcpy(&(back), (buf), sizeof(buf));                                                       \
-        CHECK(memcmp(&(back), &(s), sizeof(s)) == 0);                                              \
     } while (0)
 
 static void test_first_msg(void)
@@ -62,6 +65,7 @@ static void test_target_status(void)
     m.hardware_info.tsc_freq = 2100000000ull;
     ROUND_TRIP(m, b, back);
     CHECK_EQ(wire_le(b, 0, 4), 296);
+    CHECK_EQ(wire_le(b, 4, 4), 6);
     CHECK_EQ(wire_le(b, 8, 4), 0xFFFFFFFBu);
     CHECK_EQ(wire_le(b, 24, 4), 48);
     CHECK_EQ(wire_le(b, 28, 4), 200);
@@ -70,9 +74,9 @@ static void test_target_status(void)
     CHECK_EQ(wire_le(b, 40, 4), 256);
     CHECK_EQ(wire_le(b, 44, 4), 40);
     CHECK_EQ(wire_le(b, 48, 4), 7);
-    CHECK(memcmp(b + 56, "acart", 6) == 0);
-    CHECK(memcmp(b + 120, "1.0", 4) == 0);
-    CHECK(memcmp(b + 184, "qemu-pc", 8) == 0);
+    CHECK(wire_bytes(b, 56, "acart", 6));
+    CHECK(wire_bytes(b, 120, "1.0", 4));
+    CHECK(wire_bytes(b, 184, "qemu-pc", 8));
     /* bit 5 uncore, bits 7:6 agent mode 2, bit 9 delayed transfer */
     CHECK_EQ(wire_le(b, 248, 4), (1u << 5) | (2u << 6) | (1u << 9));
     CHECK_EQ(wire_le(b, 256, 4), 4);
@@ -199,8 +203,8 @@ static void test_log_control(void)
     c.reserved5 = 0x88;
     ROUND_TRIP(c, b, back);
     CHECK_EQ(wire_le(b, 0, 4), 1);
-    CHECK_EQ(b[8], 0xFE);
-    CHECK_EQ(b[263], 0xFF);
+    CHECK_EQ(wire_le(b, 8, 1), 0xFE);
+    CHECK_EQ(wire_le(b, 263, 1), 0xFF);
     CHECK_EQ(wire_le(b, 264, 8), 0x77);
     CHECK_EQ(wire_le(b, 288, 8), 0x88);
 }
@@ -275,7 +279,7 @@ static void test_dev_config(void)
     CHECK_EQ(wire_le(b, 40, 4), 0xA1);
     CHECK_EQ(wire_le(b, 40 + 999 * 4, 4), 0xA2);
     CHECK_EQ(wire_le(b, 4040, 4), 0xB1);
-    CHECK_EQ(b[4044], 4);
+    CHECK_EQ(wire_le(b, 4044, 1), 4);
     CHECK_EQ(wire_le(b, 4046, 2), 0x1234);
     CHECK_EQ(wire_le(b, 4048, 4), 2);
     CHECK_EQ(wire_le(b, 4052, 4), 1);
@@ -336,6 +340,16 @@ static void test_cpu_topology(void)
     CHECK_EQ(wire_le(b, 44, 4), 4);
     CHECK_EQ(wire_le(b, 48, 4), 3);
     CHECK_EQ(wire_le(b, 72 + 64, 8), 0x1001);
+    for (unsigned k = 0; k < 2; k++) { /* the flags and counts every entry carries */
+        CHECK_EQ(wire_le(b, 72 * k + 16, 4), 1);
+        CHECK_EQ(wire_le(b, 72 * k + 20, 4), 1);
+        CHECK_EQ(wire_le(b, 72 * k + 28, 4), 1);
+        CHECK_EQ(wire_le(b, 72 * k + 32, 4), 2);
+        CHECK_EQ(wire_le(b, 72 * k + 40, 4), 4);
+        CHECK_EQ(wire_le(b, 72 * k + 44, 4), 4);
+        CHECK_EQ(wire_le(b, 72 * k + 48, 4), 3);
+    }
+    CHECK_EQ(wire_le(b, 64, 8), 0x1000);
 }
 
 static void test_event_config(void)
@@ -424,15 +438,17 @@ static void test_ecb_header_and_entry(void)
     h.num_mmio_secondary_bar = 2;
     h.reserved8 = 0x88;
     ROUND_TRIP(h, b, back);
-    CHECK_EQ(b[0], 2);
+    CHECK_EQ(wire_le(b, 0, 1), 2);
     CHECK_EQ(wire_le(b, 4, 4), 21);
     CHECK_EQ(wire_le(b, 8, 4), 2);
     CHECK_EQ(wire_le(b, 20, 4), 9);
+    CHECK_EQ(wire_le(b, 12, 4), 1);
+    CHECK_EQ(wire_le(b, 28, 4), 5);
     CHECK_EQ(wire_le(b, 24, 4), 16);
     CHECK_EQ(wire_le(b, 32, 4), 9);
     CHECK_EQ(wire_le(b, 36, 4), 7);
     CHECK_EQ(wire_le(b, 40, 2), 2);
-    CHECK_EQ(b[42], 3);
+    CHECK_EQ(wire_le(b, 42, 1), 3);
     CHECK_EQ(wire_le(b, 44, 4), 4720);
     CHECK_EQ(wire_le(b, 56 + 16, 8), 0x7FFFFF8000ull);
     CHECK_EQ(wire_le(b, 192, 4), 1);
@@ -470,8 +486,8 @@ static void test_ecb_header_and_entry(void)
     e.aux_read_mask = 0xA5;
     e.reserved4 = 0xC3;
     ROUND_TRIP(e, eb, eback);
-    CHECK_EQ(eb[0], 4);
-    CHECK_EQ(eb[1], 1);
+    CHECK_EQ(wire_le(eb, 0, 1), 4);
+    CHECK_EQ(wire_le(eb, 1, 1), 1);
     CHECK_EQ(wire_le(eb, 2, 2), 7);
     CHECK_EQ(wire_le(eb, 4, 2), 40);
     CHECK_EQ(wire_le(eb, 8, 4), 0x30B);
@@ -483,8 +499,8 @@ static void test_ecb_header_and_entry(void)
     CHECK_EQ(wire_le(eb, 64, 8), 0xFFFFFFFFFFFFull);
     CHECK_EQ(wire_le(eb, 76, 4), 2);
     CHECK_EQ(wire_le(eb, 80, 4), 1);
-    CHECK_EQ(eb[84], 3);
-    CHECK_EQ(eb[85], 1);
+    CHECK_EQ(wire_le(eb, 84, 1), 3);
+    CHECK_EQ(wire_le(eb, 85, 1), 1);
     CHECK_EQ(wire_le(eb, 88, 8), 0x5A);
     CHECK_EQ(wire_le(eb, 96, 4), 0x1234);
     CHECK_EQ(wire_le(eb, 112, 8), 0xA5);
@@ -502,7 +518,7 @@ static void test_ioctl_status(void)
     s.reserved6 = 0x66;
     ROUND_TRIP(s, b, back);
     CHECK_EQ(wire_le(b, 0, 4), 228);
-    CHECK_EQ(b[4], 1);
+    CHECK_EQ(wire_le(b, 4, 1), 1);
     CHECK_EQ(wire_le(b, 8, 8), 0x1B);
     CHECK_EQ(wire_le(b, 16, 4), 9);
     CHECK_EQ(wire_le(b, 40, 8), 0x66);
@@ -522,6 +538,7 @@ static void test_sysinfo(void)
     CHECK_EQ(wire_le(sib, 8, 8), 72);
     CHECK_EQ(wire_le(sib, 16, 8), ~0ull);
     CHECK_EQ(wire_le(sib, 32, 4), 4096);
+    CHECK_EQ(wire_le(sib, 36, 4), 4096);
     CHECK_EQ(wire_le(sib, 64, 8), 3);
 
     struct sep_sysinfo_array_hdr h = {0}, hback;
@@ -601,6 +618,25 @@ static void test_sample_drop_info(void)
     CHECK_EQ(wire_le(b, 4 + 16 + 4, 4), 1);
     CHECK_EQ(wire_le(b, 4 + 16 + 12, 4), 7);
     CHECK_EQ(wire_le(b, 4 + 19 * 16, 4), 0x19);
+
+    /* acart's extension: the reasons behind each CPU's count. */
+    static struct acart_drop_reasons r, rback;
+    static uint8_t rb[8 + 32 * ACART_MAX_DROP_REASON_CPUS];
+    memset(&r, 0, sizeof r);
+    r.size = 2;
+    r.cpu[1].cpu_id = 1;
+    r.cpu[1].ring_full = 2;
+    r.cpu[1].no_counter = 3;
+    r.cpu[1].malformed = 4;
+    r.cpu[1].collision = 5;
+    r.cpu[1].stuck = 6;
+    r.cpu[1].stuck_resets = 7;
+    r.cpu[ACART_MAX_DROP_REASON_CPUS - 1].reserved = 0x63;
+    ROUND_TRIP(r, rb, rback);
+    CHECK_EQ(wire_le(rb, 0, 4), 2);
+    for (unsigned k = 0; k < 7; k++)
+        CHECK_EQ(wire_le(rb, 8 + 32 + 4 * k, 4), 1 + k);
+    CHECK_EQ(wire_le(rb, 8 + 32 * 63 + 28, 4), 0x63);
 }
 
 static void test_task_info(void)
@@ -612,7 +648,7 @@ static void test_task_info(void)
     t.address_space_id = 7;
     ROUND_TRIP(t, b, back);
     CHECK_EQ(wire_le(b, 0, 8), 0x1234);
-    CHECK(memcmp(b + 8, "net", 4) == 0);
+    CHECK(wire_bytes(b, 8, "net", 4));
     CHECK_EQ(wire_le(b, 40, 8), 7);
 }
 
@@ -652,6 +688,7 @@ static void test_sample_pc(void)
     u.flags = 1;
     u.tsc = 99;
     ROUND_TRIP(u, ub, uback);
+    CHECK_EQ(wire_le(ub, 0, 4), 1);
     CHECK_EQ(wire_le(ub, 8, 2), 2);
     CHECK_EQ(wire_le(ub, 10, 2), 1);
     CHECK_EQ(wire_le(ub, 12, 4), 1);
@@ -694,28 +731,37 @@ static void test_module_record(void)
     CHECK_EQ(back.load_addr64, 0x100000);
 }
 
+/* Each test's last image must be fully checked too. */
+static void run(const char *name, void (*test)(void))
+{
+    test();
+    if (wire_untracked())
+        fprintf(stderr, "%s: its wire image holds bytes no check read\n", name), check_failures++;
+}
+#define RUN(test) run(#test, test)
+
 int main(void)
 {
-    test_first_msg();
-    test_target_status();
-    test_data_first_msg();
-    test_ctrl_header();
-    test_ctrl_response();
-    test_drv_version_and_setup();
-    test_platform_info();
-    test_log_control();
-    test_drv_config();
-    test_dev_config();
-    test_dev_unc_config();
-    test_cpu_topology();
-    test_event_config();
-    test_event_desc();
-    test_ecb_header_and_entry();
-    test_ioctl_status();
-    test_sysinfo();
-    test_sample_drop_info();
-    test_task_info();
-    test_sample_pc();
-    test_module_record();
+    RUN(test_first_msg);
+    RUN(test_target_status);
+    RUN(test_data_first_msg);
+    RUN(test_ctrl_header);
+    RUN(test_ctrl_response);
+    RUN(test_drv_version_and_setup);
+    RUN(test_platform_info);
+    RUN(test_log_control);
+    RUN(test_drv_config);
+    RUN(test_dev_config);
+    RUN(test_dev_unc_config);
+    RUN(test_cpu_topology);
+    RUN(test_event_config);
+    RUN(test_event_desc);
+    RUN(test_ecb_header_and_entry);
+    RUN(test_ioctl_status);
+    RUN(test_sysinfo);
+    RUN(test_sample_drop_info);
+    RUN(test_task_info);
+    RUN(test_sample_pc);
+    RUN(test_module_record);
     return check_report("test_wire_layout");
 }
