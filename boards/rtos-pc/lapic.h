@@ -32,9 +32,10 @@ struct lapic_tick_counts {
 };
 void lapic_tick_counts(struct lapic_tick_counts *out);
 
-/* The median gap (TSC cycles) of the ticks between two snapshots, or 0 without ticks. */
+/* The median gap (TSC cycles) between two snapshots among the gaps of one period give or
+ * take half, or 0 without any; *counted says how many gaps that was. */
 uint64_t lapic_tick_median_gap(const struct lapic_tick_counts *from,
-                               const struct lapic_tick_counts *to);
+                               const struct lapic_tick_counts *to, uint64_t *counted);
 
 /* Starts max_gap_tsc over (at the start of a measured window). */
 void lapic_tick_reset_max_gap(void);

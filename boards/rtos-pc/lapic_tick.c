@@ -142,13 +142,17 @@ void lapic_tick_reset_max_gap(void)
 }
 
 uint64_t lapic_tick_median_gap(const struct lapic_tick_counts *from,
-                               const struct lapic_tick_counts *to)
+                               const struct lapic_tick_counts *to, uint64_t *counted)
 {
+    /* Gaps of one period give or take half: merged ticks (two periods or more) would all
+     * sit on one side of the median and pull it up by the delivery jitter. */
+    const int lo = TICK_GAP_STEPS / 2, hi = TICK_GAP_STEPS + TICK_GAP_STEPS / 2;
     uint64_t total = 0;
-    for (int i = 0; i < TICK_GAP_BUCKETS; i++)
+    for (int i = lo; i < hi; i++)
         total += to->gap_hist[i] - from->gap_hist[i];
+    *counted = total;
     uint64_t seen = 0;
-    for (int i = 0; i < TICK_GAP_BUCKETS; i++) {
+    for (int i = lo; i < hi; i++) {
         seen += to->gap_hist[i] - from->gap_hist[i];
         if (total && 2 * seen >= total)
             return ((uint64_t)i * 2 + 1) * period_tsc / (2 * TICK_GAP_STEPS); /* mid-step */

@@ -2,7 +2,10 @@
  *   board tsc_hz= sched_hz= lapic_timer_hz= nmi_unclaimed=
  *   now tsc= ticks= max_gap_tsc=               ticks: tick interrupts taken
  *   task tid= name= run_tsc= loops= switches=   totals since boot, one line per task
- *   window start_tsc= end_tsc= ticks= median_gap_tsc= max_gap_tsc= pit_interrupts=
+ *   window start_tsc= end_tsc= ticks= median_gap_tsc= median_of= max_gap_tsc=
+ *          pit_interrupts=                       median_gap_tsc: the median of the median_of
+ *                                                gaps between ticks that were within half
+ *                                                a period of one period
  *                                                the last sampling window (acart's timer
  *                                                armed to disarmed), if one has ended
  *   wtask tid= name= run_tsc= loops=            each task inside that window
@@ -53,12 +56,14 @@ static size_t format_stats(void)
     }
     const struct accounting_snapshot *a, *b;
     if (accounting_last_window(&a, &b)) {
+        uint64_t median_of;
+        uint64_t median = lapic_tick_median_gap(&a->tick, &b->tick, &median_of);
         at = append(at,
                     "window start_tsc=%llu end_tsc=%llu ticks=%llu median_gap_tsc=%llu "
-                    "max_gap_tsc=%llu pit_interrupts=%llu\n",
+                    "median_of=%llu max_gap_tsc=%llu pit_interrupts=%llu\n",
                     (unsigned long long)a->tsc, (unsigned long long)b->tsc,
                     (unsigned long long)(b->tick.delivered - a->tick.delivered),
-                    (unsigned long long)lapic_tick_median_gap(&a->tick, &b->tick),
+                    (unsigned long long)median, (unsigned long long)median_of,
                     (unsigned long long)b->tick.max_gap_tsc,
                     (unsigned long long)(b->pit_interrupts - a->pit_interrupts));
         for (int i = 0; i < b->num_tasks; i++) {
