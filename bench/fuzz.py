@@ -27,6 +27,8 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--build", default=os.path.join(TOP, "build"))
 ap.add_argument("--runs", type=int, default=10_000_000, help="executions per target")
 ap.add_argument("--runs-for", action="append", default=[], metavar="TARGET=N")
+ap.add_argument("--seconds-for", action="append", default=[], metavar="TARGET=S",
+                help="stop TARGET after S seconds even if it has not done its executions")
 ap.add_argument("--parallel", type=int, default=1, help="targets run at once (at most 2)")
 ap.add_argument("--targets", default=",".join(TARGETS))
 ap.add_argument("--seed", type=int, default=1)
@@ -36,10 +38,21 @@ runs_for = {}
 for item in args.runs_for:
     name, _, n = item.partition("=")
     runs_for[name] = int(n.replace("_", ""))
+seconds_for = {}
+for item in args.seconds_for:
+    name, _, n = item.partition("=")
+    seconds_for[name] = int(n)
 fuzz_dir = os.path.join(os.path.abspath(args.build), "fuzz")
 targets = [t for t in args.targets.split(",")
            if os.path.exists(os.path.join(fuzz_dir, "fuzz_" + t))]
 results = {}
+# Rows of targets this run leaves alone are kept from the previous results file.
+kept = {}
+if os.path.exists(args.out):
+    for line in open(args.out):
+        parts = line.split()
+        if line.startswith("  ") and parts and parts[0] in TARGETS and parts[0] not in targets:
+            kept[parts[0]] = line.rstrip("\n")
 started = datetime.datetime.now(datetime.timezone.utc)
 
 
@@ -50,7 +63,12 @@ def write_results():
              % (started.strftime("%Y-%m-%d %H:%M UTC"), args.parallel, args.seed),
              "# %-11s %12s %12s %9s %9s %7s %9s  %s"
              % ("target", "asked", "executions", "seconds", "exec/s", "cov", "corpus", "result")]
-    for t in targets:
+    for t in TARGETS:
+        if t in kept:
+            lines.append(kept[t] + "  (earlier run)" * ("earlier run" not in kept[t]))
+            continue
+        if t not in targets:
+            continue
         r = results.get(t)
         if not r:
             lines.append("  %-11s %12d %12s %9s %9s %7s %9s  %s"
@@ -88,7 +106,7 @@ def run_target(t):
     seeds += [os.path.normpath(s) for s in EXTRA_SEEDS.get(t, []) if os.path.isdir(s)]
     cmd = ["nice", os.path.join(fuzz_dir, "fuzz_" + t), "-runs=%d" % runs_of(t),
            "-seed=%d" % args.seed, "-timeout=10", "-rss_limit_mb=2048", "-max_len=65536",
-           "-print_final_stats=1", "-artifact_prefix=%s/" % findings, work] + seeds
+           "-print_final_stats=1", "-max_total_time=%d" % seconds_for.get(t, 0), "-artifact_prefix=%s/" % findings, work] + seeds
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=1",
                UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
     log_path = os.path.join(fuzz_dir, "campaign", t + ".log")
@@ -101,8 +119,13 @@ def run_target(t):
     covs = re.findall(r"cov: (\d+)", text)
     corpus = re.findall(r"corp: (\d+/\S+)", text)
     found = sorted(os.listdir(findings))
-    result = "0 crashes" if rc == 0 and not found else \
-        "FAILED (exit %d; findings: %s; log %s)" % (rc, ", ".join(found) or "none", log_path)
+    if rc == 0 and not found:
+        result = "0 crashes"
+        if int(execs[-1] if execs else 0) < runs_of(t):
+            result += " (stopped by --seconds-for %s=%d)" % (t, seconds_for.get(t, 0))
+    else:
+        result = \
+            "FAILED (exit %d; findings: %s; log %s)" % (rc, ", ".join(found) or "none", log_path)
     results[t] = {"asked": runs_of(t), "execs": int(execs[-1]) if execs else 0,
                   "seconds": seconds, "cov": covs[-1] if covs else "-",
                   "corpus": corpus[-1] if corpus else "-", "result": result}

@@ -127,6 +127,12 @@ static int count_records(struct profile *p, const char *dir, struct diag *d)
             free(path);
             return rc;
         }
+        if (!S_ISREG(st.st_mode)) {
+            int rc = diag_fail(d, DIAG_INPUT, "%s: %s, not a file of sample records", path,
+                               S_ISDIR(st.st_mode) ? "a directory" : "a special file");
+            free(path);
+            return rc;
+        }
         if (fixed && st.st_size % SESSION_SAMPLE_RECORD_MIN != 0) {
             int rc = diag_fail(d, DIAG_INPUT,
                                "%s: %lld bytes is not a whole number of 48-byte sample records",
@@ -297,7 +303,8 @@ static int scan_cpu(struct cpu_scan *cs, unsigned char *buf, uint64_t *bytes_don
             cs->p->progress(*bytes_done, cs->p->progress_ctx);
     }
     if (!rc && ferror(f))
-        rc = diag_fail(d, DIAG_INPUT, "%s: read error", cs->path);
+        rc = diag_fail(d, DIAG_INPUT, "%s: read error at byte %" PRIu64 ": %s", cs->path,
+                       offset + have, strerror(errno));
     else if (!rc && have)
         rc = diag_fail(d, DIAG_INPUT, "%s: ends inside a sample record (%zu bytes left over)",
                        cs->path, have);

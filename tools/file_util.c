@@ -11,6 +11,12 @@ int file_read_all(const char *path, char **data, size_t *len, struct diag *d)
     FILE *f = fopen(path, "rb");
     if (!f)
         return diag_fail(d, DIAG_INPUT, "%s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return diag_fail(d, DIAG_INPUT, "%s: %s, not a file", path,
+                         S_ISDIR(st.st_mode) ? "a directory" : "a special file");
+    }
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
     while (buf) {
@@ -26,13 +32,13 @@ int file_read_all(const char *path, char **data, size_t *len, struct diag *d)
             buf = bigger;
         }
     }
-    int failed = ferror(f);
+    int failed = ferror(f), err = errno;
     fclose(f);
     if (!buf)
         return diag_fail(d, DIAG_NOMEM, "%s: out of memory", path);
     if (failed) {
         free(buf);
-        return diag_fail(d, DIAG_INPUT, "%s: read error", path);
+        return diag_fail(d, DIAG_INPUT, "%s: read error at byte %zu: %s", path, n, strerror(err));
     }
     buf[n] = '\0';
     *data = buf;

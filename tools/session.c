@@ -462,12 +462,12 @@ int session_parse(const char *text, const char *name, struct session *s, struct 
 {
     struct reader r = {name, d};
     memset(s, 0, sizeof *s);
-    cJSON *root = cJSON_Parse(text);
-    if (!root) {
-        const char *at = cJSON_GetErrorPtr();
+    /* Strict: text after the object is an error too, not silently ignored. */
+    const char *at = NULL;
+    cJSON *root = cJSON_ParseWithOpts(text, &at, 1);
+    if (!root)
         return diag_fail(d, DIAG_INPUT, "%s: not valid JSON (near byte %td)", name,
                          at ? at - text : (ptrdiff_t)0);
-    }
     int rc = read_root(&r, root, s);
     cJSON_Delete(root);
     if (rc)

@@ -40,8 +40,14 @@ int tb5_rewrite(const char *dump_path, const char *tb5_path);
 /* TBRW_open with a UTF-8 (host) path. */
 TBRW_U32 tb5_open_path(TBRW_PTR *ptr, const char *path, TBRW_U32 access_mode);
 
-/* The error text of code in UTF-8; never NULL. */
+/* The error text of code in UTF-8, followed by tb5_error_detail(code) when there is one;
+ * never NULL. The text lives until the thread's next call. */
 const char *tb5_strerror(TBRW_U32 code);
+
+/* What the last failure of a TBRW call in this thread said about where the file is wrong
+ * (the section or field and the byte offset), if that failure returned code; else "".
+ * Like errno: read it right after the call that failed. */
+const char *tb5_error_detail(TBRW_U32 code);
 
 /* Record count and record size (bytes) of a stream's data section. */
 TBRW_U32 tb5_data_shape(TBRW_PTR ptr, TBRW_U32 stream, TBRW_U64 *num_records,

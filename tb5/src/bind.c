@@ -398,7 +398,11 @@ TBRW_U32 TBRW_dobind(TBRW_PTR ptr, TBRW_U32 data_stream)
     rc = tb5_stream_layout(tb, data_stream, &layout);
     if (rc)
         return rc;
-    rc = layout.record_end == data->record_size ? make_view(&layout, &b.view) : TBRW_CORRUPT_FILE;
+    rc = layout.record_end == data->record_size
+             ? make_view(&layout, &b.view)
+             : tb5_fail(TBRW_CORRUPT_FILE,
+                        "%s: records of %u bytes, but its data description ends at byte %u",
+                        TB5_SEC_NAME(data), data->record_size, layout.record_end);
     tb5_layout_free(&layout);
     if (rc)
         return rc;

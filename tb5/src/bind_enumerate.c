@@ -3,6 +3,7 @@
  * them (TBRW_unbind). Module and thread bind tables are global: they describe the
  * process list, which every bound stream shares.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 
 #include "tb5_internal.h"
@@ -89,7 +90,11 @@ TBRW_U32 TBRW_bind_enumerate_data(TBRW_PTR ptr, TBRW_U32 data_stream,
     rs = data->record_size;
     if (rs == 0 || bind->record_count != data->record_count ||
         bind->record_size != TB5_REC_DATA_BIND)
-        return TBRW_CORRUPT_FILE;
+        return tb5_fail(TBRW_CORRUPT_FILE,
+                        "%s: %" PRIu64 " entries of %u bytes for %" PRIu64
+                        " records of %u bytes (expected one entry of %u bytes per record)",
+                        TB5_SEC_NAME(bind), (uint64_t)bind->record_count, bind->record_size,
+                        (uint64_t)data->record_count, rs, TB5_REC_DATA_BIND);
     if (start_index > data->record_count)
         return TBRW_INVALID_READ_START;
     per_batch = tb5_batch_records(rs);
@@ -175,7 +180,9 @@ static TBRW_U32 bind_enumerate(struct tb5 *tb, uint16_t kind, uint16_t bind_kind
     if (!sec)
         return start_index ? TBRW_INVALID_READ_START : TBRW_SUCCESS;
     if (!bind || bind->record_count != sec->record_count)
-        return TBRW_CORRUPT_FILE;
+        return tb5_fail(TBRW_CORRUPT_FILE, "%s: %" PRIu64 " records but %" PRIu64 " bind entries",
+                        TB5_SEC_NAME(sec), (uint64_t)sec->record_count,
+                        bind ? (uint64_t)bind->record_count : 0);
     v->tb = tb;
     v->bind = bind;
     return tb5_records_foreach(tb, sec, c, start_index, visit_indexed, v);

@@ -1,4 +1,7 @@
 /* errors.c - TBRW_error_string: one table, narrow and wide text from the same literal. */
+#include <stdarg.h>
+#include <stdio.h>
+
 #include "tb5_internal.h"
 
 struct tb5_error {
@@ -91,4 +94,68 @@ TBRW_U32 TBRW_error_string(TBRW_U32 error_code, const TBRW_CHAR **error_string)
     }
     *error_string = e->wtext;
     return TBRW_SUCCESS;
+}
+
+/* The detail of the last failure that had one, per thread like errno: which section or
+ * field is wrong and at which byte offset. Kept with its code so that a later failure
+ * with another code never shows a stale detail. */
+struct tb5_detail {
+    TBRW_U32 code;
+    // cppcheck-suppress unusedStructMember ; used through the thread-local below
+    char text[400];
+};
+static _Thread_local struct tb5_detail last_detail;
+
+TBRW_U32 tb5_fail(TBRW_U32 code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_detail.text, sizeof(last_detail.text), fmt, ap);
+    va_end(ap);
+    last_detail.code = code;
+    return code;
+}
+
+void tb5_detail_clear(void)
+{
+    last_detail.code = TBRW_SUCCESS;
+    last_detail.text[0] = '\0';
+}
+
+const char *tb5_error_detail(TBRW_U32 code)
+{
+    return code != TBRW_SUCCESS && last_detail.code == code ? last_detail.text : "";
+}
+
+const char *tb5_section_name(uint16_t kind, uint32_t stream, char *buf, size_t size)
+{
+    static const char *const global[] = {
+        [TB5_K_HARDWARE] = "hardware",
+        [TB5_K_SOFTWARE] = "software",
+        [TB5_K_PROCESSES] = "processes",
+        [TB5_K_THREADS] = "threads",
+        [TB5_K_MODULES] = "modules",
+        [TB5_K_USER_GLOBAL] = "user-defined global",
+        [TB5_K_VERSION] = "version info",
+        [TB5_K_STRINGS] = "strings",
+        [TB5_K_MODULE_BIND] = "module bind",
+        [TB5_K_TID_BIND] = "thread bind",
+        [TB5_K_STREAM_INFO] = "stream info",
+        [TB5_K_EVENTS] = "events",
+        [TB5_K_DESCRIPTORS] = "data description",
+        [TB5_K_DATA] = "data",
+        [TB5_K_USER_STREAM] = "user-defined stream",
+        [TB5_K_DATA_BIND] = "data bind",
+    };
+    const char *name =
+        kind < sizeof(global) / sizeof(global[0]) && global[kind] ? global[kind] : NULL;
+    if (stream == TB5_GLOBAL && name)
+        snprintf(buf, size, "%s section", name);
+    else if (stream == TB5_GLOBAL)
+        snprintf(buf, size, "section of kind %u", (unsigned)kind);
+    else if (name)
+        snprintf(buf, size, "stream %u %s section", (unsigned)stream, name);
+    else
+        snprintf(buf, size, "stream %u section of kind %u", (unsigned)stream, (unsigned)kind);
+    return buf;
 }

@@ -7,6 +7,7 @@
  * TBRW_abort_cleanup_and_close cuts an appended file back to its size at open.
  */
 #define _GNU_SOURCE
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,15 +57,23 @@ static TBRW_U32 read_header(struct tb5 *tb, uint64_t size)
         return rc;
     /* A short file that starts like a tb5 file was cut short; anything else is not one. */
     if (memcmp(h, TB5_MAGIC, have < TB5_MAGIC_LEN ? have : TB5_MAGIC_LEN) != 0 || have == 0)
-        return TBRW_BAD_MAGIC;
+        return tb5_fail(TBRW_BAD_MAGIC, "header at byte offset 0: no tb5 magic");
     if (have < sizeof(h))
-        return TBRW_TRUNCATED_FILE;
+        return tb5_fail(TBRW_TRUNCATED_FILE, "header: the file ends at byte offset %zu, inside it",
+                        have);
     if (tb5_get16(h + TB5_HDR_VERSION_MAJOR) != TB5_FORMAT_MAJOR)
-        return TBRW_INCOMPATIBLE_VERSION;
+        return tb5_fail(TBRW_INCOMPATIBLE_VERSION,
+                        "header field version_major at byte offset %u: %u, expected %u",
+                        TB5_HDR_VERSION_MAJOR, tb5_get16(h + TB5_HDR_VERSION_MAJOR),
+                        TB5_FORMAT_MAJOR);
     if (tb5_get32(h + TB5_HDR_CRC) != tb5_crc32c(0, h, TB5_HDR_CRC))
-        return TBRW_CHECKSUM_MISMATCH;
+        return tb5_fail(TBRW_CHECKSUM_MISMATCH,
+                        "header field crc at byte offset %u does not match bytes 0..%u",
+                        TB5_HDR_CRC, TB5_HDR_CRC - 1);
     if (tb5_get32(h + TB5_HDR_HEADER_SIZE) != TB5_HEADER_SIZE)
-        return TBRW_CORRUPT_FILE;
+        return tb5_fail(TBRW_CORRUPT_FILE,
+                        "header field header_size at byte offset %u: %u, expected %u",
+                        TB5_HDR_HEADER_SIZE, tb5_get32(h + TB5_HDR_HEADER_SIZE), TB5_HEADER_SIZE);
     return TBRW_SUCCESS;
 }
 
@@ -74,9 +83,12 @@ static int kind_is_known(uint16_t kind)
            (kind >= TB5_K_STREAM_INFO && kind <= TB5_K_DATA_BIND);
 }
 
-/* One directory entry: bounds, block sums and the global/stream split are checked. */
+/* One directory entry: bounds, block sums and the global/stream split are checked.
+ * index and entry_off (its file offset) and blocks_off (the block table's) name what is
+ * wrong. */
 static TBRW_U32 parse_section(struct tb5 *tb, const uint8_t *e, const uint8_t *blocks,
-                              uint32_t nblocks, uint64_t data_end)
+                              uint32_t nblocks, uint64_t data_end, uint32_t index,
+                              uint64_t entry_off, uint64_t blocks_off)
 {
     struct tb5_section *sec;
     uint32_t first = tb5_get32(e + TB5_SEC_FIRST_BLOCK);
@@ -91,31 +103,47 @@ static TBRW_U32 parse_section(struct tb5 *tb, const uint8_t *e, const uint8_t *b
     sec->flags = tb5_get16(e + TB5_SEC_FLAGS);
     sec->crc = tb5_get32(e + TB5_SEC_CRC);
     sec->record_count = tb5_get64(e + TB5_SEC_RECORD_COUNT);
-    rc = TBRW_CORRUPT_FILE;
+    char name[64];
+    tb5_section_name(sec->kind, sec->stream, name, sizeof(name));
+#define BAD_ENTRY(...)                                                                             \
+    do {                                                                                           \
+        rc = tb5_fail(TBRW_CORRUPT_FILE,                                                           \
+                      "directory entry %u (%s) at byte offset %" PRIu64 ": " __VA_ARGS__);         \
+        goto fail;                                                                                 \
+    } while (0)
     if (first > nblocks || count > nblocks - first)
-        goto fail;
+        BAD_ENTRY("blocks %u..%u+%u, but the directory has %u", index, name, entry_off, first,
+                  first, count, nblocks);
     if (kind_is_known(sec->kind) &&
         ((sec->kind < TB5_K_FIRST_STREAM_KIND) != (sec->stream == TB5_GLOBAL)))
-        goto fail;
+        BAD_ENTRY("field stream: %s kind in stream %#x", index, name, entry_off,
+                  sec->kind < TB5_K_FIRST_STREAM_KIND ? "a global" : "a stream", sec->stream);
     if (sec->stream != TB5_GLOBAL && sec->stream >= TB5_MAX_STREAMS)
-        goto fail;
+        BAD_ENTRY("field stream: %u, at most %u streams", index, name, entry_off, sec->stream,
+                  TB5_MAX_STREAMS);
     if (sec->record_size && (sec->record_count > length / sec->record_size ||
                              sec->record_count * sec->record_size != length))
-        goto fail;
+        BAD_ENTRY("%" PRIu64 " records of %u bytes do not make its length %" PRIu64, index, name,
+                  entry_off, (uint64_t)sec->record_count, sec->record_size, length);
     if (tb5_find(tb, sec->kind, sec->stream))
-        goto fail;
+        BAD_ENTRY("a second %s", index, name, entry_off, name);
     for (uint32_t i = 0; i < count; i++) {
         const uint8_t *b = blocks + (size_t)(first + i) * TB5_BLOCK_ENTRY_SIZE;
         uint64_t off = tb5_get64(b + TB5_BLK_OFFSET), len = tb5_get64(b + TB5_BLK_LENGTH);
         if (off < TB5_HEADER_SIZE || off > data_end || len > data_end - off)
-            goto fail;
+            BAD_ENTRY("block %u (entry at byte offset %" PRIu64 ") spans [%" PRIu64 ", +%" PRIu64
+                      "), outside the data area [%u, %" PRIu64 ")",
+                      index, name, entry_off, first + i,
+                      blocks_off + (uint64_t)(first + i) * TB5_BLOCK_ENTRY_SIZE, off, len,
+                      TB5_HEADER_SIZE, data_end);
         rc = tb5_section_add_block(sec, off, len);
         if (rc)
             goto fail;
-        rc = TBRW_CORRUPT_FILE;
     }
     if (sec->length != length)
-        goto fail;
+        BAD_ENTRY("its blocks hold %" PRIu64 " bytes, its length says %" PRIu64, index, name,
+                  entry_off, (uint64_t)sec->length, length);
+#undef BAD_ENTRY
     rc = tb5_install(tb, sec);
     if (rc == TBRW_SUCCESS)
         return rc;
@@ -133,14 +161,18 @@ static TBRW_U32 read_directory(struct tb5 *tb, uint64_t size)
     TBRW_U32 rc;
 
     if (size < TB5_HEADER_SIZE + TB5_TRAILER_SIZE)
-        return TBRW_TRUNCATED_FILE;
+        return tb5_fail(TBRW_TRUNCATED_FILE,
+                        "%" PRIu64 " bytes: no room for the header and the trailer", size);
     rc = tb5_pread(tb->fd, t, sizeof(t), size - TB5_TRAILER_SIZE);
     if (rc)
         return rc;
     if (memcmp(t + TB5_TRL_MAGIC, TB5_TRAILER_MAGIC, TB5_MAGIC_LEN) != 0)
-        return TBRW_TRUNCATED_FILE;
+        return tb5_fail(TBRW_TRUNCATED_FILE, "trailer at byte offset %" PRIu64 ": no trailer magic",
+                        size - TB5_TRAILER_SIZE);
     if (tb5_get32(t + TB5_TRL_CRC) != tb5_crc32c(0, t, TB5_TRL_CRC))
-        return TBRW_CHECKSUM_MISMATCH;
+        return tb5_fail(TBRW_CHECKSUM_MISMATCH,
+                        "trailer field crc at byte offset %" PRIu64 " does not match the trailer",
+                        size - TB5_TRAILER_SIZE + TB5_TRL_CRC);
     dir_off = tb5_get64(t + TB5_TRL_DIR_OFFSET);
     dir_len = tb5_get64(t + TB5_TRL_DIR_LENGTH);
     nsec = tb5_get32(t + TB5_TRL_SECTIONS);
@@ -149,16 +181,25 @@ static TBRW_U32 read_directory(struct tb5 *tb, uint64_t size)
     if (dir_off < TB5_HEADER_SIZE || dir_off > size - TB5_TRAILER_SIZE ||
         dir_len != size - TB5_TRAILER_SIZE - dir_off ||
         dir_len != (uint64_t)nsec * TB5_SECTION_ENTRY_SIZE + (uint64_t)nblk * TB5_BLOCK_ENTRY_SIZE)
-        return TBRW_CORRUPT_FILE;
+        return tb5_fail(TBRW_CORRUPT_FILE,
+                        "trailer at byte offset %" PRIu64 ": directory at byte offset %" PRIu64
+                        ", %" PRIu64 " bytes, for %u sections and %u blocks, does not end where "
+                        "the trailer starts",
+                        size - TB5_TRAILER_SIZE, dir_off, dir_len, nsec, nblk);
     dir = malloc(dir_len ? (size_t)dir_len : 1);
     if (!dir)
         return TBRW_NO_MEMORY;
     rc = tb5_pread(tb->fd, dir, (size_t)dir_len, dir_off);
     if (rc == TBRW_SUCCESS && tb5_get32(t + TB5_TRL_DIR_CRC) != tb5_crc32c(0, dir, dir_len))
-        rc = TBRW_CHECKSUM_MISMATCH;
+        rc = tb5_fail(TBRW_CHECKSUM_MISMATCH,
+                      "directory at byte offset %" PRIu64 " does not match its crc (trailer "
+                      "byte offset %" PRIu64 ")",
+                      dir_off, size - TB5_TRAILER_SIZE + TB5_TRL_DIR_CRC);
     for (uint32_t i = 0; rc == TBRW_SUCCESS && i < nsec; i++)
         rc = parse_section(tb, dir + (size_t)i * TB5_SECTION_ENTRY_SIZE,
-                           dir + (size_t)nsec * TB5_SECTION_ENTRY_SIZE, nblk, dir_off);
+                           dir + (size_t)nsec * TB5_SECTION_ENTRY_SIZE, nblk, dir_off, i,
+                           dir_off + (uint64_t)i * TB5_SECTION_ENTRY_SIZE,
+                           dir_off + (uint64_t)nsec * TB5_SECTION_ENTRY_SIZE);
     free(dir);
     return rc;
 }
@@ -264,6 +305,7 @@ TBRW_U32 tb5_open_utf8(TBRW_PTR *ptr, const char *path, TBRW_U32 mode)
     struct stat st;
     TBRW_U32 rc;
 
+    tb5_detail_clear();
     if (!ptr || !path)
         return TBRW_UNEXPECTED_NULL_PTR;
     *ptr = NULL;

@@ -4,6 +4,7 @@
  * file of a read-only handle). A section's checksum is computed as it is written.
  */
 #define _GNU_SOURCE
+#include <inttypes.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,7 +91,10 @@ TBRW_U32 tb5_section_read(const struct tb5 *tb, const struct tb5_section *sec, u
     uint64_t block_start = 0;
 
     if (offset > sec->length || len > sec->length - offset)
-        return TBRW_CORRUPT_FILE;
+        return tb5_fail(TBRW_CORRUPT_FILE,
+                        "%s: %zu bytes at byte offset %" PRIu64 " lie past its end (%" PRIu64
+                        " bytes)",
+                        TB5_SEC_NAME(sec), len, offset, (uint64_t)sec->length);
     for (uint32_t i = 0; i < sec->nblocks && len > 0; i++) {
         const struct tb5_block *b = &sec->blocks[i];
         uint64_t block_end = block_start + b->length;
@@ -101,7 +105,10 @@ TBRW_U32 tb5_section_read(const struct tb5 *tb, const struct tb5_section *sec, u
                 n = len;
             TBRW_U32 rc = tb5_pread(fd, out, n, b->offset + in_block);
             if (rc == TBRW_TRUNCATED_FILE)
-                return TBRW_CORRUPT_FILE;
+                return tb5_fail(TBRW_CORRUPT_FILE,
+                                "%s: block %u at file offset %" PRIu64 " (byte offset %" PRIu64
+                                " of the section) lies past the end of the file",
+                                TB5_SEC_NAME(sec), i, b->offset + in_block, offset);
             if (rc)
                 return rc;
             out += n;
@@ -110,7 +117,17 @@ TBRW_U32 tb5_section_read(const struct tb5 *tb, const struct tb5_section *sec, u
         }
         block_start = block_end;
     }
-    return len ? TBRW_CORRUPT_FILE : TBRW_SUCCESS;
+    if (len)
+        return tb5_fail(TBRW_CORRUPT_FILE,
+                        "%s: its blocks end before byte offset %" PRIu64 " (%zu bytes missing)",
+                        TB5_SEC_NAME(sec), offset, len);
+    return TBRW_SUCCESS;
+}
+
+TBRW_U32 tb5_bad_length(const struct tb5_section *sec, uint64_t expected)
+{
+    return tb5_fail(TBRW_CORRUPT_FILE, "%s: %" PRIu64 " bytes, expected %" PRIu64,
+                    TB5_SEC_NAME(sec), (uint64_t)sec->length, expected);
 }
 
 TBRW_U32 tb5_section_load(const struct tb5 *tb, const struct tb5_section *sec, uint8_t **out)

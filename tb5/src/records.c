@@ -13,7 +13,8 @@
 static TBRW_U32 check_shape(const struct tb5_section *sec, const struct tb5_codec *c)
 {
     if (sec->record_size != c->disk_size)
-        return TBRW_CORRUPT_FILE;
+        return tb5_fail(TBRW_CORRUPT_FILE, "%s: records of %u bytes, expected %u",
+                        TB5_SEC_NAME(sec), sec->record_size, (unsigned)c->disk_size);
     return TBRW_SUCCESS;
 }
 
@@ -101,7 +102,7 @@ TBRW_U32 tb5_record_at(const struct tb5 *tb, const struct tb5_section *sec,
     TBRW_U32 rc;
 
     if (sec->record_size != c->disk_size || c->disk_size > sizeof(raw))
-        return TBRW_CORRUPT_FILE;
+        return check_shape(sec, c);
     if (index >= sec->record_count)
         return TBRW_ENTRY_NOT_FOUND;
     rc = tb5_section_read(tb, sec, index * c->disk_size, raw, c->disk_size);

@@ -11,6 +11,7 @@
  *  - stream 0's record is a TBRW_SampleRecordPC at offset 0, optionally followed by
  *    one 8-byte ST_TIME_STAMP; no other stream may hold a legacy record (3.2.2).
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,7 +134,8 @@ TBRW_U32 tb5_descriptors_load(const struct tb5 *tb, TBRW_U32 stream,
     if (!sec)
         return TBRW_SECTION_NOT_EXIST;
     if (sec->record_count > UINT32_MAX)
-        return TBRW_CORRUPT_FILE;
+        return tb5_fail(TBRW_CORRUPT_FILE, "%s: %" PRIu64 " records", TB5_SEC_NAME(sec),
+                        (uint64_t)sec->record_count);
     rc = tb5_records_load(tb, sec, &tb5_codec_descriptor, &out, &n);
     if (rc)
         return rc;
@@ -152,14 +154,23 @@ TBRW_U32 tb5_stream_layout(const struct tb5 *tb, TBRW_U32 stream, struct tb5_lay
     memset(l, 0, sizeof(*l));
     if (rc)
         return rc;
-    for (uint32_t i = 0; i < n && rc == TBRW_SUCCESS; i++)
+    uint32_t i = 0;
+    for (; i < n && rc == TBRW_SUCCESS; i++)
         rc = tb5_layout_place(stream, l, &e[i]);
     if (rc == TBRW_SUCCESS)
         rc = tb5_layout_finish(l);
     free(e);
     if (rc) {
         tb5_layout_free(l);
-        return rc == TBRW_NO_MEMORY ? rc : TBRW_CORRUPT_FILE;
+        if (rc == TBRW_NO_MEMORY)
+            return rc;
+        char name[64];
+        tb5_section_name(TB5_K_DESCRIPTORS, stream, name, sizeof(name));
+        if (i == n) /* the entries fit one by one, not as a whole */
+            return tb5_fail(TBRW_CORRUPT_FILE, "%s: the %u entries do not make a record: %s", name,
+                            n, tb5_error_text(rc));
+        return tb5_fail(TBRW_CORRUPT_FILE, "%s: entry %u at byte offset %u: %s", name, i - 1,
+                        (i - 1) * (unsigned)TB5_REC_DESCRIPTOR, tb5_error_text(rc));
     }
     return TBRW_SUCCESS;
 }

@@ -3,6 +3,7 @@
  * record is followed by its detail records; read back, a batch holds the events
  * first and then all their details, each event pointing at its own.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 
 #include "tb5_internal.h"
@@ -78,11 +79,13 @@ TBRW_U32 tb5_events_load(const struct tb5 *tb, TBRW_U32 stream, TBRW_EVENT **eve
     if (!sec)
         return TBRW_SECTION_NOT_EXIST;
     if (sec->record_count > UINT32_MAX || sec->record_count > sec->length / TB5_REC_EVENT)
-        return TBRW_CORRUPT_FILE;
+        return tb5_fail(TBRW_CORRUPT_FILE, "%s: %" PRIu64 " events cannot fit in %" PRIu64 " bytes",
+                        TB5_SEC_NAME(sec), (uint64_t)sec->record_count, (uint64_t)sec->length);
     rc = tb5_section_load(tb, sec, &raw);
     if (rc)
         return rc;
-    for (uint64_t i = 0; i < sec->record_count; i++) {
+    uint64_t e = 0;
+    for (; e < sec->record_count; e++) {
         uint32_t n;
         if (sec->length - off < TB5_REC_EVENT)
             break;
@@ -94,7 +97,16 @@ TBRW_U32 tb5_events_load(const struct tb5 *tb, TBRW_U32 stream, TBRW_EVENT **eve
     }
     if (off != sec->length) {
         free(raw);
-        return TBRW_CORRUPT_FILE;
+        if (e < sec->record_count)
+            return tb5_fail(TBRW_CORRUPT_FILE,
+                            "%s: event %" PRIu64 " at byte offset %zu: field num_details (byte "
+                            "offset %zu) runs past the section's %" PRIu64 " bytes",
+                            TB5_SEC_NAME(sec), e, off, off + TB5_EVENT_NUM_DETAILS,
+                            (uint64_t)sec->length);
+        return tb5_fail(TBRW_CORRUPT_FILE,
+                        "%s: its %" PRIu64
+                        " events end at byte offset %zu, the section at %" PRIu64,
+                        TB5_SEC_NAME(sec), (uint64_t)sec->record_count, off, (uint64_t)sec->length);
     }
     *count = (uint32_t)sec->record_count;
     *bytes = *count * sizeof(TBRW_EVENT) + ndetails * sizeof(TBRW_EVENT_DETAIL);

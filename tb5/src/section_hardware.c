@@ -118,6 +118,8 @@ struct tree_counts {
     size_t nodes, cpus, archs, cpuids;
 };
 
+#define HW_BAD(...) tb5_fail(TBRW_CORRUPT_FILE, "hardware section: " __VA_ARGS__)
+
 static TBRW_U32 count_tree(const uint8_t *in, size_t len, struct tree_counts *n)
 {
     size_t off = TB5_REC_SYSTEM;
@@ -125,40 +127,50 @@ static TBRW_U32 count_tree(const uint8_t *in, size_t len, struct tree_counts *n)
 
     memset(n, 0, sizeof(*n));
     if (len < TB5_REC_SYSTEM)
-        return TBRW_CORRUPT_FILE;
+        return HW_BAD("%zu bytes, shorter than its system record (%u)", len, TB5_REC_SYSTEM);
     nodes = tb5_get32(in + TB5_SYSTEM_NUM_NODES);
     if (nodes > MAX_NODES)
-        return TBRW_CORRUPT_FILE;
+        return HW_BAD("field num_nodes at byte offset %u: %u nodes, at most %u",
+                      TB5_SYSTEM_NUM_NODES, nodes, MAX_NODES);
     for (uint32_t i = 0; i < nodes; i++, n->nodes++) {
         uint32_t cpus;
         if (len - off < TB5_REC_NODE)
-            return TBRW_CORRUPT_FILE;
+            return HW_BAD("node %u at byte offset %zu runs past the end (%zu bytes)", i, off, len);
         cpus = tb5_get32(in + off + TB5_NODE_NUM_CPUS);
-        off += TB5_REC_NODE;
         if (cpus > MAX_CPUS_PER_NODE)
-            return TBRW_CORRUPT_FILE;
+            return HW_BAD("node %u field num_cpus at byte offset %zu: %u, at most %u", i,
+                          off + TB5_NODE_NUM_CPUS, cpus, MAX_CPUS_PER_NODE);
+        off += TB5_REC_NODE;
         for (uint32_t c = 0; c < cpus; c++, n->cpus++) {
             uint32_t archs;
             if (len - off < TB5_REC_CPU)
-                return TBRW_CORRUPT_FILE;
+                return HW_BAD("node %u cpu %u at byte offset %zu runs past the end (%zu bytes)", i,
+                              c, off, len);
             archs = tb5_get32(in + off + TB5_CPU_NUM_ARCHS);
-            off += TB5_REC_CPU;
             if (archs > MAX_ARCHS_PER_CPU)
-                return TBRW_CORRUPT_FILE;
+                return HW_BAD("node %u cpu %u field num_archs at byte offset %zu: %u, at most %u",
+                              i, c, off + TB5_CPU_NUM_ARCHS, archs, MAX_ARCHS_PER_CPU);
+            off += TB5_REC_CPU;
             for (uint32_t a = 0; a < archs; a++, n->archs++) {
                 uint32_t ids;
                 if (len - off < TB5_REC_CPU_ARCH)
-                    return TBRW_CORRUPT_FILE;
+                    return HW_BAD("node %u cpu %u arch %u at byte offset %zu runs past the end "
+                                  "(%zu bytes)",
+                                  i, c, a, off, len);
                 ids = tb5_get16(in + off + TB5_ARCH_NUM_CPUIDS);
+                if (ids > MAX_CPUIDS || len - off - TB5_REC_CPU_ARCH < (size_t)ids * TB5_REC_CPUID)
+                    return HW_BAD("node %u cpu %u arch %u field num_cpuids at byte offset %zu: %u "
+                                  "cpuid records do not fit",
+                                  i, c, a, off + TB5_ARCH_NUM_CPUIDS, ids);
                 off += TB5_REC_CPU_ARCH;
-                if (ids > MAX_CPUIDS || len - off < (size_t)ids * TB5_REC_CPUID)
-                    return TBRW_CORRUPT_FILE;
                 off += (size_t)ids * TB5_REC_CPUID;
                 n->cpuids += ids;
             }
         }
     }
-    return off == len ? TBRW_SUCCESS : TBRW_CORRUPT_FILE;
+    if (off != len)
+        return HW_BAD("the tree ends at byte offset %zu, the section at %zu", off, len);
+    return TBRW_SUCCESS;
 }
 
 TBRW_U32 tb5_hardware_decode(const uint8_t *in, size_t len, TBRW_SYSTEM *buf, size_t cap,

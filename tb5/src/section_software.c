@@ -45,7 +45,7 @@ static TBRW_U32 get_part(TBRW_PTR ptr, TBRW_U32 size_of_buffer, void *buf_ptr,
         return rc;
     sec = tb5_find(tb, TB5_K_SOFTWARE, TB5_GLOBAL);
     if (sec->length != TB5_SW_SIZE)
-        return TBRW_CORRUPT_FILE;
+        return tb5_bad_length(sec, TB5_SW_SIZE);
     rc = tb5_section_load(tb, sec, &bytes);
     if (rc)
         return rc;

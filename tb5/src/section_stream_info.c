@@ -39,7 +39,7 @@ TBRW_U32 TBRW_get_stream_info(TBRW_PTR tbrw_ptr, TBRW_U32 stream, TBRW_U32 size_
     if (rc)
         return rc;
     if (sec->length != sizeof(raw))
-        return TBRW_CORRUPT_FILE;
+        return tb5_bad_length(sec, sizeof(raw));
     rc = tb5_section_read(tb, sec, 0, raw, sizeof(raw));
     if (rc)
         return rc;

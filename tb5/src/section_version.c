@@ -36,7 +36,7 @@ TBRW_U32 TBRW_get_version_info(TBRW_PTR tbrw_ptr, TBRW_U32 size_of_buffer, void 
         return rc;
     sec = tb5_find(tb, TB5_K_VERSION, TB5_GLOBAL);
     if (sec->length != TB5_REC_VERSION)
-        return TBRW_CORRUPT_FILE;
+        return tb5_bad_length(sec, TB5_REC_VERSION);
     rc = tb5_section_read(tb, sec, 0, raw, sizeof(raw));
     if (rc)
         return rc;

@@ -94,7 +94,7 @@ static TBRW_U32 data_section(const struct tb5 *tb, TBRW_U32 stream, const struct
     TBRW_U32 rc = tb5_stream_section_readable(tb, stream, TBRW_DATA_SECTION, sec);
 
     if (rc == TBRW_SUCCESS && (*sec)->record_size == 0)
-        return TBRW_CORRUPT_FILE;
+        return tb5_fail(TBRW_CORRUPT_FILE, "%s: records of 0 bytes", TB5_SEC_NAME(*sec));
     return rc;
 }
 

@@ -5,6 +5,7 @@
  * that use them hold their id: TBRW_UNIQUEID_TAG | the string's offset in the pool.
  * Id 0 is the NULL string. The pool only grows, so ids stay valid across appends.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -186,11 +187,17 @@ TBRW_U32 tb5_check_pool(const struct tb5 *tb)
         if (rc == TBRW_NO_MEMORY)
             return rc;
         if (rc || tb5_section_read(tb, pool, off, hdr, sizeof(hdr)))
-            return TBRW_CORRUPT_FILE;
+            return tb5_fail(TBRW_CORRUPT_FILE,
+                            "strings section: string %" PRIu64 " at byte offset %" PRIu64 ": %s",
+                            count, off, rc ? tb5_error_text(rc) : "its length runs past the end");
         free(s);
         off += 4 + (uint64_t)tb5_get32(hdr);
         count++;
     }
-    return (pool && (off != pool->length || count != pool->record_count)) ? TBRW_CORRUPT_FILE
-                                                                          : TBRW_SUCCESS;
+    if (pool && (off != pool->length || count != pool->record_count))
+        return tb5_fail(TBRW_CORRUPT_FILE,
+                        "strings section: %" PRIu64 " strings ending at byte offset %" PRIu64
+                        ", but its directory entry says %" PRIu64 " strings in %" PRIu64 " bytes",
+                        count, off, (uint64_t)pool->record_count, (uint64_t)pool->length);
+    return TBRW_SUCCESS;
 }

@@ -154,6 +154,14 @@ struct tb5 {
 
 /* errors.c */
 const char *tb5_error_text(TBRW_U32 code);
+/* Records where the file is wrong (section or field, byte offset) as the detail of code
+ * (tb5_error_detail) and returns code. */
+TBRW_U32 tb5_fail(TBRW_U32 code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tb5_detail_clear(void);
+/* "hardware section", "stream 0 data section", ... into buf. */
+const char *tb5_section_name(uint16_t kind, uint32_t stream, char *buf, size_t size);
+/* tb5_section_name of sec into a buffer of the caller's statement (a compound literal). */
+#define TB5_SEC_NAME(sec) tb5_section_name((sec)->kind, (sec)->stream, (char[64]){0}, 64)
 
 /* handle.c */
 struct tb5 *tb5_handle(TBRW_PTR ptr);
@@ -181,6 +189,8 @@ TBRW_U32 tb5_section_add_block(struct tb5_section *sec, uint64_t offset, uint64_
 TBRW_U32 tb5_section_read(const struct tb5 *tb, const struct tb5_section *sec, uint64_t offset,
                           void *buf, size_t len);
 TBRW_U32 tb5_section_load(const struct tb5 *tb, const struct tb5_section *sec, uint8_t **out);
+/* TBRW_CORRUPT_FILE for a section of the wrong length, with the detail saying so. */
+TBRW_U32 tb5_bad_length(const struct tb5_section *sec, uint64_t expected);
 TBRW_U32 tb5_append_block(struct tb5 *tb, struct tb5_section *sec, const void *buf, size_t len);
 TBRW_U32 tb5_writer_begin(struct tb5 *tb, struct tb5_writer *w, uint16_t kind, uint32_t stream,
                           uint32_t record_size);

@@ -3,6 +3,7 @@
  * structure of what the sections hold, then the sections chapter 6.2 requires of a
  * VTune-compatible file. The first problem found is returned.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 
 #include "tb5_internal.h"
@@ -23,7 +24,11 @@ TBRW_U32 tb5_verify_section_crc(const struct tb5 *tb, const struct tb5_section *
     }
     free(buf);
     if (rc == TBRW_SUCCESS && crc != sec->crc)
-        rc = TBRW_CHECKSUM_MISMATCH;
+        rc = tb5_fail(TBRW_CHECKSUM_MISMATCH,
+                      "%s: its %" PRIu64 " bytes (from file offset %" PRIu64
+                      ") do not match the crc of its directory entry",
+                      TB5_SEC_NAME(sec), (uint64_t)sec->length,
+                      sec->nblocks ? (uint64_t)sec->blocks[0].offset : 0);
     return rc;
 }
 
@@ -31,7 +36,10 @@ static TBRW_U32 check_record_size(const struct tb5 *tb, uint16_t kind, uint32_t 
 {
     const struct tb5_section *sec = tb5_find(tb, kind, TB5_GLOBAL);
 
-    return (!sec || sec->record_size == size) ? TBRW_SUCCESS : TBRW_CORRUPT_FILE;
+    if (!sec || sec->record_size == size)
+        return TBRW_SUCCESS;
+    return tb5_fail(TBRW_CORRUPT_FILE, "%s: records of %u bytes, expected %u", TB5_SEC_NAME(sec),
+                    sec->record_size, size);
 }
 
 /* A per-entry table must have one entry per record of the section it describes. */
@@ -39,7 +47,11 @@ static TBRW_U32 check_parallel(const struct tb5_section *table, const struct tb5
 {
     if (!table)
         return TBRW_SUCCESS;
-    return (of && table->record_count == of->record_count) ? TBRW_SUCCESS : TBRW_CORRUPT_FILE;
+    if (of && table->record_count == of->record_count)
+        return TBRW_SUCCESS;
+    return tb5_fail(TBRW_CORRUPT_FILE, "%s: %" PRIu64 " entries for %" PRIu64 " records",
+                    TB5_SEC_NAME(table), (uint64_t)table->record_count,
+                    of ? (uint64_t)of->record_count : 0);
 }
 
 static TBRW_U32 check_globals(const struct tb5 *tb)
@@ -59,7 +71,7 @@ static TBRW_U32 check_globals(const struct tb5 *tb)
     }
     sec = tb5_find(tb, TB5_K_SOFTWARE, TB5_GLOBAL);
     if (rc == TBRW_SUCCESS && sec && sec->length != TB5_SW_SIZE)
-        rc = TBRW_CORRUPT_FILE;
+        rc = tb5_bad_length(sec, TB5_SW_SIZE);
     if (rc == TBRW_SUCCESS)
         rc = check_record_size(tb, TB5_K_VERSION, TB5_REC_VERSION);
     if (rc == TBRW_SUCCESS)
@@ -85,7 +97,7 @@ static TBRW_U32 check_stream(const struct tb5 *tb, TBRW_U32 stream)
     TBRW_U32 rc = TBRW_SUCCESS;
 
     if (info && info->length != TB5_REC_STREAM_INFO)
-        return TBRW_CORRUPT_FILE;
+        return tb5_bad_length(info, TB5_REC_STREAM_INFO);
     if (tb5_find(tb, TB5_K_EVENTS, stream)) {
         TBRW_EVENT *ev;
         uint32_t n;
@@ -100,10 +112,13 @@ static TBRW_U32 check_stream(const struct tb5 *tb, TBRW_U32 stream)
         if (rc)
             return rc;
         if (data && data->record_size != layout.record_end)
-            rc = TBRW_CORRUPT_FILE;
+            rc = tb5_fail(TBRW_CORRUPT_FILE,
+                          "%s: records of %u bytes, but its data description ends at byte %u",
+                          TB5_SEC_NAME(data), data->record_size, layout.record_end);
         tb5_layout_free(&layout);
     } else if (data) {
-        rc = TBRW_CORRUPT_FILE; /* records nothing describes */
+        rc = tb5_fail(TBRW_CORRUPT_FILE, "%s: records without a data description section",
+                      TB5_SEC_NAME(data));
     }
     if (rc == TBRW_SUCCESS)
         rc = check_parallel(tb5_find(tb, TB5_K_DATA_BIND, stream), data);
@@ -135,6 +150,7 @@ TBRW_U32 TBRW_verify(TBRW_PTR ptr)
     struct tb5 *tb = tb5_handle(ptr);
     TBRW_U32 rc = TBRW_SUCCESS;
 
+    tb5_detail_clear();
     if (!tb)
         return TBRW_UNEXPECTED_NULL_PTR;
     for (size_t i = 0; rc == TBRW_SUCCESS && i < tb->nsecs; i++)
