@@ -31,6 +31,11 @@ bench: build
 fuzz: build
 	python3 bench/fuzz.py --build $(BUILD_DIR) $(FUZZ_ARGS)
 
+# Mutation checks: each mutation of tests/mutants/mutants.txt in a scratch copy, the
+# tests that should catch it; results in bench/results/mutants.txt.
+mutants: deps
+	python3 scripts/mutants.py
+
 format:
 	git ls-files '*.c' '*.h' | xargs clang-format -i
 

@@ -946,6 +946,22 @@ static void test_pebs_malformed(void)
     CHECK_EQ(seen.n, 0);
     CHECK_EQ(cpu.dropped[PMU_DROP_MALFORMED], 4);
     CHECK_EQ(ds()->pebs_index, ds()->pebs_base);
+
+    /* An index past the end of the buffer: one counted, nothing read beyond it. */
+    retire(0, 0, 0, 100);
+    ((volatile struct pebs_ds_area *)ds_memory)->pebs_index =
+        ds()->pebs_base + cpu.pebs.buffer_bytes + size;
+    CHECK_EQ(take_pmi(), 1);
+    CHECK_EQ(seen.n, 0);
+    CHECK_EQ(cpu.dropped[PMU_DROP_MALFORMED], 5);
+
+    /* The threshold interrupt with the buffer already empty: still this PMU's interrupt. */
+    retire(0, 0, 0, 100);
+    ((volatile struct pebs_ds_area *)ds_memory)->pebs_index = ds()->pebs_base;
+    CHECK_EQ(take_pmi(), 1);
+    CHECK_EQ(seen.n, 0);
+    CHECK_EQ(cpu.unclaimed, 0);
+    CHECK_EQ(cpu.dropped[PMU_DROP_MALFORMED], 5);
 }
 
 #define FIXED2_BIT (1ull << 34)
