@@ -91,10 +91,11 @@ void kernel_main(uint32_t magic, const struct multiboot_info *mbi)
     gdt_init();
     idt_init();
     pic_init();
-    tsc_calibrate();
+    int runs = tsc_calibrate();
     lapic_init();
-    console_printf("tsc: %llu Hz (PIT); lapic %lu: xAPIC at 0x%lx, timer %llu Hz, tick %u Hz\n",
-                   (unsigned long long)tsc_hz(), (unsigned long)lapic_id(),
+    console_printf("tsc: %llu Hz (PIT, %d runs agreeing); lapic %lu: xAPIC at 0x%lx, timer %llu "
+                   "Hz, tick %u Hz\n",
+                   (unsigned long long)tsc_hz(), runs, (unsigned long)lapic_id(),
                    (unsigned long)lapic_mmio_base(), (unsigned long long)lapic_timer_hz(),
                    SCHED_HZ);
 

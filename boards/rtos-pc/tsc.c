@@ -33,9 +33,12 @@ static struct pair best_pair(void)
     return best;
 }
 
-/* Channel 2 counts down once from 0xffff (55 ms). The rate is the slope between two
- * tightly bracketed (TSC, count) pairs about 40 ms apart: whatever the host does in
- * between does not matter, only the brackets' widths do (microseconds in 40 ms). */
+/* Channel 2 counts down once from 0xffff (55 ms) and then wraps. The rate is the slope
+ * between two tightly bracketed (TSC, count) pairs about 30 ms apart. A virtual CPU the
+ * host deschedules misses stretches of that (often 10 ms, sometimes hundreds): a run is
+ * kept only if the count never went up between two polls (it wrapped), no pause between
+ * two polls was longer than a quarter of the run (a full 55 ms wrap cannot hide), and both
+ * ends are bracketed to 0.1 % of the run. Returns 0 for a run not kept. */
 static uint64_t measure_once(void)
 {
     uint8_t gate = inb(0x61);
@@ -44,22 +47,64 @@ static uint64_t measure_once(void)
     outb(PIT_CHANNEL2, 0xff);
     outb(PIT_CHANNEL2, 0xff);
     struct pair a = best_pair();
-    uint16_t c;
-    do
+    uint64_t prev_tsc = a.tsc, max_gap = 0;
+    uint16_t prev = a.count, c;
+    int wrapped = 0;
+    do {
+        uint64_t t = rdtsc();
+        if (t - prev_tsc > max_gap)
+            max_gap = t - prev_tsc;
+        prev_tsc = t;
         c = read_count();
-    while (c > 12000 && c <= a.count);
+        wrapped |= c > prev;
+        prev = c;
+    } while (c > 30000 && !wrapped);
     struct pair b = best_pair();
     outb(0x61, gate);
-    if (b.count >= a.count)
+    if (b.tsc - prev_tsc > max_gap)
+        max_gap = b.tsc - prev_tsc;
+    uint64_t span = b.tsc - a.tsc;
+    if (wrapped || b.count > c || b.count >= a.count || max_gap * 4 > span ||
+        (a.width + b.width) * 500 > span)
         return 0;
-    return (b.tsc - a.tsc) * PIT_HZ / (uint64_t)(a.count - b.count);
+    return span * PIT_HZ / (uint64_t)(a.count - b.count);
 }
 
-void tsc_calibrate(void)
+#define CALIBRATION_TRIES 200 /* 30 ms each: gives up after about 6 s */
+#define CALIBRATION_AGREE 3   /* runs within 0.1 % of one another */
+
+/* The rate is taken from CALIBRATION_AGREE kept runs that agree, so no single run decides;
+ * failing that, from the lowest kept run (a pause the checks above missed makes a run
+ * read high, never low). */
+int tsc_calibrate(void)
 {
-    /* The median of three, so one run the host disturbed does not decide. */
-    uint64_t a = measure_once(), b = measure_once(), c = measure_once();
-    hz = a > b ? (b > c ? b : (a > c ? c : a)) : (a > c ? a : (b > c ? c : b));
+    uint64_t kept[CALIBRATION_TRIES];
+    int n = 0;
+    for (int i = 0; i < CALIBRATION_TRIES; i++) {
+        uint64_t r = measure_once();
+        if (!r)
+            continue;
+        kept[n++] = r;
+        int agree = 0;
+        for (int j = 0; j < n; j++) {
+            uint64_t d = kept[j] > r ? kept[j] - r : r - kept[j];
+            agree += d * 1000 <= r;
+        }
+        if (agree >= CALIBRATION_AGREE) {
+            hz = r;
+            return agree;
+        }
+    }
+    hz = UINT64_MAX;
+    for (int j = 0; j < n; j++)
+        if (kept[j] < hz)
+            hz = kept[j];
+    if (n == 0) {
+        /* Not one undisturbed run: keep measuring until there is one. */
+        while ((hz = measure_once()) == 0)
+            ;
+    }
+    return 1;
 }
 
 uint64_t tsc_hz(void)

@@ -5,8 +5,9 @@
 
 #include <stdint.h>
 
-/* Measures the rate; call once at boot, interrupts off, before anything uses it. */
-void tsc_calibrate(void);
+/* Measures the rate; call once at boot, interrupts off, before anything uses it.
+ * Returns how many undisturbed runs agreed on the rate (1: only the lowest of them). */
+int tsc_calibrate(void);
 
 uint64_t tsc_hz(void);
 void tsc_delay_us(uint32_t us);

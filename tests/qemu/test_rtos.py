@@ -65,6 +65,15 @@ assert win, "the board saw no sampling window (timer never armed and disarmed)"
 hz = stats["board"]["tsc_hz"]
 seconds = (win["end_tsc"] - win["start_tsc"]) / hz
 names = {t["tid"]: t["name"] for t in stats["wtask"].values()}
+# The board measured its TSC rate against the PIT at boot; a wrong rate would make every
+# time-based figure below wrong together. The window is START to STOP, which the host
+# timed: coarse agreement is enough to catch a bad measurement (they are off by whole
+# factors, not percents).
+print("window: %.2f s by the board's TSC at %.0f MHz, --duration %d s" % (seconds, hz / 1e6,
+                                                                         args.duration))
+assert 0.75 * args.duration < seconds < 1.5 * args.duration + 2, (
+    "the board's TSC rate disagrees with the host's clock: %.2f s for %d s" % (seconds,
+                                                                              args.duration))
 
 # --- split: acart's per-task shares against the workers' own loop counts
 rep = subprocess.run([args.acart, "report", out, "--by", "task"], capture_output=True,
