@@ -3,7 +3,9 @@
 BUILD_DIR ?= build
 CTEST_JOBS ?= 2
 
-.PHONY: all deps build test demo bench fuzz format lint clean
+PREFIX ?= /usr/local
+
+.PHONY: all deps build install test demo bench fuzz format lint clean
 
 all: build
 
@@ -13,6 +15,10 @@ deps:
 build: deps
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 	ninja -C $(BUILD_DIR)
+
+# libacart.a, libacart_x86.a, include/acart/, lib/cmake/acart/, lib/pkgconfig/.
+install: build
+	cmake --install $(BUILD_DIR)/target --prefix $(PREFIX)
 
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(CTEST_JOBS)

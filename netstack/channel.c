@@ -4,7 +4,6 @@
 #include "acart_opts.h"
 
 #include "lwip/priv/tcp_priv.h"
-#include "lwip/stats.h"
 #include "lwip/sys.h"
 #include "lwip/tcp.h"
 
@@ -384,6 +383,12 @@ static uint32_t count_pcbs(const struct tcp_pcb *p)
     return n;
 }
 
+__attribute__((weak)) int aca_port_net_memory(struct aca_net_memory *out)
+{
+    (void)out;
+    return -1;
+}
+
 void channel_net_stats(struct channel_net_stats *out)
 {
     memset(out, 0, sizeof(*out));
@@ -391,8 +396,11 @@ void channel_net_stats(struct channel_net_stats *out)
     out->tcp_time_wait = count_pcbs(tcp_tw_pcbs);
     for (int i = 0; i < CHANNEL_POOL; i++)
         out->channels_open += pool[i].in_use ? 1u : 0u;
-    out->heap_used = (uint32_t)lwip_stats.mem.used;
-    out->pbuf_pool_used = (uint32_t)lwip_stats.memp[MEMP_PBUF_POOL]->used;
-    out->tcp_segs_used = (uint32_t)lwip_stats.memp[MEMP_TCP_SEG]->used;
-    out->tcp_pcbs_used = (uint32_t)lwip_stats.memp[MEMP_TCP_PCB]->used;
+    struct aca_net_memory m;
+    if (aca_port_net_memory(&m) == 0) {
+        out->heap_used = m.heap_used;
+        out->pbuf_pool_used = m.pbuf_pool_used;
+        out->tcp_segs_used = m.tcp_segs_used;
+        out->tcp_pcbs_used = m.tcp_pcbs_used;
+    }
 }

@@ -14,6 +14,7 @@
 #include "agent.h"
 #include "log.h"
 #include "msr_policy.h"
+#include "platform_check.h"
 
 #include "cpuid.h"
 #include "acart_platform.h"
@@ -360,6 +361,9 @@ int aca_start(const struct aca_config *cfg)
     if (cfg->transfer != ACA_TRANSFER_DELAYED && cfg->transfer != ACA_TRANSFER_IMMEDIATE)
         return ACA_ERR_INVALID;
 
+    int perr_platform = platform_check_basics();
+    if (perr_platform)
+        return perr_platform;
     uint32_t ncpus = aca_plat_num_cpus();
     if (ncpus > ACA_MAX_CPUS)
         ncpus = ACA_MAX_CPUS;

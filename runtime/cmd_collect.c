@@ -232,10 +232,21 @@ int32_t cmd_stop(struct cmd_request *req)
     transfer_queue_module_changes(agent.start_tsc);
     agent.state = COLLECTION_STOPPED;
     uint32_t dropped = 0;
+    /* A time-based collection long enough for 20 ticks on every CPU: a CPU that took
+     * none has a sampling timer that never fires (a port's seam problem), which must
+     * never pass for an empty profile. The host sees the zero in GET_SAMPLE_DROP_INFO. */
+    uint64_t ticks_expected =
+        agent.sampler.source == SAMPLER_SOURCE_TIMER
+            ? (agent.stop_tsc - agent.start_tsc) / agent.sampler.events[0].sample_after
+            : 0;
     for (uint32_t i = 0; i < agent.num_cpus; i++) {
         struct sampler_cpu_counts c;
         sampler_counts(i, &c);
         dropped += c.dropped;
+        if (ticks_expected >= 20 && c.sampled == 0)
+            agent_log("acart: cpu %u took no sample in a collection that should have given it "
+                      "about %llu: its sampling timer never fired (see aca_selftest)",
+                      (unsigned)i, (unsigned long long)ticks_expected);
     }
     agent_log("acart: collection stopped: %llu samples kept, %u dropped",
               (unsigned long long)transfer_records_committed(), (unsigned)dropped);

@@ -23,6 +23,8 @@ const char *aca_strerror(int err)
         return "not supported";
     case ACA_ERR_CONFIG_SIZE:
         return "struct aca_config has a size this library does not know";
+    case ACA_ERR_PLATFORM:
+        return "the platform seam answers wrongly (run aca_selftest)";
     default:
         return "unknown error";
     }

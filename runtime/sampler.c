@@ -101,10 +101,57 @@ static void record_sample(const struct aca_frame *frame, uint32_t ip,
     ring_commit(&c->ring);
 }
 
+/* aca_selftest's view of the ticks: counted per CPU, no sample recorded. */
+static volatile int selftest_on;
+static struct sampler_selftest_counts selftest[ACA_MAX_CPUS];
+
+static void selftest_tick(const struct aca_frame *frame)
+{
+    uint32_t cpu = aca_plat_cpu_index();
+    if (cpu >= ACA_MAX_CPUS)
+        return;
+    struct sampler_selftest_counts *c = &selftest[cpu];
+    uint32_t pid, tid;
+    uintptr_t lo, hi;
+    c->ticks++;
+    if (aca_port_current_task(cpu, &pid, &tid) == 0)
+        c->in_task++;
+    if (aca_plat_stack_bounds(frame, &lo, &hi) == 0) {
+        if (frame->sp >= lo && frame->sp < hi)
+            c->stack_ok++;
+        else
+            c->stack_bad++;
+    }
+}
+
 void aca_sample_tick(const struct aca_frame *frame)
 {
-    if (config.source == SAMPLER_SOURCE_TIMER)
+    if (selftest_on)
+        selftest_tick(frame);
+    else if (config.source == SAMPLER_SOURCE_TIMER)
         record_sample(frame, frame->ip, &config.events[0]);
+}
+
+void sampler_selftest_begin(void)
+{
+    for (uint32_t i = 0; i < ACA_MAX_CPUS; i++) {
+        selftest[i].ticks = selftest[i].in_task = 0;
+        selftest[i].stack_ok = selftest[i].stack_bad = 0;
+    }
+    __atomic_store_n(&selftest_on, 1, __ATOMIC_RELEASE);
+}
+
+uint32_t sampler_selftest_end(struct sampler_selftest_counts *out, uint32_t max)
+{
+    __atomic_store_n(&selftest_on, 0, __ATOMIC_RELEASE);
+    uint32_t n = aca_plat_num_cpus();
+    if (n > max)
+        n = max;
+    if (n > ACA_MAX_CPUS)
+        n = ACA_MAX_CPUS;
+    for (uint32_t i = 0; i < n; i++)
+        out[i] = selftest[i];
+    return n;
 }
 
 static void on_overflow(void *ctx, const struct pmu_overflow *ov)

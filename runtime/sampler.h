@@ -85,4 +85,13 @@ uint32_t sampler_num_cpus(void);
 struct ring *sampler_ring(uint32_t cpu);
 void sampler_counts(uint32_t cpu, struct sampler_cpu_counts *out);
 
+/* aca_selftest: while on, aca_sample_tick() only counts, per CPU, ticks, ticks where the
+ * port names a current task, and ticks whose stack pointer lies inside (or outside) the
+ * bounds the platform gives. Net or task context, with no collection running. */
+struct sampler_selftest_counts {
+    uint32_t ticks, in_task, stack_ok, stack_bad;
+};
+void sampler_selftest_begin(void);
+uint32_t sampler_selftest_end(struct sampler_selftest_counts *out, uint32_t max);
+
 #endif

@@ -798,6 +798,36 @@ static int check_counts(const struct collection *c, struct diag *d)
     return 0;
 }
 
+/* Time-based sampling ticks on every CPU at one rate. A CPU that took nothing while the
+ * collection was long enough for 20 ticks has a sampling interrupt that never fires on the
+ * target (a port whose timer does not deliver): that is a failed collection, not an empty
+ * profile. PMU events may legitimately never occur, so only the time-based case is
+ * checked. */
+static int check_silent_cpus(const struct collection *c, struct diag *d)
+{
+    const struct sep_target_status *st = &c->link.status;
+    char version[sizeof st->os_info.version + 1];
+    memcpy(version, st->os_info.version, sizeof st->os_info.version);
+    version[sizeof st->os_info.version] = 0;
+    if (!strstr(version, "time-based") || c->opt.num_events == 0 ||
+        c->opt.events[0].sample_after == 0)
+        return 0;
+    double ticks = (c->stopped - c->started) * (double)st->hardware_info.tsc_freq /
+                   (double)c->opt.events[0].sample_after;
+    if (ticks < 20)
+        return 0;
+    for (uint32_t i = 0; i < c->num_cpus; i++) {
+        struct sep_sample_drop e;
+        if (drop_entry(c, i, &e) && e.sampled == 0 && e.dropped == 0)
+            return diag_fail(d, COLLECT_DIAG_TARGET,
+                             "CPU %" PRIu32 " took no sample in %.2f s of time-based sampling "
+                             "(about %.0f expected): its sampling timer never fired on the "
+                             "target (see the board's console; aca_selftest() checks the port)",
+                             i, c->stopped - c->started, ticks);
+    }
+    return 0;
+}
+
 static void print_summary(const struct collection *c)
 {
     uint64_t dropped = 0;
@@ -858,7 +888,8 @@ int cmd_collect(int argc, char **argv)
         !(rc = read_tasks(&c, &d)) && !(rc = init_pmu(&c, &d)) && !(rc = run(&c, &d)) &&
         !(rc = results(&c, &d)) && !(rc = write_session(&c, &d))) {
         collected = 1;
-        rc = check_counts(&c, &d);
+        if (!(rc = check_counts(&c, &d)))
+            rc = check_silent_cpus(&c, &d);
     }
     link_close(&c.link);
     if (collected)

@@ -12,9 +12,8 @@
 
 #define SMP_TRAMPOLINE_ADDR 0x8000
 
-extern const uint8_t __ap_trampoline_start[], __ap_trampoline_end[];
-extern const uint8_t ap_trampoline_entry[], ap_trampoline_gdtr[], ap_trampoline_stack[],
-    ap_trampoline_index[];
+extern const uint8_t ap_trampoline_entry[], ap_trampoline_end[], ap_trampoline_gdtr[],
+    ap_trampoline_stack[], ap_trampoline_index[];
 extern const uint8_t gdt_pointer[6];
 
 static uint8_t ap_stacks[ARCH_MAX_CPUS][SMP_STACK_SIZE] __attribute__((aligned(16)));
@@ -103,8 +102,8 @@ uint32_t smp_start_aps(smp_ap_entry_fn entry)
     uint32_t self = percpu_table[0].apic_id;
 
     ap_entry = entry;
-    memcpy(phys_ptr(SMP_TRAMPOLINE_ADDR), __ap_trampoline_start,
-           (uint32_t)((uintptr_t)__ap_trampoline_end - (uintptr_t)__ap_trampoline_start));
+    memcpy(phys_ptr(SMP_TRAMPOLINE_ADDR), ap_trampoline_entry,
+           (uint32_t)((uintptr_t)ap_trampoline_end - (uintptr_t)ap_trampoline_entry));
     patch_trampoline(TRAMPOLINE_OFFSET(ap_trampoline_gdtr), gdt_pointer, 6);
 
     for (int i = 0; i < n; i++) {

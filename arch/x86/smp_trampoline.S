@@ -43,3 +43,8 @@ ap_trampoline_stack:
     .long 0
 ap_trampoline_index:
     .long 0
+
+    /* Where the copy ends: the trampoline is this file's section alone, so no linker
+     * script needs to bracket it. */
+    .global ap_trampoline_end
+ap_trampoline_end:

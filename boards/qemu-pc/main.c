@@ -42,6 +42,7 @@ extern uint8_t boot_stack[], boot_stack_top[];
 static const struct workload *workload;
 static enum aca_transfer_mode transfer_mode = ACA_TRANSFER_DELAYED;
 static uint32_t bench_timer_hz;
+static int run_selftest;
 static struct aca_config session_timeouts; /* only the timeout fields are used */
 static volatile uint32_t workloads_released;
 static uint64_t boot_tsc;
@@ -76,6 +77,8 @@ static void parse_cmdline(const char *cmdline, struct boot_options *opt)
             session_timeouts.handshake_timeout_ms = (uint32_t)strtoul(tok + 21, NULL, 10);
         } else if (strncmp(tok, "drain-stall-ms=", 15) == 0) {
             session_timeouts.drain_stall_ms = (uint32_t)strtoul(tok + 15, NULL, 10);
+        } else if (strcmp(tok, "selftest") == 0) {
+            run_selftest = 1;
         } else if (strcmp(tok, "dhcp") == 0) {
             opt->net.use_dhcp = 1;
         } else if (strncmp(tok, "ip=", 3) == 0) {
@@ -207,6 +210,8 @@ void board_main(uint32_t magic, const struct multiboot_info *mbi)
         bench_timer_start_this_cpu(bench_timer_hz);
     }
     irq_enable();
+    if (run_selftest)
+        aca_selftest(); /* from the boot task, interrupts on, every CPU running its task */
     workload->run(0);
 }
 

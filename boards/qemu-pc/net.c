@@ -1,4 +1,5 @@
 #include "net.h"
+#include "acart.h"
 #include "console.h"
 #include "e1000.h"
 #include "pic.h"
@@ -9,6 +10,7 @@
 #include "lwip/dhcp.h"
 #include "lwip/init.h"
 #include "lwip/ip4_addr.h"
+#include "lwip/stats.h"
 #include "lwip/netif.h"
 #include "lwip/timeouts.h"
 #include "netif/ethernet.h"
@@ -95,5 +97,15 @@ int net_init(const struct net_config *cfg, net_up_fn on_up)
     pit_start_periodic(NET_TICK_HZ);
     pic_unmask(0);
     pic_unmask((uint8_t)nic_irq);
+    return 0;
+}
+
+/* This board's lwIP keeps MEM_STATS and MEMP_STATS (netstack/include/lwipopts.h). */
+int aca_port_net_memory(struct aca_net_memory *out)
+{
+    out->heap_used = (uint32_t)lwip_stats.mem.used;
+    out->pbuf_pool_used = (uint32_t)lwip_stats.memp[MEMP_PBUF_POOL]->used;
+    out->tcp_segs_used = (uint32_t)lwip_stats.memp[MEMP_TCP_SEG]->used;
+    out->tcp_pcbs_used = (uint32_t)lwip_stats.memp[MEMP_TCP_PCB]->used;
     return 0;
 }

@@ -8,13 +8,16 @@
 #ifndef ACART_LWIP_REQUIREMENTS_H
 #define ACART_LWIP_REQUIREMENTS_H
 
-#if !defined(LWIP_TCP) || LWIP_TCP != 1
+/* Included at the end of lwipopts.h, before lwIP's opt.h fills in its defaults: an option
+ * whose default is what acart needs may be left undefined, one whose default is not must
+ * be set. */
+#if defined(LWIP_TCP) && !LWIP_TCP
 #error "acart needs LWIP_TCP 1"
 #endif
 #if defined(LWIP_EVENT_API) && LWIP_EVENT_API
 #error "acart uses lwIP's callback API: LWIP_EVENT_API must be 0"
 #endif
-#if !defined(LWIP_IPV4) || LWIP_IPV4 != 1 || (defined(LWIP_IPV6) && LWIP_IPV6)
+#if (defined(LWIP_IPV4) && !LWIP_IPV4) || (defined(LWIP_IPV6) && LWIP_IPV6)
 #error "acart needs an IPv4-only lwIP (LWIP_IPV4 1, LWIP_IPV6 0): ip_addr_t is 4 bytes"
 #endif
 #if !defined(LWIP_TCP_KEEPALIVE) || LWIP_TCP_KEEPALIVE != 1
@@ -35,7 +38,7 @@
 #if defined(LWIP_TCP_PCB_NUM_EXT_ARGS) && LWIP_TCP_PCB_NUM_EXT_ARGS
 #error "acart needs LWIP_TCP_PCB_NUM_EXT_ARGS 0 (struct tcp_pcb layout)"
 #endif
-#if !defined(TCP_OVERSIZE) || !TCP_OVERSIZE
+#if defined(TCP_OVERSIZE) && !TCP_OVERSIZE
 #error "acart needs TCP_OVERSIZE on (struct tcp_pcb layout)"
 #endif
 #if defined(LWIP_NETIF_USE_HINTS) && LWIP_NETIF_USE_HINTS

@@ -32,6 +32,7 @@ enum aca_error {
     ACA_ERR_DENIED = -7,      /* an MSR/PCI/MMIO access outside the allowlist */
     ACA_ERR_UNSUPPORTED = -8, /* a request acart does not implement */
     ACA_ERR_CONFIG_SIZE = -9, /* struct aca_config size unknown to this library */
+    ACA_ERR_PLATFORM = -10,   /* the platform seam answers wrongly (aca_selftest says how) */
 };
 
 const char *aca_strerror(int err);
@@ -117,6 +118,19 @@ int aca_port_module_list(struct aca_module_info *out, int max);
 /* One line of acart's own log (no newline), e.g. "acart: listening on 10.0.2.15:9321".
  * Net or task context, never interrupt context. */
 void aca_port_log(const char *line);
+
+/* Optional: lwIP's heap and pool use, read from the port's lwip_stats (whether its lwIP
+ * keeps MEM_STATS and MEMP_STATS is the port's choice, so libacart never reads lwip_stats
+ * itself). acart logs them when a session ends, with the pcbs it counts itself, to show
+ * that the session gave back everything it took. libacart.a holds a weak default that
+ * returns -1 (not known). Net context. */
+struct aca_net_memory {
+    uint32_t heap_used;      /* bytes of lwIP's heap (MEM_STATS) */
+    uint32_t pbuf_pool_used; /* MEMP_PBUF_POOL in use */
+    uint32_t tcp_segs_used;  /* MEMP_TCP_SEG in use */
+    uint32_t tcp_pcbs_used;  /* MEMP_TCP_PCB in use */
+};
+int aca_port_net_memory(struct aca_net_memory *out);
 
 /* ---- Events the port reports while acart runs (any task context, not interrupts). ---- */
 void aca_task_created(uint32_t pid, uint32_t tid, const char *name);
