@@ -51,13 +51,17 @@ static void enable_sse(void)
     __asm__ volatile("fninit");
 }
 
-/* In the net task, once the interface is up. */
+/* In the net task, once the interface is up: acart's porting self-test (it prints what
+ * it finds), then acart. */
 static void start_acart(uint32_t ip)
 {
+    int err = aca_selftest();
+    if (err != ACA_OK)
+        console_printf("acart: self-test failed: %s\n", aca_strerror(err));
     struct aca_config cfg;
     aca_config_init(&cfg);
     cfg.transfer = transfer_mode;
-    int err = aca_start(&cfg);
+    err = aca_start(&cfg);
     if (err != ACA_OK) {
         console_printf("acart: aca_start failed: %s\n", aca_strerror(err));
         return;

@@ -4,6 +4,9 @@
 
 #include "acart.h"
 
+#include "lwip/memp.h"
+#include "lwip/stats.h"
+
 #include <stdint.h>
 #include <string.h>
 
@@ -41,4 +44,14 @@ int aca_port_module_list(struct aca_module_info *out, int max)
 void aca_port_log(const char *line)
 {
     console_printf("%s\n", line);
+}
+
+/* This kernel's lwIP keeps MEM_STATS and MEMP_STATS (lwipopts.h) for exactly this. */
+int aca_port_net_memory(struct aca_net_memory *out)
+{
+    out->heap_used = (uint32_t)lwip_stats.mem.used;
+    out->pbuf_pool_used = lwip_stats.memp[MEMP_PBUF_POOL]->used;
+    out->tcp_segs_used = lwip_stats.memp[MEMP_TCP_SEG]->used;
+    out->tcp_pcbs_used = lwip_stats.memp[MEMP_TCP_PCB]->used;
+    return 0;
 }

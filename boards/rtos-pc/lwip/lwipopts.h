@@ -19,8 +19,8 @@
 #define LWIP_NETIF_STATUS_CALLBACK 1
 #define LWIP_SINGLE_NETIF          1
 
-/* Only the memory statistics, laid out as in acart's build: the agent reads lwip_stats
- * to report what a session took and gave back. */
+/* Only the memory statistics: aca_port_net_memory (port.c) hands them to acart, which
+ * logs what a session took and gave back. */
 #define LWIP_STATS         1
 #define LWIP_STATS_DISPLAY 0
 #define MEM_STATS          1
