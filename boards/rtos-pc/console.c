@@ -30,5 +30,3 @@ int console_printf(const char *fmt, ...)
     irq_restore(flags);
     return n;
 }
-
-void console_force_unlock(void) {}

@@ -5,8 +5,4 @@
 
 int console_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* For the fatal-exception path: nothing to unlock on one CPU, kept for symmetry with
- * what a multi-CPU console would need. */
-void console_force_unlock(void);
-
 #endif

@@ -126,7 +126,6 @@ static void nmi(struct trap_frame *frame)
 
 static void __attribute__((noreturn)) fatal(const struct trap_frame *f)
 {
-    console_force_unlock();
     console_printf("EXCEPTION %lu (%s) error 0x%lx at eip 0x%08lx, esp 0x%08lx, ebp 0x%08lx\n",
                    (unsigned long)f->vector,
                    f->vector < 32 && exception_names[f->vector] ? exception_names[f->vector]

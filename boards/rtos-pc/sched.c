@@ -198,14 +198,6 @@ void sched_preempt(void)
     irq_restore(flags);
 }
 
-uint64_t sched_ticks(void)
-{
-    uint32_t flags = irq_save();
-    uint64_t n = ticks;
-    irq_restore(flags);
-    return n;
-}
-
 uint32_t sched_current_tid(void)
 {
     return current->tid;

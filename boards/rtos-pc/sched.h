@@ -40,8 +40,6 @@ void sched_wake(int tid);
 /* From an interrupt handler that woke a task: switches now if that task should run. */
 void sched_preempt(void);
 
-uint64_t sched_ticks(void);
-
 /* The running task, and its stack. Any context, NMI included. */
 uint32_t sched_current_tid(void);
 void sched_current_stack(uintptr_t *lo, uintptr_t *hi);
