@@ -659,6 +659,42 @@ static void test_pebs_skylake(void)
     CHECK_EQ(sim_pebs_dropped(), 0);
 }
 
+/* The raw path with a load-latency enable: on legacy PEBS, IA32_PEBS_ENABLE bit 32 + i
+ * turns on load-latency records for general counter i, and is not a PEBS enable for fixed
+ * counter 0 (whose counter id is also 32). Fixed counter 0 still interrupts the ordinary
+ * way and its overflow must reach the handler as a sample of its own. */
+static void test_raw_load_latency_bit(void)
+{
+    power_on(&sim_skylake);
+    CHECK_EQ(pmu_cpu_setup_pebs(&cpu, ds_memory, sizeof(ds_memory)), PMU_OK);
+    struct pmu_msr_write writes[] = {
+        {MSR_IA32_PERFEVTSEL0, 3, EVTSEL_EN | RINGS | EV_BRANCHES},
+        {MSR_IA32_A_PMC0, 3, (0 - 1000ull) & MASK48},
+        {MSR_IA32_FIXED_CTR_CTRL, 0, 0xb}, /* fixed 0: OS, USR, PMI */
+        {MSR_IA32_FIXED_CTR0, 4, (0 - 300ull) & MASK48},
+        {MSR_IA32_PEBS_ENABLE, 0, 1 | 1ull << 32},
+    };
+    CHECK_EQ(pmu_program_raw(&cpu, writes, 5), PMU_OK);
+    CHECK_EQ(cpu.pebs_counters, 1);
+    CHECK_EQ(cpu.sampling, 1 | 1ull << PMU_FIXED_ID(0));
+    pmu_start_cpu(&cpu);
+    CHECK_EQ(sim_msr(MSR_IA32_PEBS_ENABLE), 1 | 1ull << 32);
+    retire(300, 0, 0, 0);
+    CHECK_EQ(take_pmi(), 1);
+    CHECK_EQ(seen.n, 1);
+    CHECK_EQ(seen.ov[0].counter, PMU_FIXED_ID(0));
+    CHECK_EQ(seen.ov[0].tag, 4);
+    CHECK(!seen.ov[0].has_pebs);
+    CHECK_EQ(pmu_read_counter(&cpu, PMU_FIXED_ID(0)), (0 - 300ull) & MASK48);
+    retire(0, 0, 0, 1000);
+    CHECK_EQ(take_pmi(), 1);
+    CHECK_EQ(seen.n, 1);
+    CHECK_EQ(seen.ov[0].counter, 0);
+    CHECK_EQ(seen.ov[0].tag, 3);
+    CHECK(seen.ov[0].has_pebs);
+    pmu_stop_cpu(&cpu);
+}
+
 static void check_legacy_pebs(const struct sim_model *m, uint32_t size, int exact)
 {
     struct pmu_plan plan = {.num_counters = 1, .freeze_on_pmi = 1};
@@ -1266,6 +1302,7 @@ int main(int argc, char **argv)
     RUN(test_periods);
     RUN(test_plan_validation);
     RUN(test_pebs_skylake);
+    RUN(test_raw_load_latency_bit);
     RUN(test_pebs_legacy_formats);
     RUN(test_pebs_adaptive);
     RUN(test_pebs_collision);

@@ -339,6 +339,23 @@ static void test_plans(void)
     CHECK_EQ(ecb_decode(b, core_len, &ecb), ECB_OK);
     CHECK_EQ(ecb_plan_sampling(&ecb, &plan), ECB_ERR_COUNTER);
 
+    /* A general counter whose event select counts without interrupting (no INT bit). */
+    b = core_copy();
+    b[EOFF(5, reg_type)] = SEP_REG_ESCR;
+    wr32(b, EREG(5), 0x187);
+    wr64(b, EOFF(5, reg_value), 0x43003Cull); /* USR OS EN, event 0x3C */
+    b[EOFF(12, reg_type)] = SEP_REG_DATA;
+    wr32(b, EREG(12), 0xC2);
+    wr64(b, EOFF(12, reg_value), 0);
+    wr64(b, EOFF(12, max_bits), 0xFFFFFFFFFFFFull);
+    CHECK_EQ(ecb_decode(b, core_len, &ecb), ECB_OK);
+    CHECK_EQ(ecb_plan_sampling(&ecb, &plan), ECB_OK);
+    CHECK_EQ(plan.counters[1].index, 1);
+    CHECK_EQ(plan.counters[1].has_control, 1);
+    CHECK_EQ(plan.counters[1].control, 0x43003C);
+    CHECK_EQ(plan.counters[1].pmi, 0);
+    CHECK_EQ(plan.counters[0].pmi, 1); /* the fixture's fixed counter 2 does interrupt */
+
     /* A general counter without an event select: planned, flagged as uncontrolled. */
     b = core_copy();
     b[EOFF(12, reg_type)] = SEP_REG_DATA;
@@ -374,6 +391,13 @@ static void test_plans(void)
 
     b = core_copy();
     wr64(b, EOFF(11, max_bits), 0);
+    CHECK_EQ(ecb_decode(b, core_len, &ecb), ECB_OK);
+    CHECK_EQ(ecb_plan_sampling(&ecb, &plan), ECB_ERR_COUNTER_WIDTH);
+
+    /* Not 2^k - 1, though the preload 0xFFFFFFDE6E40 fits inside it: the counter would
+     * wrap at no bit the host meant. */
+    b = core_copy();
+    wr64(b, EOFF(11, max_bits), 0xFFFFFFFFFFFEull);
     CHECK_EQ(ecb_decode(b, core_len, &ecb), ECB_OK);
     CHECK_EQ(ecb_plan_sampling(&ecb, &plan), ECB_ERR_COUNTER_WIDTH);
 
