@@ -22,7 +22,12 @@ struct channel {
     channel_event_fn fn;
     void *arg;
     int in_use;
+    uint32_t send_cap; /* largest send offered now: halved by ERR_MEM, doubled by success */
 };
+
+/* A send never shrinks below one segment's worth, so a drain always makes progress once
+ * lwIP has a segment's memory again. */
+#define SEND_CAP_MIN TCP_MSS
 
 static struct channel pool[CHANNEL_POOL];
 
@@ -162,6 +167,7 @@ static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
     }
     memset(ch, 0, sizeof(*ch));
     ch->in_use = 1;
+    ch->send_cap = CHANNEL_SEND_MAX;
     ch->pcb = pcb;
     tcp_arg(pcb, ch);
     tcp_recv(pcb, on_recv);
@@ -227,9 +233,10 @@ uint32_t channel_read(struct channel *ch, void *buf, uint32_t len)
         done += n;
         ch->rx_offset += n;
         if (ch->rx_offset == p->len) {
+            /* Unlink the head: the chain's one reference to the rest passes to ch->rx, so
+             * no pbuf_ref here (an extra reference would leak every buffer after the
+             * first of a chain). */
             ch->rx = p->next;
-            if (p->next)
-                pbuf_ref(p->next);
             p->next = NULL;
             pbuf_free(p);
             ch->rx_offset = 0;
@@ -252,7 +259,7 @@ uint32_t channel_send_room(const struct channel *ch)
     /* Every tcp_write segment also needs a queue slot. */
     if (tcp_sndqueuelen(ch->pcb) + 4 >= TCP_SND_QUEUELEN)
         return 0;
-    return room < CHANNEL_SEND_MAX ? room : CHANNEL_SEND_MAX;
+    return room < ch->send_cap ? room : ch->send_cap;
 }
 
 /* One tcp_write per send: lwIP applies a tcp_write only once every pbuf and segment it
@@ -269,8 +276,15 @@ int channel_send(struct channel *ch, const void *buf, uint32_t len)
     if (len == 0)
         return ACA_OK;
     err_t e = tcp_write(ch->pcb, buf, (u16_t)len, TCP_WRITE_FLAG_COPY);
+    if (e == ERR_MEM) {
+        /* The heap is shared by every connection: offer less until sends fit again. */
+        uint32_t half = len / 2;
+        ch->send_cap = half > SEND_CAP_MIN ? half : SEND_CAP_MIN;
+        return ACA_ERR_BUSY;
+    }
     if (e != ERR_OK)
-        return e == ERR_MEM ? ACA_ERR_BUSY : ACA_ERR_NET;
+        return ACA_ERR_NET;
+    ch->send_cap = ch->send_cap < CHANNEL_SEND_MAX / 2 ? ch->send_cap * 2 : CHANNEL_SEND_MAX;
     return ACA_OK;
 }
 
@@ -289,13 +303,6 @@ void channel_flush(struct channel *ch)
 {
     if (ch->pcb)
         tcp_output(ch->pcb);
-}
-
-uint32_t channel_unacked(const struct channel *ch)
-{
-    if (!ch->pcb)
-        return 0;
-    return TCP_SND_BUF - tcp_sndbuf(ch->pcb);
 }
 
 static void remember_closing(struct tcp_pcb *pcb)

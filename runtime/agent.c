@@ -208,7 +208,7 @@ static int on_accept(struct channel *ch, void *arg, uint32_t remote_ip)
         struct data_link *l = &agent.links[k];
         l->ch = ch;
         l->handshaken = 0;
-        l->last_progress_ms = agent_now_ms();
+        l->window_start_ms = agent_now_ms();
         if (k < agent.num_cpus) {
             l->type = SEP_DATA_CPU;
             l->id = (uint16_t)k;
@@ -296,7 +296,7 @@ static void on_data_channel_event(struct channel *ch, void *arg, enum channel_ev
             channel_send(ch, &reply, sizeof(reply));
             channel_flush(ch);
             l->handshaken = 1;
-            l->last_progress_ms = agent_now_ms();
+            l->window_start_ms = agent_now_ms();
             check_handshake_done();
         } else {
             /* Hosts send nothing on data channels after the handshake; discard it. */
@@ -306,7 +306,6 @@ static void on_data_channel_event(struct channel *ch, void *arg, enum channel_ev
         }
         break;
     case CHANNEL_EVENT_SENT:
-        l->last_progress_ms = agent_now_ms(); /* the host acknowledged bytes */
         transfer_pump();
         break;
     case CHANNEL_EVENT_CLOSED:
@@ -388,6 +387,7 @@ int aca_start(const struct aca_config *cfg)
     agent.handshake_timeout_ms =
         cfg->handshake_timeout_ms ? cfg->handshake_timeout_ms : ACA_HANDSHAKE_TIMEOUT_MS;
     agent.drain_stall_ms = cfg->drain_stall_ms ? cfg->drain_stall_ms : ACA_DRAIN_STALL_MS;
+    agent.drain_min_bytes = cfg->drain_min_bytes ? cfg->drain_min_bytes : ACA_DRAIN_MIN_BYTES;
 
     int perr = sampler_probe_pmu();
     const struct pmu_caps *caps = sampler_pmu_caps();
@@ -431,10 +431,10 @@ int aca_start(const struct aca_config *cfg)
               agent.cfg.transfer == ACA_TRANSFER_DELAYED ? "delayed" : "immediate",
               (unsigned)(agent.ring_bytes_per_cpu / 1024));
     agent_log("acart: keepalive %u ms idle, then %u probes %u ms apart; handshake timeout %u "
-              "ms, drain stall timeout %u ms",
+              "ms; a data connection that takes under %u bytes in %u ms is stalled",
               (unsigned)agent.keepalive_idle_ms, (unsigned)agent.keepalive_count,
               (unsigned)agent.keepalive_interval_ms, (unsigned)agent.handshake_timeout_ms,
-              (unsigned)agent.drain_stall_ms);
+              (unsigned)agent.drain_min_bytes, (unsigned)agent.drain_stall_ms);
     agent.report_ready = 1;
     return ACA_OK;
 }
@@ -481,10 +481,11 @@ void aca_poll(void)
     }
     const struct data_link *stalled = transfer_stalled(now);
     if (stalled) {
-        agent_log("acart: the host read nothing from data connection %u (%s %u) for %u ms",
+        agent_log("acart: data connection %u (%s %u) took %u bytes in %u ms with records "
+                  "waiting",
                   (unsigned)(stalled - agent.links),
                   stalled->type == SEP_DATA_CPU ? "cpu" : "module", (unsigned)stalled->id,
-                  (unsigned)(now - stalled->last_progress_ms));
+                  (unsigned)stalled->window_bytes, (unsigned)(now - stalled->window_start_ms));
         agent_end_session("the host stopped reading a data connection");
         return;
     }

@@ -31,7 +31,8 @@ struct data_link {
     uint16_t type; /* SEP_DATA_* */
     uint16_t id;   /* CPU number for CPU channels */
     int handshaken;
-    uint64_t last_progress_ms; /* last time it had nothing to send or the host acked bytes */
+    uint64_t window_start_ms; /* the drain-stall window: since when */
+    uint32_t window_bytes;    /* ... and bytes queued in it */
 };
 
 struct module_stream {
@@ -49,7 +50,7 @@ struct agent {
     int pmu_usable;
     const char *sampling_note; /* why sampling is time-based, or NULL */
     uint32_t keepalive_idle_ms, keepalive_interval_ms, keepalive_count;
-    uint32_t handshake_timeout_ms, drain_stall_ms;
+    uint32_t handshake_timeout_ms, drain_stall_ms, drain_min_bytes;
 
     /* Session: everything from here on is zeroed when a session ends. */
     struct channel *control;
@@ -99,7 +100,7 @@ void transfer_queue_modules(void);
 /* At STOP: load and unload records for what the port loaded or unloaded since then. */
 void transfer_queue_module_changes(uint64_t since_tsc);
 uint64_t transfer_records_committed(void);
-/* A data connection with records to send and no progress for drain_stall_ms, or NULL. */
+/* A data connection whose host stopped reading (see ACA_DRAIN_STALL_MS), or NULL. */
 const struct data_link *transfer_stalled(uint64_t now_ms);
 
 /* Control requests (control.c, commands in cmd_*.c). */

@@ -32,7 +32,7 @@ static void drain_cpu(struct data_link *l, int closing)
         if (channel_send(l->ch, data, n * r->record_size) != ACA_OK)
             break;
         ring_consume(r, n);
-        l->last_progress_ms = agent_now_ms();
+        l->window_bytes += n * r->record_size;
     }
     channel_flush(l->ch);
     if (closing && ring_used(r) == 0) {
@@ -50,7 +50,7 @@ static void drain_modules(struct data_link *l, int closing)
     uint32_t n = left < room ? left : room;
     if (n && channel_send(l->ch, m->bytes + m->sent, n) == ACA_OK) {
         m->sent += n;
-        l->last_progress_ms = agent_now_ms();
+        l->window_bytes += n;
     }
     channel_flush(l->ch);
     if (closing && m->sent == m->len) {
@@ -94,35 +94,33 @@ void transfer_pump(void)
     }
 }
 
-static int has_pending(const struct data_link *l)
+/* Records wait for this link and its send buffer cannot take the next one. */
+static int blocked(const struct data_link *l)
 {
+    uint32_t room = channel_send_room(l->ch);
     if (l->type == SEP_DATA_CPU) {
         struct ring *r = sampler_ring(l->id);
-        return r && ring_used(r) != 0;
+        return r && ring_used(r) != 0 && room < r->record_size;
     }
     if (l->type == SEP_DATA_MODULE)
-        return agent.modules.sent < agent.modules.len;
+        return agent.modules.sent < agent.modules.len && room == 0;
     return 0;
 }
 
+/* Checked once per window of drain_stall_ms: a link blocked at the end of a window in
+ * which it took fewer than drain_min_bytes has a host that stopped reading. */
 const struct data_link *transfer_stalled(uint64_t now_ms)
 {
     if (!agent.handshake_done)
         return 0;
-    int closing = agent.state == COLLECTION_STOPPED;
-    int streaming =
-        closing || ((agent.state == COLLECTION_RUNNING || agent.state == COLLECTION_PAUSED) &&
-                    agent.cfg.transfer == ACA_TRANSFER_IMMEDIATE);
-    if (!streaming)
-        return 0;
     for (uint32_t i = 0; i < agent.data_accepted; i++) {
         struct data_link *l = &agent.links[i];
-        if (!l->ch)
+        if (!l->ch || now_ms - l->window_start_ms < agent.drain_stall_ms)
             continue;
-        if (!has_pending(l))
-            l->last_progress_ms = now_ms;
-        else if (now_ms - l->last_progress_ms > agent.drain_stall_ms)
+        if (blocked(l) && l->window_bytes < agent.drain_min_bytes)
             return l;
+        l->window_start_ms = now_ms;
+        l->window_bytes = 0;
     }
     return 0;
 }

@@ -44,6 +44,10 @@ static enum aca_transfer_mode transfer_mode = ACA_TRANSFER_DELAYED;
 static uint32_t bench_timer_hz;
 static int run_selftest;
 static struct aca_config session_timeouts; /* only the timeout fields are used */
+static uint32_t ring_kib;                  /* ring-kib=N: rings of N KiB per CPU from big_rings */
+/* Room for rings larger than the library's built-in ones: tests that need more records
+ * in flight than every buffer between the board and the host holds. */
+static uint8_t big_rings[32u << 20] __attribute__((aligned(64)));
 static volatile uint32_t workloads_released;
 static uint64_t boot_tsc;
 
@@ -53,7 +57,8 @@ struct boot_options {
 };
 
 /* Parses "workload=NAME dhcp ip=A.B.C.D transfer=immediate bench-timer-hz=N
- * keepalive=IDLE_MS,INTERVAL_MS,COUNT handshake-timeout-ms=N drain-stall-ms=N" from the
+ * keepalive=IDLE_MS,INTERVAL_MS,COUNT handshake-timeout-ms=N drain-stall-ms=N
+ * drain-min-bytes=N ring-kib=N" from the
  * kernel command line. */
 static void parse_cmdline(const char *cmdline, struct boot_options *opt)
 {
@@ -79,6 +84,10 @@ static void parse_cmdline(const char *cmdline, struct boot_options *opt)
             session_timeouts.drain_stall_ms = (uint32_t)strtoul(tok + 15, NULL, 10);
         } else if (strcmp(tok, "selftest") == 0) {
             run_selftest = 1;
+        } else if (strncmp(tok, "ring-kib=", 9) == 0) {
+            ring_kib = (uint32_t)strtoul(tok + 9, NULL, 10);
+        } else if (strncmp(tok, "drain-min-bytes=", 16) == 0) {
+            session_timeouts.drain_min_bytes = (uint32_t)strtoul(tok + 16, NULL, 10);
         } else if (strcmp(tok, "dhcp") == 0) {
             opt->net.use_dhcp = 1;
         } else if (strncmp(tok, "ip=", 3) == 0) {
@@ -120,6 +129,12 @@ static void on_network_up(uint32_t ip)
     cfg.keepalive_count = session_timeouts.keepalive_count;
     cfg.handshake_timeout_ms = session_timeouts.handshake_timeout_ms;
     cfg.drain_stall_ms = session_timeouts.drain_stall_ms;
+    cfg.drain_min_bytes = session_timeouts.drain_min_bytes;
+    if (ring_kib) {
+        uint32_t per_cpu = sizeof(big_rings) / smp_num_cpus() & ~63u;
+        cfg.ring_memory = big_rings;
+        cfg.ring_bytes_per_cpu = ring_kib * 1024 < per_cpu ? ring_kib * 1024 : per_cpu;
+    }
     int err = aca_start(&cfg);
     if (err == ACA_OK) {
         net_set_poll(aca_poll);

@@ -39,15 +39,14 @@ uint32_t channel_read(struct channel *ch, void *buf, uint32_t len);
 /* The most one channel_send takes: one tcp_write, so that it is all or nothing. */
 #define CHANNEL_SEND_MAX 0xffffu
 
-/* Bytes channel_send would accept now (at most CHANNEL_SEND_MAX). */
+/* Bytes channel_send would accept now: at most CHANNEL_SEND_MAX, and less for a while
+ * after lwIP ran out of memory for a send. */
 uint32_t channel_send_room(const struct channel *ch);
 /* Queues len bytes whole, or returns ACA_ERR_BUSY without queueing anything when there
  * is not room (or lwIP memory) for all of them; more than CHANNEL_SEND_MAX is
  * ACA_ERR_INVALID. Does not push: call channel_flush. */
 int channel_send(struct channel *ch, const void *buf, uint32_t len);
 void channel_flush(struct channel *ch);
-/* Bytes sent but not yet acknowledged by the peer. */
-uint32_t channel_unacked(const struct channel *ch);
 
 /* TCP keepalive, so that a host that vanished without closing (power, cable) is noticed:
  * the channel gets CHANNEL_EVENT_CLOSED after idle_ms + count * interval_ms of silence. */

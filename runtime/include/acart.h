@@ -60,10 +60,10 @@ struct aca_config {
     const uint32_t *allowed_hosts; /* IPv4 addresses in network byte order; NULL: any */
     uint32_t num_allowed_hosts;
     /* Session timeouts in milliseconds (count for keepalive_count); 0 means the default
-     * of acart_opts.h (ACA_KEEPALIVE_*, ACA_HANDSHAKE_TIMEOUT_MS, ACA_DRAIN_STALL_MS). */
+     * of acart_opts.h (ACA_KEEPALIVE_*, ACA_HANDSHAKE_TIMEOUT_MS, ACA_DRAIN_*). */
     uint32_t keepalive_idle_ms, keepalive_interval_ms, keepalive_count;
     uint32_t handshake_timeout_ms;
-    uint32_t drain_stall_ms;
+    uint32_t drain_stall_ms, drain_min_bytes;
 };
 
 /* Fills cfg with the defaults. */

@@ -46,11 +46,16 @@
 #define ACA_HANDSHAKE_TIMEOUT_MS 10000
 #endif
 
-/* A data connection with records to send whose host acknowledges nothing for this long
- * (it stopped reading) ends the session. Probes of a zero window are answered by a live
- * host, so keepalive alone would never end it. */
+/* A data connection whose send buffer stays full, with records waiting, and that takes
+ * fewer than ACA_DRAIN_MIN_BYTES in ACA_DRAIN_STALL_MS (its host stopped reading) ends
+ * the session. A live host answers probes of a zero window, so keepalive alone would
+ * never end it; and buffers between the board and the host (a NAT, the host's kernel) may
+ * still take a trickle long after the host stopped reading, hence a floor, not zero. */
 #ifndef ACA_DRAIN_STALL_MS
 #define ACA_DRAIN_STALL_MS 30000
+#endif
+#ifndef ACA_DRAIN_MIN_BYTES
+#define ACA_DRAIN_MIN_BYTES (64 * 1024)
 #endif
 
 /* A connection the board closed gets this long to deliver its last bytes and FIN; then it

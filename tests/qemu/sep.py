@@ -122,9 +122,15 @@ class Host:
             self.received[key] = bytearray()
 
             def reader(sock=s, buf=self.received[key]):
-                sock.settimeout(120)
+                try:
+                    sock.settimeout(120)
+                except OSError:  # closed by the test before the thread ran
+                    return
                 while True:
-                    chunk = sock.recv(65536)
+                    try:
+                        chunk = sock.recv(65536)
+                    except OSError:  # reset by the board, or closed by the test
+                        return
                     if not chunk:
                         return
                     buf.extend(chunk)

@@ -1,7 +1,11 @@
 """Bad input never crashes, hangs or corrupts the agent: each case gets an error status or
-a closed connection, and the next session works. Ends with a host killed mid-collection
-followed by a clean full collection whose counts add up."""
+a closed connection, and the next session works. Then every command number 0-255 with an
+empty, a short, an oversized and a random payload, each answered (or the connection
+closed) within 1 s, with a full collection whose counts add up after every 32 command
+numbers. Ends with a host killed mid-collection followed by a clean full collection."""
 import argparse
+import random
+import socket
 import struct
 import time
 
@@ -10,6 +14,9 @@ from board import Board
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--image", required=True)
+ap.add_argument("--seed", type=int, default=14)
+ap.add_argument("--every", type=int, default=32,
+                help="command numbers between two full collections")
 args = ap.parse_args()
 
 checks = []
@@ -124,6 +131,72 @@ with Board(args.image, cpus=4, workload="hotspot") as b:
     st, body = h.request(sep.OP["VERSION"], want=4)
     check("first host unaffected by the second", st == 0 and len(body) == 4, st)
     h.close()
+
+    # Every command number, each with four payloads, several sessions' worth.
+    rng = random.Random(args.seed)
+    print("command sweep, seed %d" % args.seed)
+
+    def fuzz_session():
+        h = session(port)
+        h.open_data_channels()
+        h.start_readers()
+        return h
+
+    def payloads(rng):
+        return [("empty", b""), ("short", bytes(rng.randrange(256) for _ in range(3))),
+                ("oversized", bytes(rng.randrange(256) for _ in range(20000))),
+                ("random", bytes(rng.randrange(256) for _ in range(rng.randrange(600))))]
+
+    slowest = (0.0, None)
+    answered = closed = collections = 0
+    h = fuzz_session()
+    for command in range(256):
+        for kind, payload in payloads(rng):
+            want = rng.choice((0, 4, 8, 100, 4096))
+            t0 = time.time()
+            h.ctl.sendall(sep.HEADER.pack(48, sep.PROTO, command, 0, len(payload), want, 0, 0) +
+                          payload)
+            h.ctl.settimeout(1.0)
+            try:
+                head = sep.recv_exact(h.ctl, sep.HEADER.size)
+            except EOFError:
+                head = None
+            except ConnectionResetError:
+                head = None
+            except socket.timeout:
+                raise AssertionError("command %d with a %s payload (%d bytes, want %d): no "
+                                     "answer and no close within 1 s" % (command, kind,
+                                                                         len(payload), want))
+            took = time.time() - t0
+            if took > slowest[0]:
+                slowest = (took, (command, kind))
+            if head is None:
+                closed += 1
+                h.close()
+                h = fuzz_session()
+                continue
+            _hs, version, cmd, status, _to, frm, _r1, _r2 = sep.HEADER.unpack(head)
+            assert version == sep.PROTO and cmd == command, (command, kind, head)
+            if status == sep.SUCCESS and frm:
+                h.ctl.settimeout(5)
+                sep.recv_exact(h.ctl, frm)
+            answered += 1
+            if command == sep.OP["TERMINATE"] and status == sep.SUCCESS:
+                check("TERMINATE in the sweep closes the connection", h.expect_closed(2))
+                closed += 1
+                h.close()
+                h = fuzz_session()
+        if command % args.every == args.every - 1:
+            h.close()
+            n = sep.full_collection(port)
+            collections += 1
+            assert n > 0, n
+            h = fuzz_session()
+    h.close()
+    check("every command 0-255 x 4 payloads answered or closed within 1 s (%d answers, %d "
+          "closes, slowest %.3f s: command %d %s), %d full collections in between add up"
+          % (answered, closed, slowest[0], slowest[1][0], slowest[1][1], collections),
+          answered + closed >= 1024 and collections == 256 // args.every)
 
     # A host killed in the middle of a collection.
     h = session(port)

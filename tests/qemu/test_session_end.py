@@ -1,0 +1,233 @@
+"""Every session ends and leaves the board ready (docs/sep-protocol.md section 3), in one
+transfer mode. The board boots with short keepalive and drain-stall times so that a dead
+host is noticed in seconds. Each case is followed by a full collection whose counts add
+up, and by the board's "board ready" report: lwIP's active pcbs, channel slots, heap,
+receive pbufs and queued segments must be what they were at boot.
+
+Cases: a long delayed-mode collection outlives the keepalive time; TERMINATE and then a
+host that keeps its sockets; bytes after TERMINATE; command 0; a refused `acart collect`
+(words and exit status); the link cut (QEMU monitor `set_link net0 off`) mid-session and
+mid-collection; a host that stops reading its data connections in the middle of a drain."""
+import argparse
+import os
+import re
+import socket
+import struct
+import subprocess
+import tempfile
+import time
+
+import sep
+from board import Board
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--image", required=True)
+ap.add_argument("--acart", required=True)
+ap.add_argument("--transfer", choices=["delayed", "immediate"], required=True)
+args = ap.parse_args()
+
+KEEPALIVE = (2000, 1000, 3)  # idle ms, interval ms, probes: a dead host goes within 5 s
+KEEPALIVE_S = (KEEPALIVE[0] + KEEPALIVE[1] * KEEPALIVE[2]) / 1000
+STALL_MS = 4000
+# lwIP's slow timer ticks every 500 ms, and TCG on a busy shared machine (two boards on
+# two cores under ctest -j 2) can be several seconds late.
+SLACK_S = 12
+
+# A data connection taking under 256 KiB in 4 s with records waiting is stalled: through
+# QEMU's user network a host that stops reading still drains up to ~15 KiB a second into
+# buffers on the way (slirp, the host kernel); a reading host takes megabytes.
+append = "keepalive=%d,%d,%d drain-stall-ms=%d drain-min-bytes=262144" % (KEEPALIVE + (STALL_MS,))
+if args.transfer == "immediate":
+    append += " transfer=immediate"
+else:
+    # QEMU's user network and the host kernel take megabytes from a connection whose
+    # reader stopped; rings larger than that let a delayed drain stop half way.
+    append += " ring-kib=12288"
+
+checks = []
+
+
+def check(name, cond, detail=""):
+    checks.append(name)
+    assert cond, "%s: %s" % (name, detail)
+    print("ok  %s" % name)
+
+
+def session_ends(b):
+    return len(re.findall(r"^acart: session ended ", b.console(), re.M))
+
+
+def wait_session_end(b, before, timeout):
+    """Waits for a session end after `before` of them; returns (seconds waited, reason)."""
+    t0 = time.time()
+    while time.time() - t0 < timeout:
+        ends = re.findall(r"^acart: session ended \(([^)]*)\)", b.console(), re.M)
+        if len(ends) > before:
+            return time.time() - t0, ends[before]
+        time.sleep(0.05)
+    return None, None
+
+
+class Ready:
+    """Compares each "board ready" report with the one at boot."""
+
+    def __init__(self, b):
+        self.b = b
+        self.seen = 1
+        self.baseline = b.wait_ready(0, timeout=60)
+        print("board ready at boot: %s" % self.baseline)
+
+    def check_back(self, case):
+        r = self.b.wait_ready(self.seen, timeout=60)
+        self.seen = len(self.b.ready_reports())
+        keys = ("active", "channels", "heap", "pbufs", "segments")
+        check("%s: lwIP back to its boot counts" % case,
+              all(r[k] == self.baseline[k] for k in keys), (r, self.baseline))
+
+
+def configured_host(port, rcvbuf=None, ecb=None, callstack_depth=0):
+    """A host that has done everything up to START."""
+    h = sep.Host(port)
+    status, _ = h.handshake()
+    assert status == sep.SUCCESS, status
+    if rcvbuf:
+        socks = []
+        for _ in range(h.num_cpus + 2):
+            s = socket.socket()
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+            s.connect(("127.0.0.1", port))
+            socks.append(s)
+        h.channels = []
+        for s in socks:
+            s.sendall(sep.FIRST.pack(sep.FIRST.size, sep.PROTO, 0, 0, 0))
+            proto, dtype, did = sep.DATA_FIRST.unpack(sep.recv_exact(s, sep.DATA_FIRST.size))
+            h.channels.append((dtype, did, s))
+    else:
+        h.open_data_channels()
+    statuses = sep.setup_collection(h, ecb=ecb, callstack_depth=callstack_depth)
+    assert all(v == sep.SUCCESS for v in statuses.values()), statuses
+    return h
+
+
+with Board(args.image, cpus=2, workload="hotspot", append=append, monitor=True) as b:
+    b.wait_for(r"^acart: listening on ", timeout=120)
+    port = b.port
+    ready = Ready(b)
+
+    # A collection longer than the whole keepalive time: the host is alive, its TCP stack
+    # answers the probes, and the collection is not ended.
+    n = sep.full_collection(port, seconds=KEEPALIVE_S + 3)
+    check("a %.0f s collection outlives a %.0f s keepalive (%d records)"
+          % (KEEPALIVE_S + 3, KEEPALIVE_S, n), n > 0)
+    ready.check_back("long collection")
+
+    # TERMINATE, then the host keeps every socket open.
+    h = configured_host(port)
+    h.start_readers()
+    assert h.request(sep.OP["START"])[0] == sep.SUCCESS
+    time.sleep(1)
+    assert h.request(sep.OP["STOP"])[0] == sep.SUCCESS
+    h.join_readers()
+    st, _ = h.request(sep.OP["TERMINATE"])
+    t0 = time.time()
+    closed = h.expect_closed(timeout=10)
+    took = time.time() - t0
+    check("after TERMINATE the board closes the control connection within 2 s (%.2f s)" % took,
+          st == sep.SUCCESS and closed and took <= 2, (st, closed, took))
+    n = sep.full_collection(port)
+    check("a new host gets a full collection while the old one keeps its sockets", n > 0)
+    h.close()
+    ready.check_back("TERMINATE, sockets kept")
+
+    # Bytes after TERMINATE: the connection is closed, never left silent.
+    h = sep.Host(port)
+    assert h.handshake()[0] == sep.SUCCESS
+    t0 = time.time()
+    st, _ = h.request(0, want=8)
+    took = time.time() - t0
+    check("command 0 is answered (status %d in %.3f s)" % (st, took),
+          st == sep.NOT_HANDLED and took < 1, (st, took))
+    h.ctl.sendall(sep.HEADER.pack(48, sep.PROTO, sep.OP["TERMINATE"], 0, 0, 0, 0, 0) +
+                  sep.HEADER.pack(48, sep.PROTO, sep.OP["VERSION"], 0, 0, 4, 0, 0))
+    reply = sep.HEADER.unpack(sep.recv_exact(h.ctl, sep.HEADER.size))
+    check("TERMINATE answered when bytes follow it", reply[2] == sep.OP["TERMINATE"] and
+          reply[3] == sep.SUCCESS, reply)
+    check("bytes after TERMINATE: the connection is closed", h.expect_closed(timeout=2))
+    h.ctl.settimeout(2)
+    try:
+        h.ctl.sendall(b"\0" * 48)
+        time.sleep(0.5)
+        late = h.ctl.recv(1)
+    except OSError:
+        late = b""
+    check("bytes sent after the close get a close, not silence", late == b"", late)
+    h.close()
+    ready.check_back("bytes after TERMINATE")
+
+    # A refused host, in words, with its own exit status.
+    h = configured_host(port)
+    h.start_readers()
+    assert h.request(sep.OP["START"])[0] == sep.SUCCESS
+    r = subprocess.run([args.acart, "collect", "--target", "127.0.0.1:%d" % port,
+                        "--duration", "1", "-o", os.path.join(tempfile.mkdtemp(), "out")],
+                       capture_output=True, text=True, timeout=60)
+    print(r.stderr.strip())
+    check("refused acart collect exits 5 (target)", r.returncode == 5, r.returncode)
+    check("refused acart collect says who holds the board and since when",
+          re.search(r"is busy: another host has a session with it: 10\.0\.2\.2:\d+ has held it "
+                    r"for \d+ min \d\d s \(since \d+ s after the board booted\) and is "
+                    r"collecting \(status 150", r.stderr) is not None, r.stderr)
+    check("the board's console names the holder",
+          re.search(r"^acart: refused a host: the board is held by 10\.0\.2\.2:\d+ since "
+                    r"[\d.]+ s after boot \(for [\d.]+ s\), collecting$", b.console(), re.M)
+          is not None)
+    assert h.request(sep.OP["STOP"])[0] == sep.SUCCESS
+    h.join_readers()
+    assert h.request(sep.OP["TERMINATE"])[0] == sep.SUCCESS
+    h.close()
+    ready.check_back("refused host")
+
+    # The link cut while a host holds the board: idle, then collecting.
+    for phase in ("configured", "collecting"):
+        h = configured_host(port)
+        if phase == "collecting":
+            h.start_readers()
+            assert h.request(sep.OP["START"])[0] == sep.SUCCESS
+            time.sleep(1)
+        before = session_ends(b)
+        b.monitor("set_link net0 off")
+        took, why = wait_session_end(b, before, KEEPALIVE_S + SLACK_S + 10)
+        b.monitor("set_link net0 on")
+        check("link cut while %s: session dropped within the keepalive time (%s s, %s)"
+              % (phase, "%.1f" % took if took else "never", why),
+              took is not None and took <= KEEPALIVE_S + SLACK_S, (took, why))
+        h.close()
+        n = sep.full_collection(port)
+        check("after the link came back the next host gets a full collection (%d records)" % n,
+              n > 0)
+        ready.check_back("link cut while %s" % phase)
+
+    # A host that stops reading its data connections in the middle of a drain.
+    # A faster rate and a small receive buffer: more records than the board's send buffer,
+    # slirp's and the host's receive buffer hold together, so the drain stops half way.
+    # Records with 32-deep call stacks (304 bytes) fill the rings quickly.
+    h = configured_host(port, rcvbuf=4096, ecb=sep.ecb_with_sample_after(220000),
+                        callstack_depth=32)
+    assert h.request(sep.OP["START"])[0] == sep.SUCCESS
+    before = session_ends(b)
+    if args.transfer == "delayed":
+        time.sleep(12)
+        assert h.request(sep.OP["STOP"])[0] == sep.SUCCESS
+    took, why = wait_session_end(b, before, 90)
+    check("a host that stops reading is dropped (%s, after %s s)"
+          % (why, "%.1f" % took if took else "never"),
+          why == "the host stopped reading a data connection", (took, why))
+    check("the control connection is closed", h.expect_closed(timeout=5))
+    h.close()
+    n = sep.full_collection(port)
+    check("then a clean full collection (%d records)" % n, n > 0)
+    ready.check_back("host stopped reading")
+
+    con = b.console()
+    assert "EXCEPTION" not in con and "assertion" not in con, con
+    print("%s: %d checks passed" % (args.transfer, len(checks)))
