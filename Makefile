@@ -5,7 +5,7 @@ CTEST_JOBS ?= 2
 
 PREFIX ?= /usr/local
 
-.PHONY: all deps build install test demo bench fuzz format lint clean
+.PHONY: all deps build install test demo bench fuzz soak format lint clean
 
 all: build
 
@@ -41,6 +41,13 @@ fuzz: build
 # tests that should catch it; results in bench/results/mutants.txt.
 mutants: deps
 	python3 scripts/mutants.py
+
+# Back-to-back collections on the board for SOAK_MINUTES (half per transfer mode); writes
+# bench/results/soak.txt. Not a test.
+SOAK_MINUTES ?= 60
+soak: build
+	python3 bench/soak.py --image $(BUILD_DIR)/target/boards/qemu-pc/acart-qemu-pc.elf \
+	  --minutes $(SOAK_MINUTES)
 
 format:
 	git ls-files '*.c' '*.h' | xargs clang-format -i
