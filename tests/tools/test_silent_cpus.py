@@ -1,0 +1,173 @@
+"""`acart collect` against a scripted SEP target on loopback that plays a whole collection
+(handshake, data connections, every set-up request, START, STOP, the records, the
+counts, TERMINATE) with CPU 1 sending no sample. A time-based target (its handshake's OS
+version says "time-based") whose collection lasted long enough for 20 ticks has a CPU
+whose sampling timer never fired: collect must fail (exit 5) and name the CPU, yet keep
+the folder it wrote. It must succeed when the collection was too short for 20 ticks, when
+the target samples PMU events (which may never occur), when CPU 1 dropped what it took,
+and when every CPU sent samples.
+
+The target is written from docs/sep-protocol.md with its own struct layouts, like
+tests/qemu/sep.py, not from acart_wire.h."""
+
+import os
+import socket
+import struct
+import threading
+
+from tooltest import check, main, run
+
+PROTO = 6
+FIRST = struct.Struct("<IIIIQ")          # host's first message on every connection
+HEADER = struct.Struct("<IIIiQQQQ")      # header_size, proto, command, status, to, from, r1, r2
+DATA_FIRST = struct.Struct("<IHH")       # proto, data_type, data_id
+SAMPLE = struct.Struct("<IIQQHHIIIQ")    # sep_sample_pc, 48 bytes
+DROP = struct.Struct("<IIII")            # os_id, cpu_id, sampled, dropped
+DATA_CPU, DATA_MODULE, DATA_UNCORE = 0, 1, 2
+OP_STOP, OP_TERMINATE, OP_NUM_CORES = 2, 35, 28
+OP_GET_NUM_SAMPLES, OP_GET_SAMPLE_DROP_INFO = 76, 85
+OP_GET_DROP_REASONS = 0x41430055
+STATUS_DRIVER_COMM_FAILED = 159
+SWITCH_DELAYED = 1 << 9
+TIME_BASED = b"bare-metal i686, time-based sampling"
+PMU_BASED = b"bare-metal i686, PMU sampling"
+TSC_HZ = 1000000000
+
+
+def target_status(version, num_cpus):
+    os_info = struct.pack("<II64s64s64s", 0, 0, b"acart", b"0.1", version)
+    switch = struct.pack("<II", SWITCH_DELAYED, 0)
+    hw = struct.pack("<IIIIQQQ", num_cpus, 6, 0x5e, 3, TSC_HZ, 0, 0)
+    head = struct.pack("<IIiIQIIIIII", 296, PROTO, 0, 0, 0, 48, len(os_info), 248, len(switch),
+                       256, len(hw))
+    body = head + os_info + switch + hw
+    assert len(body) == 296
+    return body
+
+
+def recv_exact(sock, n):
+    buf = b""
+    while len(buf) < n:
+        chunk = sock.recv(n - len(buf))
+        if not chunk:
+            raise EOFError("connection closed after %d of %d bytes" % (len(buf), n))
+        buf += chunk
+    return buf
+
+
+class Target(threading.Thread):
+    """One session: `samples[i]` records on CPU i's channel, `dropped[i]` reported lost."""
+
+    def __init__(self, version, samples, dropped=None):
+        super().__init__(daemon=True)
+        self.version, self.samples = version, samples
+        self.dropped = dropped or [0] * len(samples)
+        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(16)
+        self.listener.settimeout(30)
+        self.port = self.listener.getsockname()[1]
+        self.error = None
+        self.ops = []
+
+    def run(self):
+        try:
+            self.session()
+        except Exception as e:  # reported by the test, in its own thread
+            self.error = "%s: %s" % (type(e).__name__, e)
+        finally:
+            self.listener.close()
+
+    def session(self):
+        n = len(self.samples)
+        control, _ = self.listener.accept()
+        control.settimeout(30)
+        check(FIRST.unpack(recv_exact(control, FIRST.size))[1] == PROTO, "host's protocol")
+        control.sendall(target_status(self.version, n))
+        channels = {}
+        kinds = [(DATA_CPU, i) for i in range(n)] + [(DATA_UNCORE, 0), (DATA_MODULE, 0)]
+        for kind in kinds:
+            s, _ = self.listener.accept()
+            s.settimeout(30)
+            recv_exact(s, FIRST.size)
+            s.sendall(DATA_FIRST.pack(PROTO, *kind))
+            channels[kind] = s
+        while True:
+            head = recv_exact(control, HEADER.size)
+            _, _, op, _, to_size, from_size, _, _ = HEADER.unpack(head)
+            recv_exact(control, to_size)
+            self.ops.append(op)
+            status, reply = 0, bytes(from_size)
+            if op == OP_NUM_CORES:
+                reply = struct.pack("<I", n)
+            elif op == OP_GET_NUM_SAMPLES:
+                reply = struct.pack("<Q", sum(self.samples))
+            elif op == OP_GET_SAMPLE_DROP_INFO:
+                reply = struct.pack("<I", n) + b"".join(
+                    DROP.pack(0, i, self.samples[i], self.dropped[i]) for i in range(n))
+                reply += bytes(from_size - len(reply))
+            elif op == OP_GET_DROP_REASONS:
+                status, reply = STATUS_DRIVER_COMM_FAILED, b""
+            elif op == OP_STOP:
+                for (kind, cpu), s in channels.items():
+                    if kind == DATA_CPU:
+                        s.sendall(b"".join(self.sample(cpu, k) for k in range(self.samples[cpu])))
+                    s.close()
+            control.sendall(HEADER.pack(HEADER.size, PROTO, op, status, 0, len(reply), 0, 0) +
+                            reply)
+            if op == OP_TERMINATE:
+                control.close()
+                return
+
+    @staticmethod
+    def sample(cpu, k):
+        # descriptor 0, event 0, CPU number and 32-bit mode in cpu_and_os, raw pid/tid.
+        return SAMPLE.pack(0, 0, 0x401000 + 4 * k, 0x246, 8, cpu | 2 << 13, 2, 1,
+                           (1 << 28) | (1 << 29) | (1 << 30), 1000 * k)
+
+
+def collect(args, name, version, samples, dropped=None, duration="0.5", event=None, expect=0):
+    t = Target(version, samples, dropped)
+    t.start()
+    folder = os.path.join(args.workdir, name)
+    cmd = [args.acart, "collect", "--target", "127.0.0.1:%d" % t.port, "--duration", duration,
+           "-o", folder, "--timeout", "20"]
+    if event:
+        cmd += ["--event", event]
+    out, err = run(cmd, expect=expect)
+    t.join(30)
+    check(not t.is_alive(), "%s: the scripted target is still waiting" % name)
+    check(t.error is None, "%s: the scripted target failed: %s" % (name, t.error))
+    check(t.ops and t.ops[-1] == OP_TERMINATE, "%s: the session did not end with TERMINATE: %r"
+          % (name, t.ops[-5:]))
+    check(os.path.exists(os.path.join(folder, "session.json")),
+          "%s: no session.json in %s" % (name, folder))
+    return out, err
+
+
+def test(args):
+    # 0.5 s at 1 GHz every 2.2 M TSC ticks: about 227 ticks per CPU; CPU 1 took none.
+    _, err = collect(args, "silent_time_based", TIME_BASED, [120, 0], expect=5)
+    check("CPU 1 took no sample in" in err and "time-based sampling" in err and
+          "timer never fired" in err, "silent CPU not named:\n%s" % err)
+    check("CPU 0 took" not in err, "CPU 0 blamed:\n%s" % err)
+
+    # Three CPUs, the last one silent: the check covers every CPU, not just CPU 1.
+    _, err = collect(args, "silent_last_cpu", TIME_BASED, [50, 60, 0], expect=5)
+    check("CPU 2 took no sample in" in err, "silent CPU 2 not named:\n%s" % err)
+
+    # One tick per second of collection: too short to expect 20 ticks anywhere.
+    collect(args, "short_time_based", TIME_BASED, [1, 0],
+            event="CPU_CLK_UNHALTED.REF_TSC:sa=1000000000")
+    # PMU events may never occur on a CPU.
+    collect(args, "silent_pmu", PMU_BASED, [120, 0])
+    # CPU 1's timer fired; its ring was full: a warning about drops, no failure.
+    _, err = collect(args, "dropped_time_based", TIME_BASED, [120, 0], dropped=[0, 200])
+    check("dropped 200 samples" in err, "no warning about the drops:\n%s" % err)
+    # Every CPU sampled.
+    out, _ = collect(args, "all_time_based", TIME_BASED, [120, 110])
+    check("230 samples" in out, "summary: %s" % out)
+
+
+if __name__ == "__main__":
+    main(test)
