@@ -144,8 +144,9 @@ static void on_refused_event(struct channel *ch, void *arg, enum channel_event e
         channel_read(ch, &first, sizeof(first));
         fill_target_status(&st, SEP_STATUS_PMU_IN_USE);
         fill_busy_note(&note);
-        channel_send(ch, &st, sizeof(st));
-        channel_send(ch, &note, sizeof(note));
+        /* The note only behind its status: alone it would read as a status. */
+        if (channel_send(ch, &st, sizeof(st)) == ACA_OK)
+            channel_send(ch, &note, sizeof(note));
         char ip[16];
         format_ip(ip, note.holder_ip);
         agent_log("acart: refused a host: the board is held by %s:%u since %llu.%03u s after "
@@ -234,10 +235,13 @@ static void control_handshake(void)
     if (first.msg_size != sizeof(first) || first.proto_version != SEP_PROTOCOL_VERSION)
         status = SEP_STATUS_COMM_NOT_COMPATIBLE;
     fill_target_status(&st, status);
-    channel_send(agent.control, &st, sizeof(st));
+    /* A handshake answer that cannot be queued (lwIP out of memory) would leave the host
+     * waiting for it: end the session instead. */
+    int sent = channel_send(agent.control, &st, sizeof(st));
     channel_flush(agent.control);
-    if (status != SEP_STATUS_SUCCESS) {
-        agent_end_session("incompatible first message");
+    if (sent != ACA_OK || status != SEP_STATUS_SUCCESS) {
+        agent_end_session(sent != ACA_OK ? "no room to queue the handshake answer"
+                                         : "incompatible first message");
         return;
     }
     agent.control_handshaken = 1;
@@ -293,7 +297,10 @@ static void on_data_channel_event(struct channel *ch, void *arg, enum channel_ev
                 return;
             }
             struct sep_data_first_msg reply = {SEP_PROTOCOL_VERSION, l->type, l->id};
-            channel_send(ch, &reply, sizeof(reply));
+            if (channel_send(ch, &reply, sizeof(reply)) != ACA_OK) {
+                agent_end_session("no room to queue a data connection's handshake answer");
+                return;
+            }
             channel_flush(ch);
             l->handshaken = 1;
             l->window_start_ms = agent_now_ms();

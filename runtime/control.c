@@ -16,6 +16,8 @@
 #include <string.h>
 
 static uint8_t request_payload[AGENT_MAX_PAYLOAD];
+/* Why the session ends once the response being sent is out (with terminate_after_send). */
+static const char *end_after_send;
 static uint8_t response[sizeof(struct sep_ctrl_header) + AGENT_MAX_PAYLOAD];
 
 static void response_pump(void)
@@ -33,7 +35,7 @@ static void response_pump(void)
     if (agent.control)
         channel_flush(agent.control);
     if (agent.response_sent == agent.response_len && agent.terminate_after_send && agent.control)
-        agent_end_session("host terminated the session");
+        agent_end_session(end_after_send);
 }
 
 static void respond(uint32_t command_id, int32_t status, uint32_t payload_len)
@@ -78,15 +80,19 @@ void control_on_data(void)
             if (channel_available(agent.control) < sizeof(*h))
                 return;
             channel_read(agent.control, h, sizeof(*h));
+            /* The error answer may not fit the send window at once: the session ends
+             * once it is out, never with half a header sent. */
             if (h->header_size != sizeof(*h) || h->proto_version != SEP_PROTOCOL_VERSION) {
+                end_after_send = "malformed control header";
+                agent.terminate_after_send = 1;
                 respond(h->command_id, SEP_STATUS_COMM_NOT_COMPATIBLE, 0);
-                agent_end_session("malformed control header");
                 return;
             }
             if (h->to_target_data_size > AGENT_MAX_PAYLOAD ||
                 h->from_target_data_size > AGENT_MAX_PAYLOAD) {
+                end_after_send = "control payload larger than the agent accepts";
+                agent.terminate_after_send = 1;
                 respond(h->command_id, SEP_STATUS_UNSUPPORTED_DATA_SIZE, 0);
-                agent_end_session("control payload larger than the agent accepts");
                 return;
             }
             agent.have_request = 1;
@@ -97,8 +103,10 @@ void control_on_data(void)
         agent.have_request = 0;
         uint32_t payload_len;
         int32_t status = dispatch(h, &payload_len);
-        if (h->command_id == SEP_OP_TERMINATE && status == SEP_STATUS_SUCCESS)
+        if (h->command_id == SEP_OP_TERMINATE && status == SEP_STATUS_SUCCESS) {
+            end_after_send = "host terminated the session";
             agent.terminate_after_send = 1;
+        }
         respond(h->command_id, status, payload_len);
     }
 }

@@ -2,7 +2,9 @@
  *   ecb/    ECBs as acart collect builds them, for one to three built-in events;
  *   collect/ a whole control conversation of a well-behaved two-CPU target (handshake
  *           answer and every reply, in the order acart collect asks), the same with a
- *           failing reply, and data channel streams of sample and module records.
+ *           failing reply, and data channel streams of sample and module records;
+ *   control/ what acart collect sends a three-CPU board, request by request, in the
+ *           delivery modes fuzz_control knows (at once, in pieces, with data connections).
  * Usage: make_seeds CORPUS_DIR */
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,6 +169,75 @@ static void data_seeds(void)
     }
 }
 
+static void request(FILE *f, uint32_t op, const void *payload, uint32_t in, uint32_t want)
+{
+    struct sep_ctrl_header h;
+    memset(&h, 0, sizeof h);
+    h.header_size = sizeof h;
+    h.proto_version = SEP_PROTOCOL_VERSION;
+    h.command_id = op;
+    h.to_target_data_size = in;
+    h.from_target_data_size = want;
+    put(f, &h, sizeof h);
+    put(f, payload, in);
+}
+
+static void control_session(const char *name, uint8_t mode, uint8_t piece, int with_stacks)
+{
+    const uint32_t cpus = 3;
+    FILE *f = out_file("control", name);
+    uint8_t head[2] = {mode, piece};
+    put(f, head, 2);
+    struct collect_layout l;
+    if (collect_layout_init(&l, with_stacks ? 8 : 0))
+        exit(1);
+    uint32_t zero = 0, one = 1, pmu_bytes = cpus * 7 * 8;
+    request(f, SEP_OP_SET_OSID, &zero, 4, 0);
+    request(f, SEP_OP_VERSION, NULL, 0, sizeof(struct sep_drv_version));
+    request(f, SEP_OP_GET_DRV_SETUP_INFO, NULL, 0, sizeof(struct sep_drv_setup_info));
+    request(f, SEP_OP_COLLECT_SYS_CONFIG, NULL, 0, 4);
+    request(f, SEP_OP_GET_PLATFORM_INFO, NULL, 0, sizeof(struct sep_platform_info));
+    request(f, SEP_OP_NUM_CORES, NULL, 0, 4);
+    request(f, SEP_OP_GET_NORMALIZED_TSC, NULL, 0, 8);
+    request(f, SEP_OP_RESERVE, NULL, 0, 4);
+    struct sep_drv_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.size = sizeof cfg;
+    cfg.version = 1;
+    cfg.num_events = 1;
+    cfg.p_state_trigger_index = -1;
+    request(f, SEP_OP_INIT_DRIVER, &cfg, sizeof cfg, 0);
+    static struct sep_cpu_topology topo[3];
+    request(f, SEP_OP_SET_CPU_TOPOLOGY, topo, sizeof topo, 0);
+    request(f, SEP_OP_NUM_DESCRIPTOR, &one, 4, 0);
+    struct sep_event_desc desc;
+    collect_layout_descriptor(&l, &desc);
+    request(f, SEP_OP_DESC_NEXT, &desc, sizeof desc, 0);
+    static struct sep_dev_config dev;
+    collect_layout_device(&l, 1, &dev);
+    request(f, SEP_OP_INIT, &dev, sizeof dev, 0);
+    struct sep_event_config ev;
+    collect_layout_event_config(&l, &ev);
+    request(f, SEP_OP_EM_GROUPS, &ev, sizeof ev, 0);
+    static uint8_t ecb[COLLECT_ECB_SIZE];
+    struct collect_event e = {collect_event_default(), 2000003};
+    int len = collect_ecb_build(&e, 1, ecb, sizeof ecb);
+    if (len < 0)
+        exit(1);
+    request(f, SEP_OP_EM_CONFIG_NEXT, ecb, (uint32_t)len, sizeof(struct sep_ioctl_status));
+    request(f, SEP_OP_SET_DEVICE_NUM_UNITS, &one, 4, 0);
+    request(f, SEP_OP_GET_THREAD_COUNT, NULL, 0, 4);
+    request(f, SEP_OP_GET_THREAD_INFO, NULL, 0, 4 * sizeof(struct sep_task_info));
+    request(f, SEP_OP_INIT_PMU, &pmu_bytes, 4, 0);
+    request(f, SEP_OP_START, NULL, 0, 0);
+    request(f, SEP_OP_STOP, NULL, 0, 0);
+    request(f, SEP_OP_GET_NUM_SAMPLES, NULL, 0, 8);
+    request(f, SEP_OP_GET_SAMPLE_DROP_INFO, NULL, 0, sizeof(struct sep_sample_drop_info));
+    request(f, SEP_OP_TSC_SKEW_INFO, NULL, 0, cpus * 8);
+    request(f, SEP_OP_TERMINATE, NULL, 0, 0);
+    fclose(f);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -179,5 +250,8 @@ int main(int argc, char **argv)
     conversation("conversation-busy", SEP_OP_RESERVE);
     conversation("conversation-em-config-refused", SEP_OP_EM_CONFIG_NEXT);
     data_seeds();
+    control_session("session-at-once", 0, 0, 0);
+    control_session("session-with-data-connections", 4, 0, 1);
+    control_session("session-in-pieces-small-window", 1 | 2 | 4, 47, 0);
     return 0;
 }

@@ -1,0 +1,369 @@
+/* libFuzzer target: the runtime's control channel against a hostile host. The runtime
+ * (agent.c, control.c, commands.c, cmd_*.c and everything they call: ECB decoding, MSR
+ * policy, sampler, rings, transfer) is built for the host with the platform faked: the
+ * simulated CPUs and the board of tests/pmu (sim_cpu.c, sampler_shim_board.c; the CPUs run
+ * at once, control/fuzz_cpus.c) behind acart_platform.h,
+ * control/io.h for port I/O, interrupts and the TSC, and here a fake channel layer
+ * (channel.h) that hands the runtime the input as what the host sent.
+ *
+ * Input: byte 0 chooses how the bytes arrive (bit 0: a small send window after the
+ * handshake, so responses go out over several SENT events; bit 1: in pieces of byte 1 + 1
+ * bytes, with the runtime's poll in between; bit 2: the host opens the data connections
+ * after the handshake; bit 3: the input starts with the host's first message instead of a
+ * valid one; bit 4: the send window is small from the start, as when lwIP is out of
+ * memory). The rest is the control connection's byte stream.
+ *
+ * Checked on every input: everything the runtime sends on the control connection is a
+ * target status followed by well-framed responses (header size, protocol version,
+ * payload no larger than the agent's limit, nothing after the session's end); when the
+ * host goes away the session ends, every connection it accepted is released and the
+ * agent is idle and listening again. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "msr.h"
+#include "msr_safe.h"
+#include "sampler_shim.h"
+
+uint64_t fuzz_tsc = 1;
+
+/* ---- the channel layer ---- */
+
+#define MAX_CHANNELS (ACA_MAX_CPUS + SEP_NONCORE_DATA_CONNECTIONS + 2)
+
+struct channel {
+    int in_use;   /* accepted by the agent and not yet released */
+    int released; /* closed or aborted by the agent */
+    const uint8_t *in;
+    size_t in_len, in_pos, in_limit; /* in_limit: what has "arrived" so far */
+    uint32_t room, window;           /* send room now, and after each SENT */
+    channel_event_fn fn;
+    void *arg;
+    /* Framing check of what the runtime sends (control connection only). */
+    int is_control;
+    uint8_t hdr[sizeof(struct sep_target_status)];
+    size_t hdr_fill;
+    uint64_t payload_left;
+    int status_seen;
+};
+
+static struct channel channels[MAX_CHANNELS];
+static channel_accept_fn accept_fn;
+static void *accept_arg;
+static int verbose = -1;
+
+int channel_listen(uint16_t port, channel_accept_fn on_accept, void *arg)
+{
+    (void)port;
+    accept_fn = on_accept;
+    accept_arg = arg;
+    return ACA_OK;
+}
+
+void channel_set_callback(struct channel *ch, channel_event_fn fn, void *arg)
+{
+    ch->fn = fn;
+    ch->arg = arg;
+}
+
+uint16_t channel_remote_port(const struct channel *ch)
+{
+    return ch->released ? 0 : 40000;
+}
+
+uint32_t channel_available(const struct channel *ch)
+{
+    if (ch->released)
+        abort(); /* used after release */
+    return (uint32_t)(ch->in_limit - ch->in_pos);
+}
+
+uint32_t channel_read(struct channel *ch, void *buf, uint32_t len)
+{
+    uint32_t n = channel_available(ch);
+    if (n > len)
+        n = len;
+    memcpy(buf, ch->in + ch->in_pos, n);
+    ch->in_pos += n;
+    return n;
+}
+
+uint32_t channel_send_room(const struct channel *ch)
+{
+    return ch->room;
+}
+
+/* The control connection's bytes must be a target status, then responses. */
+static void check_sent(struct channel *ch, const uint8_t *p, uint32_t len)
+{
+    while (len) {
+        if (ch->payload_left) {
+            uint32_t n = ch->payload_left < len ? (uint32_t)ch->payload_left : len;
+            ch->payload_left -= n;
+            p += n, len -= n;
+            continue;
+        }
+        size_t want =
+            ch->status_seen ? sizeof(struct sep_ctrl_header) : sizeof(struct sep_target_status);
+        size_t n = want - ch->hdr_fill < len ? want - ch->hdr_fill : len;
+        memcpy(ch->hdr + ch->hdr_fill, p, n);
+        ch->hdr_fill += n, p += n, len -= (uint32_t)n;
+        if (ch->hdr_fill < want)
+            continue;
+        ch->hdr_fill = 0;
+        if (!ch->status_seen) {
+            struct sep_target_status st;
+            memcpy(&st, ch->hdr, sizeof st);
+            if (st.msg_size != sizeof st || st.proto_version != SEP_PROTOCOL_VERSION)
+                abort();
+            ch->status_seen = 1;
+            continue;
+        }
+        struct sep_ctrl_header h;
+        memcpy(&h, ch->hdr, sizeof h);
+        if (h.header_size != sizeof h || h.proto_version != SEP_PROTOCOL_VERSION ||
+            h.from_target_data_size > AGENT_MAX_PAYLOAD ||
+            (h.status != SEP_STATUS_SUCCESS && h.from_target_data_size != 0)) {
+            fprintf(stderr,
+                    "fuzz_control: bad response header: size %u version %u command %u "
+                    "status %d payload %llu\n",
+                    h.header_size, h.proto_version, h.command_id, h.status,
+                    (unsigned long long)h.from_target_data_size);
+            abort();
+        }
+        ch->payload_left = h.from_target_data_size;
+    }
+}
+
+int channel_send(struct channel *ch, const void *buf, uint32_t len)
+{
+    if (ch->released)
+        abort();
+    if (len > CHANNEL_SEND_MAX)
+        return ACA_ERR_INVALID;
+    if (len > ch->room)
+        return ACA_ERR_BUSY;
+    ch->room -= len;
+    if (ch->is_control)
+        check_sent(ch, buf, len);
+    return ACA_OK;
+}
+
+void channel_flush(struct channel *ch)
+{
+    if (ch->released)
+        abort();
+}
+
+uint32_t channel_unacked(const struct channel *ch)
+{
+    return ch->window - ch->room;
+}
+
+void channel_set_keepalive(struct channel *ch, uint32_t idle_ms, uint32_t interval_ms,
+                           uint32_t count)
+{
+    (void)ch, (void)idle_ms, (void)interval_ms, (void)count;
+}
+
+static void release(struct channel *ch)
+{
+    if (!ch->in_use || ch->released)
+        abort(); /* released twice, or never accepted */
+    ch->released = 1;
+    ch->in_use = 0;
+}
+
+void channel_close(struct channel *ch)
+{
+    release(ch);
+}
+
+void channel_abort(struct channel *ch)
+{
+    release(ch);
+}
+
+uint32_t channel_poll(void)
+{
+    return 0;
+}
+
+void channel_net_stats(struct channel_net_stats *out)
+{
+    memset(out, 0, sizeof *out);
+}
+
+/* ---- the port ---- */
+
+int aca_port_module_list(struct aca_module_info *out, int max)
+{
+    if (max > 0) {
+        memset(out, 0, sizeof *out);
+        strcpy(out[0].name, "fuzz-image.elf");
+        out[0].start = 0x100000;
+        out[0].length = 0x40000;
+    }
+    return 1;
+}
+
+void aca_port_log(const char *line)
+{
+    if (verbose)
+        fprintf(stderr, "%s\n", line);
+}
+
+/* The simulated CPU records an access to an MSR it lacks as a fault, where hardware
+ * raises #GP and acart's fixup makes the access fail. */
+static int faulted(unsigned before)
+{
+    const struct sim_instance *s = shim_sim(shim_current_cpu());
+    if (s->faults() == before)
+        return 0;
+    s->clear_faults();
+    return 1;
+}
+
+int msr_read_safe(uint32_t msr, uint64_t *value)
+{
+    unsigned before = shim_sim(shim_current_cpu())->faults();
+    *value = msr_read(msr);
+    return faulted(before) ? -1 : 0;
+}
+
+int msr_write_safe(uint32_t msr, uint64_t value)
+{
+    unsigned before = shim_sim(shim_current_cpu())->faults();
+    msr_write(msr, value);
+    return faulted(before) ? -1 : 0;
+}
+
+/* ---- one session per input ---- */
+
+static struct channel *connect(const uint8_t *in, size_t len, uint32_t window, int control)
+{
+    for (size_t i = 0; i < MAX_CHANNELS; i++) {
+        struct channel *ch = &channels[i];
+        if (ch->in_use || ch->fn)
+            continue;
+        memset(ch, 0, sizeof *ch);
+        ch->in = in, ch->in_len = len, ch->in_limit = len;
+        ch->room = ch->window = window;
+        ch->is_control = control;
+        ch->in_use = 1;
+        if (accept_fn(ch, accept_arg, 0x0100000a) != 0) {
+            ch->in_use = 0; /* refused: the channel layer closes it */
+            ch->fn = NULL;
+            return NULL;
+        }
+        return ch;
+    }
+    abort();
+}
+
+static void event(struct channel *ch, enum channel_event ev)
+{
+    if (ch && ch->in_use && !ch->released && ch->fn)
+        ch->fn(ch, ch->arg, ev);
+}
+
+/* Lets every connection's window open again, as acknowledgements would. */
+static void acknowledge_all(void)
+{
+    /* Enough rounds for the largest response through the smallest window. */
+    for (int round = 0; round < 2 * AGENT_MAX_PAYLOAD / 100; round++) {
+        int any = 0;
+        for (size_t i = 0; i < MAX_CHANNELS; i++) {
+            struct channel *ch = &channels[i];
+            if (ch->in_use && !ch->released && ch->room < ch->window) {
+                ch->room = ch->window;
+                event(ch, CHANNEL_EVENT_SENT);
+                any = 1;
+            }
+        }
+        aca_poll();
+        if (!any)
+            break;
+    }
+}
+
+static void start_once(void)
+{
+    if (verbose < 0)
+        verbose = getenv("FUZZ_VERBOSE") != NULL;
+    if (accept_fn)
+        return;
+    shim_power_on(&sim_skylake);
+    struct aca_config cfg;
+    aca_config_init(&cfg);
+    if (aca_start(&cfg) != ACA_OK)
+        abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static uint8_t stream[sizeof(struct sep_first_msg) + 65536];
+    if (size < 2 || size > 65536)
+        return 0;
+    start_once();
+    uint8_t mode = data[0], piece = data[1];
+    data += 2, size -= 2;
+
+    /* The host's first message, unless the input brings its own. */
+    size_t len = 0;
+    if (!(mode & 8)) {
+        struct sep_first_msg first;
+        memset(&first, 0, sizeof first);
+        first.msg_size = sizeof first;
+        first.proto_version = SEP_PROTOCOL_VERSION;
+        memcpy(stream, &first, sizeof first);
+        len = sizeof first;
+    }
+    memcpy(stream + len, data, size);
+    len += size;
+
+    memset(channels, 0, sizeof channels);
+    struct channel *control = connect(stream, len, mode & 16 ? 100 : 65535, 1);
+    if (!control)
+        abort(); /* the agent must take a host when it has none */
+    control->in_limit = mode & 2 ? (len < (size_t)piece + 1 ? len : (size_t)piece + 1) : len;
+    event(control, CHANNEL_EVENT_DATA);
+    if ((mode & 1) && control->in_use && !control->released)
+        control->room = control->window = 100;
+    if ((mode & 4) && agent.control_handshaken) {
+        static struct sep_first_msg first;
+        first.msg_size = sizeof first;
+        first.proto_version = SEP_PROTOCOL_VERSION;
+        for (uint32_t i = 0; i < agent.num_cpus + SEP_NONCORE_DATA_CONNECTIONS; i++) {
+            struct channel *d = connect((const uint8_t *)&first, sizeof first, 65535, 0);
+            event(d, CHANNEL_EVENT_DATA);
+        }
+    }
+    while (control->in_use && !control->released && control->in_limit < len) {
+        control->in_limit += (size_t)piece + 1;
+        if (control->in_limit > len)
+            control->in_limit = len;
+        event(control, CHANNEL_EVENT_DATA);
+        acknowledge_all();
+    }
+    acknowledge_all();
+
+    /* The host goes away. Responses are whole unless it went away first. */
+    int host_left = control->in_use && !control->released;
+    if (host_left) {
+        control->in_use = 0;
+        control->released = 1;
+        control->fn(control, control->arg, CHANNEL_EVENT_CLOSED);
+    }
+    if (agent.control || agent.state != COLLECTION_IDLE)
+        abort(); /* the session did not end */
+    for (size_t i = 0; i < MAX_CHANNELS; i++)
+        if (channels[i].in_use && !channels[i].released)
+            abort(); /* a connection the agent accepted and never let go */
+    if (!host_left && (control->payload_left || control->hdr_fill))
+        abort(); /* the agent ended the session with a response cut short */
+    return 0;
+}
