@@ -3,6 +3,7 @@
  * (dump_format.h), written only through the TBRW write API. Sections and streams
  * are opened as their items arrive and done when the next one begins.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -251,28 +252,43 @@ static TBRW_U32 apply(struct rewriter *w, uint32_t tag, const uint8_t *payload, 
     return TBRW_CORRUPT_FILE;
 }
 
+/* rc for the dump item `item` (of kind `kind`) at file offset `at`, keeping what the
+ * library said about it, if anything. */
+static TBRW_U32 item_fail(TBRW_U32 rc, uint32_t item, uint32_t kind, uint64_t at)
+{
+    char inner[320];
+    snprintf(inner, sizeof(inner), "%s", tb5_error_detail(rc));
+    if (rc == TBRW_NO_MEMORY)
+        return rc;
+    return tb5_fail(rc, "dump item %u (kind %u) at byte offset %" PRIu64 "%s%s", item, kind, at,
+                    inner[0] ? ": " : "", inner);
+}
+
 /* Items are small (stream records live in their own files), so each is read whole. */
 static TBRW_U32 replay(struct rewriter *w, FILE *in)
 {
     uint8_t head[TB5_DUMP_ITEM_HEAD];
     TBRW_U32 rc = TBRW_SUCCESS;
+    uint64_t at = TB5_DUMP_HEADER;
 
     if (fread(head, 1, TB5_DUMP_HEADER, in) != TB5_DUMP_HEADER ||
         memcmp(head, TB5_DUMP_MAGIC, sizeof(TB5_DUMP_MAGIC)) != 0)
-        return TBRW_BAD_MAGIC;
+        return tb5_fail(TBRW_BAD_MAGIC, "dump header at byte offset 0: no dump magic");
     if (tb5_get32(head + 8) != TB5_DUMP_VERSION)
-        return TBRW_INCOMPATIBLE_VERSION;
-    while (rc == TBRW_SUCCESS) {
+        return tb5_fail(TBRW_INCOMPATIBLE_VERSION,
+                        "dump header field version at byte offset 8: %u, expected %u",
+                        tb5_get32(head + 8), TB5_DUMP_VERSION);
+    for (uint32_t item = 0; rc == TBRW_SUCCESS; item++) {
         size_t got = fread(head, 1, sizeof(head), in);
         uint64_t len;
         uint8_t *payload;
         if (got == 0)
             break;
         if (got != sizeof(head))
-            return TBRW_TRUNCATED_FILE;
+            return item_fail(TBRW_TRUNCATED_FILE, item, 0, at);
         len = tb5_get64(head + 8);
         if (len > UINT32_MAX)
-            return TBRW_CORRUPT_FILE;
+            return item_fail(TBRW_CORRUPT_FILE, item, tb5_get32(head), at);
         payload = malloc(len ? (size_t)len : 1);
         if (!payload)
             return TBRW_NO_MEMORY;
@@ -281,6 +297,9 @@ static TBRW_U32 replay(struct rewriter *w, FILE *in)
         else
             rc = apply(w, tb5_get32(head), payload, len);
         free(payload);
+        if (rc)
+            return item_fail(rc, item, tb5_get32(head), at);
+        at += sizeof(head) + len;
     }
     return rc == TBRW_SUCCESS ? close_open(w) : rc;
 }
@@ -291,6 +310,7 @@ int tb5_rewrite(const char *dump_path, const char *tb5_path)
     FILE *in;
     TBRW_U32 rc;
 
+    tb5_detail_clear();
     if (!dump_path || !tb5_path)
         return TBRW_UNEXPECTED_NULL_PTR;
     in = fopen(dump_path, "rb");

@@ -161,6 +161,28 @@ def tb5_cases(args, good):
                                             "do not match the crc" % (length, off)], PRINT)
 
 
+def dump_cases(args, tb5):
+    """tb5 rewrite names the dump item and its offset."""
+    dump = os.path.join(args.workdir, "good.dump")
+    run([args.acart, "tb5", "dump", tb5, dump])
+    with open(dump, "rb") as f:
+        good = f.read()
+    kind = struct.unpack_from("<I", good, 16)[0]
+    for name, length, phrase in [
+            ("huge", 1 << 40, "dump item 0 (kind %d) at byte offset 16" % kind),
+            ("short", 3, "dump item 1 (kind ")]:
+        bad = bytearray(good)
+        struct.pack_into("<Q", bad, 24, length)  # the first item's payload length
+        path = os.path.join(args.workdir, "dump-" + name)
+        with open(path, "wb") as f:
+            f.write(bad)
+        r = subprocess.run([args.acart, "tb5", "rewrite", path, path + ".tb5"],
+                           capture_output=True, text=True)
+        check(r.returncode == 3 and phrase in r.stderr,
+              "tb5 rewrite of dump-%s: exit %d, expected 3 and %r:\n%s"
+              % (name, r.returncode, phrase, r.stderr))
+
+
 def collection_cases(args, folder):
     def broken(name, change):
         d = os.path.join(args.workdir, name)
@@ -204,6 +226,7 @@ def test(args):
         good = f.read()
     run([args.acart, "tb5", "print", tb5])  # the original is fine
     tb5_cases(args, good)
+    dump_cases(args, tb5)
     collection_cases(args, folder)
 
 
