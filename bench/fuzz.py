@@ -46,17 +46,23 @@ fuzz_dir = os.path.join(os.path.abspath(args.build), "fuzz")
 targets = [t for t in args.targets.split(",")
            if os.path.exists(os.path.join(fuzz_dir, "fuzz_" + t))]
 results = {}
-# Rows of targets this run leaves alone are kept from the previous results file.
-kept = {}
-if os.path.exists(args.out):
-    for line in open(args.out):
-        parts = line.split()
-        if line.startswith("  ") and parts and parts[0] in TARGETS and parts[0] not in targets:
-            kept[parts[0]] = line.rstrip("\n")
 started = datetime.datetime.now(datetime.timezone.utc)
 
 
+def earlier_rows():
+    """Rows of targets this run leaves alone, from the results file as it is now (another
+    campaign may be writing it too)."""
+    kept = {}
+    if os.path.exists(args.out):
+        for line in open(args.out):
+            parts = line.split()
+            if line.startswith("  ") and parts and parts[0] in TARGETS and parts[0] not in targets:
+                kept[parts[0]] = line.rstrip("\n")
+    return kept
+
+
 def write_results():
+    kept = earlier_rows()
     lines = ["# make fuzz (bench/fuzz.py): libFuzzer (clang %s) under ASan+UBSan, leaks checked"
              % clang_version(),
              "# started %s, %d target(s) at once, seed %d; executions are what each run did"
@@ -65,7 +71,7 @@ def write_results():
              % ("target", "asked", "executions", "seconds", "exec/s", "cov", "corpus", "result")]
     for t in TARGETS:
         if t in kept:
-            lines.append(kept[t] + "  (earlier run)" * ("earlier run" not in kept[t]))
+            lines.append(kept[t] + "  (other run)" * ("other run" not in kept[t]))
             continue
         if t not in targets:
             continue
