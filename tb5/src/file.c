@@ -299,6 +299,34 @@ static TBRW_U32 check_mode(TBRW_U32 mode)
     return TBRW_SUCCESS;
 }
 
+/* Streams are numbered without gaps (TBRW_writing_stream), so every stream below the
+ * highest has a section; a file that names stream 1000000 alone would otherwise make the
+ * handle hold a million streams. */
+static TBRW_U32 check_stream_numbers(const struct tb5 *tb)
+{
+    TBRW_U32 n = tb5_count_streams(tb);
+    uint8_t *seen;
+
+    if (n == 0)
+        return TBRW_SUCCESS;
+    seen = calloc(n, 1);
+    if (!seen)
+        return TBRW_NO_MEMORY;
+    for (size_t i = 0; i < tb->nsecs; i++)
+        if (tb->secs[i]->stream != TB5_GLOBAL)
+            seen[tb->secs[i]->stream] = 1;
+    TBRW_U32 gap = 0;
+    while (gap < n && seen[gap])
+        gap++;
+    free(seen);
+    if (gap == n)
+        return TBRW_SUCCESS;
+    return tb5_fail(TBRW_CORRUPT_FILE,
+                    "directory: stream %u has no section, but stream %u has (streams are "
+                    "numbered without gaps)",
+                    gap, n - 1);
+}
+
 TBRW_U32 tb5_open_utf8(TBRW_PTR *ptr, const char *path, TBRW_U32 mode)
 {
     struct tb5 *tb;
@@ -339,6 +367,8 @@ TBRW_U32 tb5_open_utf8(TBRW_PTR *ptr, const char *path, TBRW_U32 mode)
             tb->orig_size = tb->end = (uint64_t)st.st_size;
         tb->dirty = 0;
     }
+    if (rc == TBRW_SUCCESS && !tb->created)
+        rc = check_stream_numbers(tb);
     if (rc == TBRW_SUCCESS) {
         tb->nstreams = tb5_count_streams(tb);
         tb->streams = calloc(tb->nstreams ? tb->nstreams : 1, sizeof(*tb->streams));

@@ -129,6 +129,16 @@ def tb5_cases(args, good):
                  ["directory entry %d (modules section) at byte offset %d" % (i, e),
                   "records of"])
 
+    # A stream number far past the others: every stream-0 section moved to stream 900000.
+    x = Tb5(good)
+    for i in range(x.nsec):
+        e = x.dir_off + i * SECTION_ENTRY
+        if struct.unpack_from("<I", x.b, e + 4)[0] == 0:
+            struct.pack_into("<I", x.b, e + 4, 900000)
+    x.fix_directory()
+    expect_error(args, "stream-gap", x.b,
+                 ["directory: stream 0 has no section, but stream 900000 has"])
+
     # Section contents, with every checksum right.
     x = Tb5(good)
     off, _ = x.section(KINDS["hardware"])
