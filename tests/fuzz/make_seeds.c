@@ -65,7 +65,9 @@ static void ecb_seeds(void)
     }
 }
 
-/* fail_at: the op whose reply is a failure status, or 0 for none. */
+/* fail_at: the op whose reply is a failure status, or 0 for none (SEP_STATUS_PMU_IN_USE;
+ * for GET_DROP_REASONS, DRIVER_COMM_FAILED, as a target without it answers, and the
+ * conversation goes on). */
 static void conversation(const char *name, uint32_t fail_at)
 {
     const uint32_t cpus = 2;
@@ -97,6 +99,9 @@ static void conversation(const char *name, uint32_t fail_at)
     memset(&drops, 0, sizeof drops);
     drops.size = 1;
     int64_t skew[2] = {0, -5};
+    struct acart_drop_reasons reasons;
+    memset(&reasons, 0, sizeof reasons);
+    reasons.size = cpus;
     struct {
         uint32_t op;
         const void *p;
@@ -125,10 +130,17 @@ static void conversation(const char *name, uint32_t fail_at)
         {SEP_OP_STOP, NULL, 0},
         {SEP_OP_GET_NUM_SAMPLES, &samples, 8},
         {SEP_OP_GET_SAMPLE_DROP_INFO, &drops, sizeof drops},
+        {ACART_OP_GET_DROP_REASONS, &reasons,
+         offsetof(struct acart_drop_reasons, cpu) + cpus * sizeof reasons.cpu[0]},
         {SEP_OP_TSC_SKEW_INFO, skew, sizeof skew},
         {SEP_OP_TERMINATE, NULL, 0},
     };
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        if (steps[i].op == fail_at && fail_at == ACART_OP_GET_DROP_REASONS) {
+            struct sep_ctrl_header h = sep_ctrl_response(fail_at, SEP_STATUS_DRIVER_COMM_FAILED, 0);
+            put(f, &h, sizeof h);
+            continue;
+        }
         if (steps[i].op == fail_at) {
             struct sep_ctrl_header h = sep_ctrl_response(fail_at, SEP_STATUS_PMU_IN_USE, 0);
             put(f, &h, sizeof h);
@@ -233,6 +245,7 @@ static void control_session(const char *name, uint8_t mode, uint8_t piece, int w
     request(f, SEP_OP_STOP, NULL, 0, 0);
     request(f, SEP_OP_GET_NUM_SAMPLES, NULL, 0, 8);
     request(f, SEP_OP_GET_SAMPLE_DROP_INFO, NULL, 0, sizeof(struct sep_sample_drop_info));
+    request(f, ACART_OP_GET_DROP_REASONS, NULL, 0, sizeof(struct acart_drop_reasons));
     request(f, SEP_OP_TSC_SKEW_INFO, NULL, 0, cpus * 8);
     request(f, SEP_OP_TERMINATE, NULL, 0, 0);
     fclose(f);
@@ -249,6 +262,7 @@ int main(int argc, char **argv)
     conversation("conversation", 0);
     conversation("conversation-busy", SEP_OP_RESERVE);
     conversation("conversation-em-config-refused", SEP_OP_EM_CONFIG_NEXT);
+    conversation("conversation-no-drop-reasons", ACART_OP_GET_DROP_REASONS);
     data_seeds();
     control_session("session-at-once", 0, 0, 0);
     control_session("session-with-data-connections", 4, 0, 1);
