@@ -148,6 +148,8 @@ def main():
     if errors:
         sys.exit("\n".join(errors))
     os.makedirs(args.scratch, exist_ok=True)
+    tree = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT,
+                          capture_output=True, text=True).stdout.strip()
     make_scratch(args.scratch)
 
     if args.only:
@@ -198,7 +200,7 @@ def main():
         summary.append(f"  line {n} is listed as equivalent but was killed: "
                        "tests/mutants/equivalent.txt is out of date")
     report = ["# scripts/mutants.py (make mutants): tests/mutants/mutants.txt, one mutant per "
-              "line (its line number in that file)"] + lines + summary
+              "line (its line number in that file)", f"# tree: {tree}"] + lines + summary
     os.makedirs(os.path.dirname(args.output), exist_ok=True)
     if not args.only:
         with open(args.output, "w", encoding="utf-8") as f:
