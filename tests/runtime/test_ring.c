@@ -5,19 +5,19 @@
  * show as a torn record. The same test is therefore also built with ThreadSanitizer
  * (unit_ring_tsan): TSan checks the C11 happens-before the ring's __atomic orderings
  * establish, not what the CPU happens to do, and reports the producer's record writes
- * racing with the consumer's reads when ring_commit's release, ring_peek's acquire or
- * ring_reserve's acquire is weakened to relaxed (`make mutants` weakens each one and
- * expects this test to fail). Weakening ring_consume's release goes unreported: the
- * producer's reuse of a slot the consumer read is a race TSan does not catch here.
+ * racing with the consumer's reads when ring_commit's release, ring_peek's acquire,
+ * ring_reserve's acquire or ring_consume's release is weakened to relaxed (`make mutants`
+ * weakens each one and expects this test to fail).
  *
  * The free-running tests leave it to the scheduler whether the consumer reads a record
  * while the producer still runs: a producer that fills a tiny ring and then only drops
  * finishes first, and the consumer, having acquired producer_done, reads everything
  * properly ordered, so TSan saw a weakened ring_commit in about four runs of five. The
  * lockstep test removes the chance: the producer waits for each record to be consumed
- * before it writes the next, and never releases anything the consumer acquires but
- * through ring_commit, so every record read is ordered after its writes by that release
- * alone, in every run. */
+ * before it writes the next, and the two threads synchronize through the ring alone, so
+ * every record read is ordered after its writes only by ring_commit's release and
+ * ring_peek's acquire, and every reuse of a slot after its read only by ring_consume's
+ * release and ring_reserve's acquire, in every run. */
 #include "ring.h"
 
 #include <pthread.h>
@@ -130,8 +130,11 @@ static void test_concurrent(uint32_t bytes, int never_full)
 
 #define LOCKSTEP_RECORDS 1000u
 
-/* Waits on ring_used (acquiring the consumer's release of tail, the direction that is
- * allowed) and sets no flag, so the consumer learns of each record only from head. */
+/* The producer tells the consumer nothing but through head until it exits, and learns
+ * nothing from it but through ring_reserve. Either side gives up when the other stopped (a
+ * broken ring), so the test fails, never hangs. */
+static int lockstep_abort, lockstep_exited;
+
 static void *lockstep_producer(void *arg)
 {
     uintptr_t refused = 0;
@@ -144,9 +147,15 @@ static void *lockstep_producer(void *arg)
         }
         fill(r, seq);
         ring_commit(&ring);
-        while (ring_used(&ring) != 0)
+        /* Until the consumer took it. Relaxed loads, so that ring_reserve's acquire of tail
+         * is the only edge from the consumer's read of a slot to this thread's next write
+         * into it (a ring of four reuses every slot every four records). */
+        while (__atomic_load_n(&ring.tail, __ATOMIC_RELAXED) !=
+                   __atomic_load_n(&ring.head, __ATOMIC_RELAXED) &&
+               !__atomic_load_n(&lockstep_abort, __ATOMIC_ACQUIRE))
             sched_yield();
     }
+    __atomic_store_n(&lockstep_exited, 1, __ATOMIC_RELEASE);
     return (void *)refused;
 }
 
@@ -160,17 +169,22 @@ static void test_lockstep(void)
     for (seq = 0; seq < LOCKSTEP_RECORDS; seq++) {
         const void *data;
         uint32_t n;
-        while ((n = ring_peek(&ring, &data)) == 0)
+        while ((n = ring_peek(&ring, &data)) == 0 &&
+               !__atomic_load_n(&lockstep_exited, __ATOMIC_ACQUIRE))
             sched_yield();
         struct record rec;
+        if (n == 0)
+            break;
         memcpy(&rec, data, RECORD_SIZE);
         if (n != 1 || rec.seq != seq || rec.check != checksum(&rec))
             break;
         ring_consume(&ring, 1);
     }
+    __atomic_store_n(&lockstep_abort, 1, __ATOMIC_RELEASE);
     void *refused;
     pthread_join(t, &refused);
-    CHECK(seq == LOCKSTEP_RECORDS, "lockstep: record %u torn, out of order or not alone", seq);
+    CHECK(seq == LOCKSTEP_RECORDS, "lockstep: record %u missing, torn, out of order or not alone",
+          seq);
     CHECK(refused == NULL, "lockstep: an empty ring refused %lu records",
           (unsigned long)(uintptr_t)refused);
 }
@@ -206,6 +220,10 @@ static void test_full_ring_drops_new(void)
         ring_commit(&ring);
         n = ring_peek(&ring, &data);
         CHECK(n >= 1, "peek after wrap");
+        /* Only the contiguous run: never past the end of the ring's memory. */
+        CHECK((const uint8_t *)data + (size_t)n * RECORD_SIZE <= mem + 3 * RECORD_SIZE,
+              "peek at %u: %u records from slot %ld run past the end", i, n,
+              (long)(((const uint8_t *)data - mem) / RECORD_SIZE));
         ring_consume(&ring, 1);
     }
     CHECK(ring_init(&ring, mem, RECORD_SIZE - 1, RECORD_SIZE) != 0, "too small must fail");
