@@ -433,7 +433,8 @@ int aca_start(const struct aca_config *cfg)
                   (unsigned)caps->lbr.depth,
                   agent.cfg.interrupt_mode == ACA_INTERRUPT_NMI ? "NMI" : "vector");
     else
-        agent_log("acart: %s: samples are time-based (LAPIC timer)", agent.sampling_note);
+        agent_log("acart: %s: samples are time-based (the platform's sampling timer)",
+                  agent.sampling_note);
     agent_log("acart: %u cpus, %s transfer, rings %u KiB per cpu", (unsigned)ncpus,
               agent.cfg.transfer == ACA_TRANSFER_DELAYED ? "delayed" : "immediate",
               (unsigned)(agent.ring_bytes_per_cpu / 1024));

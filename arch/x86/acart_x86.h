@@ -14,10 +14,16 @@
 #include <stdint.h>
 
 /* On the boot CPU, interrupts off: SSE (CR0/CR4), the TSC rate (CPUID or measured
- * against the PIT), the GDT with this CPU's GS, the IDT with the MSR #GP fixups, the
- * local APIC (x2APIC when the CPU has it), and the LAPIC timer's rate. `stack_bottom`
- * and `stack_top` bound the stack the boot CPU runs on (for call stacks). */
+ * against the PIT), identity paging (4 MiB pages), the GDT with this CPU's GS and task
+ * state segments (NMI and #DF run as tasks on their own stacks), the IDT with the MSR #GP
+ * fixups, the local APIC (x2APIC when the CPU has it), and the LAPIC timer's rate.
+ * `stack_bottom` and `stack_top` bound the stack the boot CPU runs on (for call stacks). */
 void x86_kit_init(uint8_t *stack_bottom, uint8_t *stack_top);
+
+/* Leaves the 4 KiB page at `page` (page aligned) unmapped, as a guard below a stack: an
+ * overflow then ends in the #DF report, not in silent corruption. The kit guards every
+ * AP stack itself; a board guards its boot stack with this. Returns 0 or -1. */
+int x86_kit_guard_page(void *page);
 
 /* Starts every other CPU the ACPI MADT lists; each runs entry(cpu_index) on its own
  * 16 KiB stack with interrupts off. Returns the number of CPUs online. */

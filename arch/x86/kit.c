@@ -4,6 +4,7 @@
 
 #include "cpu.h"
 #include "lapic.h"
+#include "paging.h"
 #include "smp.h"
 #include "tsc.h"
 
@@ -13,10 +14,16 @@ void x86_kit_init(uint8_t *stack_bottom, uint8_t *stack_top)
 {
     cpu_enable_sse();
     tsc_init();
+    paging_init();
     smp_init_boot_cpu();
     smp_set_boot_stack(stack_bottom, stack_top);
     lapic_timer_calibrate();
     kit_platform_init();
+}
+
+int x86_kit_guard_page(void *page)
+{
+    return paging_guard_page(page);
 }
 
 uint32_t x86_kit_start_aps(void (*entry)(uint32_t cpu_index))

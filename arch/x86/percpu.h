@@ -48,5 +48,10 @@ static inline struct percpu *this_cpu(void)
 
 /* Loads the shared GDT and points GS at percpu_table[index]; called once per CPU. */
 void gdt_load_cpu(uint32_t index);
+uint16_t gdt_percpu_selector(uint32_t index); /* the GS selector of CPU index */
+
+/* Each CPU's task state segments (tss.c): its descriptor number `which` (0..2). */
+#define GDT_TSS_PER_CPU 3
+uint16_t gdt_set_tss(uint32_t index, uint32_t which, const void *tss, uint32_t size);
 
 #endif

@@ -4,7 +4,9 @@
 #include "cpu.h"
 #include "io.h"
 #include "lapic.h"
+#include "paging.h"
 #include "percpu.h"
+#include "tss.h"
 #include "trap.h"
 #include "tsc.h"
 
@@ -16,7 +18,10 @@ extern const uint8_t ap_trampoline_entry[], ap_trampoline_end[], ap_trampoline_g
     ap_trampoline_stack[], ap_trampoline_index[];
 extern const uint8_t gdt_pointer[6];
 
-static uint8_t ap_stacks[ARCH_MAX_CPUS][SMP_STACK_SIZE] __attribute__((aligned(16)));
+/* Each AP's stack sits above a guard page that paging leaves unmapped. */
+#define SMP_GUARD_SIZE 4096
+static uint8_t ap_stacks[ARCH_MAX_CPUS][SMP_GUARD_SIZE + SMP_STACK_SIZE]
+    __attribute__((aligned(4096)));
 static volatile uint32_t cpus_online = 1;
 static smp_ap_entry_fn ap_entry;
 
@@ -31,14 +36,17 @@ void smp_ap_main(uint32_t index);
 
 static void per_cpu_setup(uint32_t index)
 {
+    if (index)
+        paging_enable_cpu();
     gdt_load_cpu(index);
+    tss_init_cpu(index);
     trap_load_idt();
     cpu_enable_sse();
     lapic_init_cpu();
     percpu_table[index].apic_id = lapic_id();
     if (index) {
-        percpu_table[index].stack_bottom = ap_stacks[index];
-        percpu_table[index].stack_top = ap_stacks[index] + SMP_STACK_SIZE;
+        percpu_table[index].stack_bottom = ap_stacks[index] + SMP_GUARD_SIZE;
+        percpu_table[index].stack_top = ap_stacks[index] + SMP_GUARD_SIZE + SMP_STACK_SIZE;
     }
 }
 
@@ -77,7 +85,8 @@ static void patch_trampoline(uint32_t field_offset, const void *value, uint32_t 
 
 static int start_one(uint32_t index, uint32_t apic_id)
 {
-    uint32_t stack = (uint32_t)(ap_stacks[index] + SMP_STACK_SIZE);
+    paging_guard_page(ap_stacks[index]);
+    uint32_t stack = (uint32_t)(ap_stacks[index] + SMP_GUARD_SIZE + SMP_STACK_SIZE);
     patch_trampoline(TRAMPOLINE_OFFSET(ap_trampoline_stack), &stack, 4);
     patch_trampoline(TRAMPOLINE_OFFSET(ap_trampoline_index), &index, 4);
 

@@ -1,5 +1,7 @@
 /* IDT construction and vector dispatch. */
 #include "trap.h"
+#include "percpu.h"
+#include "tss.h"
 
 struct idt_gate {
     uint16_t offset_lo;
@@ -13,7 +15,10 @@ _Static_assert(sizeof(struct idt_gate) == 8, "IDT gate is 8 bytes");
 
 extern const uint32_t isr_stub_table[256];
 
-static struct idt_gate idt[256] __attribute__((aligned(8)));
+/* Each CPU has its own IDT: the same interrupt gates, but task gates for NMI and #DF that
+ * name that CPU's own TSSs (a TSS is busy while its task runs, so CPUs cannot share). */
+static struct idt_gate idt_template[256];
+static struct idt_gate idt[ARCH_MAX_CPUS][256] __attribute__((aligned(8)));
 static volatile trap_handler_fn handlers[256];
 static trap_handler_fn fatal_handler;
 
@@ -34,20 +39,35 @@ void trap_init(void)
 {
     for (int v = 0; v < 256; v++) {
         uint32_t addr = isr_stub_table[v];
-        idt[v].offset_lo = (uint16_t)addr;
-        idt[v].selector = 0x08;
-        idt[v].zero = 0;
-        idt[v].type_attr = 0x8e; /* present, ring 0, 32-bit interrupt gate */
-        idt[v].offset_hi = (uint16_t)(addr >> 16);
+        idt_template[v].offset_lo = (uint16_t)addr;
+        idt_template[v].selector = 0x08;
+        idt_template[v].zero = 0;
+        idt_template[v].type_attr = 0x8e; /* present, ring 0, 32-bit interrupt gate */
+        idt_template[v].offset_hi = (uint16_t)(addr >> 16);
     }
+}
+
+static void set_task_gate(struct idt_gate *g, uint16_t tss_selector)
+{
+    g->offset_lo = 0;
+    g->selector = tss_selector;
+    g->zero = 0;
+    g->type_attr = 0x85; /* present, ring 0, task gate */
+    g->offset_hi = 0;
 }
 
 void trap_load_idt(void)
 {
+    uint32_t cpu = this_cpu_index();
+    struct idt_gate *mine = idt[cpu];
+    for (int v = 0; v < 256; v++)
+        mine[v] = idt_template[v];
+    set_task_gate(&mine[TRAP_VECTOR_NMI], tss_nmi_selector(cpu));
+    set_task_gate(&mine[TRAP_VECTOR_DF], tss_df_selector(cpu));
     struct {
         uint16_t limit;
         uint32_t base;
-    } __attribute__((packed)) idtr = {sizeof(idt) - 1, (uint32_t)idt};
+    } __attribute__((packed)) idtr = {sizeof(idt[0]) - 1, (uint32_t)mine};
     __asm__ volatile("lidt %0" ::"m"(idtr));
 }
 

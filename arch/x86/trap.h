@@ -25,6 +25,8 @@ _Static_assert(sizeof(struct trap_frame) == 52, "trap frame layout is fixed by i
 
 #define TRAP_VECTOR_NMI      2
 #define TRAP_VECTOR_UD       6
+#define TRAP_VECTOR_NM       7
+#define TRAP_VECTOR_DF       8
 #define TRAP_VECTOR_GP       13
 #define TRAP_FIRST_IRQ       0x20
 #define TRAP_VECTOR_PIC_BASE 0x20 /* legacy 8259 IRQ 0-15 */
@@ -37,7 +39,7 @@ _Static_assert(sizeof(struct trap_frame) == 52, "trap frame layout is fixed by i
 typedef void (*trap_handler_fn)(struct trap_frame *frame);
 
 void trap_init(void);     /* build the IDT once, on the boot CPU */
-void trap_load_idt(void); /* load it, on every CPU */
+void trap_load_idt(void); /* this CPU's copy, with its task gates (tss.h), on every CPU */
 void trap_set_handler(uint8_t vector, trap_handler_fn fn);
 trap_handler_fn trap_get_handler(uint8_t vector);
 void trap_dispatch(struct trap_frame *frame);

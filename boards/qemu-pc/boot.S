@@ -33,8 +33,10 @@ _start:
     jmp 1b
 
     .section .bss
-    .balign 16
-    .global boot_stack, boot_stack_top
+    .balign 4096
+    .global boot_stack_guard, boot_stack, boot_stack_top
+boot_stack_guard:                /* unmapped by x86_kit_guard_page() */
+    .skip 4096
 boot_stack:
     .skip 32768
 boot_stack_top:

@@ -37,7 +37,7 @@ struct multiboot_info {
 };
 
 extern const char __text_start[], __text_end[];
-extern uint8_t boot_stack[], boot_stack_top[];
+extern uint8_t boot_stack_guard[], boot_stack[], boot_stack_top[];
 
 static const struct workload *workload;
 static enum aca_transfer_mode transfer_mode = ACA_TRANSFER_DELAYED;
@@ -105,6 +105,7 @@ static void ignore_interrupt(struct trap_frame *frame)
 
 static void ap_entry(uint32_t cpu)
 {
+    lapic_write(LAPIC_REG_LVT_LINT1, LAPIC_LVT_NMI); /* external NMIs reach every CPU */
     while (!__atomic_load_n(&workloads_released, __ATOMIC_ACQUIRE))
         cpu_relax();
     char name[32];
@@ -174,6 +175,7 @@ void board_main(uint32_t magic, const struct multiboot_info *mbi)
 
     boot_tsc = rdtsc();
     x86_kit_init(boot_stack, boot_stack_top);
+    x86_kit_guard_page(boot_stack_guard);
     trap_set_fatal_handler(trap_report_fatal);
     serial_init();
     console_printf("\nacart qemu-pc board\n");

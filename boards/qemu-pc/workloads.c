@@ -66,6 +66,29 @@ static void run_invalid_opcode(uint32_t cpu)
     run_idle(cpu);
 }
 
+/* `stack-overflow`: cpu 1 recurses without end. Its stack's guard page turns the overflow
+ * into a #PF the CPU cannot push, hence a #DF, which the kit runs as its own task on its
+ * own stack: the report prints instead of a triple fault. */
+static volatile uint32_t recursion_limit = 0xffffffffu; /* never reached: the guard is */
+
+static uint32_t __attribute__((noinline)) recurse_deeper(uint32_t depth)
+{
+    volatile uint8_t frame[256];
+    frame[depth & 0xff] = (uint8_t)depth;
+    if (depth == recursion_limit)
+        return depth;
+    return recurse_deeper(depth + 1) + frame[(depth + 1) & 0xff];
+}
+
+static void run_stack_overflow(uint32_t cpu)
+{
+    if (cpu == 1) {
+        console_printf("workload: overflowing cpu 1's stack\n");
+        recurse_deeper(0);
+    }
+    run_idle(cpu);
+}
+
 /* `overlay`: code loaded at run time. CPU 1 copies a small position-independent loop into
  * RAM, reports it to acart as module "overlay-a.bin", runs it for ~100 ms, reports the
  * unload, then does the same with "overlay-b.bin" at the same address, and again. The
@@ -119,6 +142,8 @@ static const struct workload workloads[] = {
     {"idle", "every CPU halts until an interrupt", run_idle},
     {"hotspot", "every CPU spins in acart_demo_hotspot touching 16 KiB", run_hotspot},
     {"invalid-opcode", "cpu 0 executes ud2 (tests the exception report)", run_invalid_opcode},
+    {"stack-overflow", "cpu 1 recurses until its stack's guard page (tests the #DF task)",
+     run_stack_overflow},
     {"overlay", "cpu 1 loads, runs and unloads overlay-a.bin / overlay-b.bin at one address",
      run_overlay},
 };
