@@ -31,8 +31,8 @@ void paging_init(void)
         return;
     for (uint32_t i = 0; i < 1024; i++) {
         uint32_t base = i << 22;
-        page_dir[i] = base | PDE_PRESENT | PDE_WRITE | PDE_4M |
-                      (base >= MMIO_START ? PDE_PCD | PDE_PWT : 0);
+        page_dir[i] =
+            base | PDE_PRESENT | PDE_WRITE | PDE_4M | (base >= MMIO_START ? PDE_PCD | PDE_PWT : 0);
     }
     load_and_enable();
     enabled = 1;

@@ -7,9 +7,9 @@
 
 #include <stdint.h>
 
-void paging_init(void);        /* builds the tables and turns paging on, boot CPU */
-void paging_enable_cpu(void);  /* the same tables on an application processor */
-uint32_t paging_cr3(void);     /* for task state segments: 0 while paging is off */
+void paging_init(void);       /* builds the tables and turns paging on, boot CPU */
+void paging_enable_cpu(void); /* the same tables on an application processor */
+uint32_t paging_cr3(void);    /* for task state segments: 0 while paging is off */
 
 /* Unmaps the 4 KiB page at `page` (page aligned) on every CPU that enables paging
  * afterwards; call before starting the other CPUs. Returns 0, or -1 (not aligned, paging
