@@ -8,22 +8,57 @@
 static uint64_t hz;
 static enum tsc_source source;
 
-/* PIT channel 2 in mode 0 counts down once; its output bit (port 0x61 bit 5) rises at
- * terminal count, which needs no interrupt and works before the IDT is live. */
+/* PIT channel 2 as a free-running 16-bit down-counter (mode 2, reload 65536, 55 ms a
+ * turn), read by latching. A reading pairs the latched count with the TSC around it and
+ * counts only when both TSC reads are close: a virtual CPU the host deschedules between
+ * them (or an SMI) makes the pair useless, not wrong. Two good readings ~20 ms apart give
+ * the rate, whatever happened to this CPU in between. No interrupt: works before the IDT. */
+struct pit_reading {
+    uint64_t tsc;
+    uint16_t count;
+};
+
+static int pit_read(struct pit_reading *r)
+{
+    uint64_t before = rdtsc();
+    outb(0x43, 0x80); /* latch channel 2 */
+    uint8_t lo = inb(0x42), hi = inb(0x42);
+    uint64_t after = rdtsc();
+    r->tsc = before + (after - before) / 2;
+    r->count = (uint16_t)(lo | hi << 8);
+    return after - before < 200000; /* well under 0.1 ms on any CPU acart runs on */
+}
+
 static uint64_t tsc_measure_against_pit(void)
 {
-    const uint16_t ticks = 11932; /* 10 ms */
     uint8_t gate = inb(0x61);
     outb(0x61, (uint8_t)((gate & ~0x02) | 0x01)); /* gate on, speaker off */
-    outb(0x43, 0xb0);                             /* channel 2, lo/hi, mode 0 */
-    outb(0x42, (uint8_t)ticks);
-    outb(0x42, (uint8_t)(ticks >> 8));
-    uint64_t t0 = rdtsc();
-    while (!(inb(0x61) & 0x20))
-        ;
-    uint64_t t1 = rdtsc();
+    outb(0x43, 0xb4);                             /* channel 2, lo/hi, mode 2 */
+    outb(0x42, 0);
+    outb(0x42, 0); /* reload 65536 */
+    struct pit_reading start, end;
+    uint64_t rate = 0;
+    for (int attempt = 0; attempt < 20 && !rate; attempt++) {
+        if (!pit_read(&start))
+            continue;
+        /* About 20 ms of PIT ticks (24000 of 65536): far from a full turn, so the 16-bit
+         * difference is the elapsed count even if the loop overshoots a little. */
+        uint64_t last = start.tsc, longest_gap = 0;
+        do {
+            if (!pit_read(&end))
+                end.count = start.count; /* unusable pair: keep waiting */
+            if (end.tsc - last > longest_gap)
+                longest_gap = end.tsc - last;
+            last = end.tsc;
+        } while ((uint16_t)(start.count - end.count) < 24000);
+        uint32_t elapsed = (uint16_t)(start.count - end.count);
+        /* A gap of a quarter of the window means this CPU was away long enough for the
+         * counter to have turned over unseen: the count no longer says how long. */
+        if (longest_gap < (end.tsc - start.tsc) / 4)
+            rate = (end.tsc - start.tsc) * PIT_HZ / elapsed;
+    }
     outb(0x61, gate);
-    return (t1 - t0) * PIT_HZ / ticks;
+    return rate;
 }
 
 void tsc_init(void)
@@ -45,7 +80,7 @@ void tsc_init(void)
             return;
         }
     }
-    /* The median of three runs, so one run disturbed by the host does not decide. */
+    /* The median of three measurements. */
     uint64_t a = tsc_measure_against_pit(), b = tsc_measure_against_pit();
     uint64_t c = tsc_measure_against_pit();
     hz = a > b ? (b > c ? b : (a > c ? c : a)) : (a > c ? a : (b > c ? c : b));
