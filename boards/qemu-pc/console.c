@@ -38,7 +38,17 @@ int console_printf(const char *fmt, ...)
     return n;
 }
 
-void console_force_unlock(void)
+void console_take_for_report(void)
+{
+    /* Another CPU may be mid-line (wait for it, briefly), or the faulting code may hold
+     * the lock itself (then take it anyway). */
+    for (uint32_t spins = 0; spins < 20000000u; spins++)
+        if (!__atomic_exchange_n(&console_lock, 1, __ATOMIC_ACQUIRE))
+            return;
+    __atomic_store_n(&console_lock, 1, __ATOMIC_RELEASE);
+}
+
+void console_release_after_report(void)
 {
     __atomic_store_n(&console_lock, 0, __ATOMIC_RELEASE);
 }

@@ -58,13 +58,14 @@ void trap_report_fatal(struct trap_frame *f)
                      (unsigned long)f->edi, (unsigned long)f->ebp,
                      (unsigned long)(f->esp_at_pusha + 20), (unsigned long)cr0, (unsigned long)cr2,
                      (unsigned long)cr3, (unsigned long)cr4, (unsigned long)this_cpu_index());
-    /* One report at a time: an external NMI reaches every CPU at once. The console lock
-     * may be held by the code that faulted, so it is broken, not waited for. */
+    /* One report at a time (an external NMI reaches every CPU at once), and no other
+     * output inside it. */
     static volatile uint32_t report_lock;
     while (__atomic_exchange_n(&report_lock, 1, __ATOMIC_ACQUIRE))
         __asm__ volatile("pause");
-    console_force_unlock();
+    console_take_for_report();
     serial_write(buf, n > 0 ? (unsigned)n : 0);
+    console_release_after_report();
     __atomic_store_n(&report_lock, 0, __ATOMIC_RELEASE);
     for (;;)
         __asm__ volatile("cli; hlt");
