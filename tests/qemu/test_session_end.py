@@ -5,9 +5,10 @@ up, and by the board's "board ready" report: lwIP's active pcbs, channel slots, 
 receive pbufs and queued segments must be what they were at boot.
 
 Cases: a long delayed-mode collection outlives the keepalive time; TERMINATE and then a
-host that keeps its sockets; bytes after TERMINATE; command 0; a refused `acart collect`
-(words and exit status); the link cut (QEMU monitor `set_link net0 off`) mid-session and
-mid-collection; a host that stops reading its data connections in the middle of a drain."""
+host that keeps its sockets; data connections never opened; bytes after TERMINATE;
+command 0; a refused `acart collect` (words and exit status); the link cut (QEMU monitor
+`set_link net0 off`) mid-session and mid-collection; a host that stops reading its data
+connections in the middle of a drain."""
 import argparse
 import os
 import re
@@ -36,7 +37,9 @@ SLACK_S = 12
 # A data connection taking under 256 KiB in 4 s with records waiting is stalled: through
 # QEMU's user network a host that stops reading still drains up to ~15 KiB a second into
 # buffers on the way (slirp, the host kernel); a reading host takes megabytes.
-append = "keepalive=%d,%d,%d drain-stall-ms=%d drain-min-bytes=262144" % (KEEPALIVE + (STALL_MS,))
+HANDSHAKE_MS = 3000
+append = ("keepalive=%d,%d,%d drain-stall-ms=%d drain-min-bytes=262144 handshake-timeout-ms=%d"
+          % (KEEPALIVE + (STALL_MS, HANDSHAKE_MS)))
 if args.transfer == "immediate":
     append += " transfer=immediate"
 else:
@@ -138,6 +141,18 @@ with Board(args.image, cpus=2, workload="hotspot", append=append, monitor=True) 
     check("a new host gets a full collection while the old one keeps its sockets", n > 0)
     h.close()
     ready.check_back("TERMINATE, sockets kept")
+
+    # A host that answers the handshake and never opens its data connections.
+    h = sep.Host(port)
+    before = session_ends(b)
+    assert h.handshake()[0] == sep.SUCCESS
+    took, why = wait_session_end(b, before, HANDSHAKE_MS / 1000 + SLACK_S + 10)
+    check("data connections never opened: session ended after %s s (%s)"
+          % ("%.1f" % took if took else "never", why),
+          why == "the data connections were not all opened within the handshake timeout" and
+          took <= HANDSHAKE_MS / 1000 + SLACK_S and h.expect_closed(5), (took, why))
+    h.close()
+    ready.check_back("data connections never opened")
 
     # Bytes after TERMINATE: the connection is closed, never left silent.
     h = sep.Host(port)
