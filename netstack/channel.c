@@ -305,7 +305,8 @@ void channel_flush(struct channel *ch)
         tcp_output(ch->pcb);
 }
 
-static void remember_closing(struct tcp_pcb *pcb)
+/* Returns the slot that will track pcb once it is closed, or NULL when all are taken. */
+static struct closing *track_closing(struct tcp_pcb *pcb)
 {
     for (int i = 0; i < CHANNEL_POOL; i++) {
         if (!closing[i].used) {
@@ -314,12 +315,10 @@ static void remember_closing(struct tcp_pcb *pcb)
             closing[i].remote_port = pcb->remote_port;
             closing[i].remote_ip = ip4_addr_get_u32(&pcb->remote_ip);
             closing[i].deadline_ms = sys_now() + ACA_CLOSE_LINGER_MS;
-            closing[i].used = 1;
-            return;
+            return &closing[i];
         }
     }
-    /* Nowhere to keep track of it: reset it rather than let it linger unbounded. */
-    abort_pcb(pcb);
+    return NULL;
 }
 
 void channel_close(struct channel *ch)
@@ -329,11 +328,18 @@ void channel_close(struct channel *ch)
         give_back_window(ch);
         detach(ch);
         release(ch);
+        /* Named before the close: lwIP may free the pcb inside tcp_close (a reset instead
+         * of a FIN), after which only the active list can say whether it lives. */
+        struct closing *c = track_closing(pcb);
+        if (!c) {
+            abort_pcb(pcb); /* nowhere to track it: reset rather than linger unbounded */
+            return;
+        }
         tcp_output(pcb);
         if (tcp_close(pcb) != ERR_OK)
             abort_pcb(pcb);
-        else if (pcb->state != CLOSED && pcb->state != TIME_WAIT)
-            remember_closing(pcb);
+        else
+            c->used = 1; /* channel_poll drops it once it has left the active list */
         return;
     }
     release(ch);
