@@ -94,7 +94,7 @@ lines = [
     "# per collection: counts add up (records per CPU = what the board says it delivered,",
     "# their sum = GET_NUM_SAMPLES, whole records; samples a full ring refused are counted);",
     "# after every session: lwIP active pcbs, channel slots, heap bytes, receive pbufs and",
-    "# queued segments equal the board's report at boot (TIME_WAIT pcbs are normal TCP).",
+    "# queued segments equal the board's report at boot.",
 ]
 ok = True
 for r in results:

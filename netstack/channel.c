@@ -357,13 +357,13 @@ void channel_abort(struct channel *ch)
     release(ch);
 }
 
-static int still_active(const struct closing *c)
+static struct tcp_pcb *find(struct tcp_pcb *list, const struct closing *c)
 {
-    for (struct tcp_pcb *p = tcp_active_pcbs; p; p = p->next)
+    for (struct tcp_pcb *p = list; p; p = p->next)
         if (p == c->pcb && p->local_port == c->local_port && p->remote_port == c->remote_port &&
             ip4_addr_get_u32(&p->remote_ip) == c->remote_ip)
-            return 1;
-    return 0;
+            return p;
+    return NULL;
 }
 
 uint32_t channel_poll(void)
@@ -374,8 +374,17 @@ uint32_t channel_poll(void)
         struct closing *c = &closing[i];
         if (!c->used)
             continue;
-        if (!still_active(c)) {
-            c->used = 0; /* finished, or in TIME_WAIT, which holds no buffers */
+        struct tcp_pcb *tw = find(tcp_tw_pcbs, c);
+        if (tw) {
+            /* Done; and not left in TIME_WAIT for lwIP's 2 x MSL (two minutes): a host
+             * that reuses the port (through a NAT that is likely) would get its SYN
+             * answered by the old connection's ACK, and no connection, for that long. */
+            c->used = 0;
+            tcp_abort(tw); /* a TIME_WAIT pcb is freed without a reset */
+            continue;
+        }
+        if (!find(tcp_active_pcbs, c)) {
+            c->used = 0; /* finished */
             continue;
         }
         if ((int32_t)(now - c->deadline_ms) >= 0) {

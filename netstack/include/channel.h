@@ -61,14 +61,15 @@ void channel_close(struct channel *ch);
 /* Reset the connection and release the channel at once. */
 void channel_abort(struct channel *ch);
 
-/* Net-context housekeeping: resets closed connections past their linger time. Returns
- * how many closed connections lwIP still works on. */
+/* Net-context housekeeping: resets closed connections past their linger time and frees
+ * those that reached TIME_WAIT. Returns how many closed connections lwIP still works
+ * on. */
 uint32_t channel_poll(void);
 
 /* lwIP's resources in use, for checking that a session gave back all it took. */
 struct channel_net_stats {
     uint32_t tcp_active;     /* pcbs on lwIP's active list (connections, not listeners) */
-    uint32_t tcp_time_wait;  /* pcbs in TIME_WAIT: no buffers, reused when pcbs run out */
+    uint32_t tcp_time_wait;  /* pcbs in TIME_WAIT (channels' own are freed at once) */
     uint32_t tcp_pcbs_used;  /* the TCP pcb pool (active + TIME_WAIT + bound) */
     uint32_t channels_open;  /* channel slots in use */
     uint32_t heap_used;      /* bytes of lwIP's heap (sent data waiting for acks) */
