@@ -33,7 +33,7 @@ GROUPS = {
     "ecb": (["test_ecb", "test_collect_ecb", "test_sampler_pmu"],
             "^(wire_ecb|collect_ecb|sampler_pmu_sim)$"),
     "msr": (["test_msr_policy", "test_ecb"], "^(wire_msr_policy|wire_ecb)$"),
-    "board": (["target", "acart"], "^qemu_collect_(delayed|immediate)$"),
+    "board": (["target", "acart"], "^(qemu_collect_(delayed|immediate)|tools_board_backlog)$"),
     "selftest": (["target"], "^qemu_selftest$"),
     "kit": (["test_kit_platform"], "^kit_platform$"),
     "libc": (["target"], "^interrupt_paths_libc_free$"),
