@@ -5,6 +5,7 @@
 #include "acart_wire.h"
 
 #include "acart_platform.h"
+#include "irq_attribution.h"
 #include "pmi_lvt.h"
 
 #include "io.h"
@@ -76,8 +77,13 @@ static void record_sample(const struct aca_frame *frame, uint32_t ip,
     if (!s)
         return;
     uint32_t pid = 0, tid = 0;
-    if (aca_port_current_task(cpu, &pid, &tid) != 0)
+    int irq = irq_attribution_vector(cpu);
+    if (irq >= 0) {
+        pid = ACA_IRQ_PID;
+        tid = ACA_IRQ_TID(irq);
+    } else if (aca_port_current_task(cpu, &pid, &tid) != 0) {
         pid = tid = 0;
+    }
     s->descriptor_id = ev->descriptor_id;
     s->osid = 0;
     s->iip = ip;

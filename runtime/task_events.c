@@ -154,3 +154,19 @@ int task_events_modules(struct module_event *out, int max)
 {
     return snapshot(out, modules, &num_modules, sizeof(*out), max);
 }
+
+/* The pseudo-task of a handler (acart.h, interrupt attribution): "[irq 0x2b e1000]". */
+void aca_irq_named(uint8_t vector, const char *name)
+{
+    static const char hex[] = "0123456789abcdef";
+    char task[32] = "[irq 0x";
+    uint32_t at = 7;
+    task[at++] = hex[vector >> 4];
+    task[at++] = hex[vector & 0xf];
+    task[at++] = ' ';
+    for (; name && *name && at < sizeof(task) - 2; name++)
+        task[at++] = *name;
+    task[at++] = ']';
+    task[at] = 0;
+    aca_task_created(ACA_IRQ_PID, ACA_IRQ_TID(vector), task);
+}

@@ -1,4 +1,5 @@
 #include "bench_service.h"
+#include "net.h"
 #include "workloads.h"
 
 #include "io.h"
@@ -106,7 +107,10 @@ static void answer(struct bench_conn *c)
     for (uint32_t i = 0; i < n && len < sizeof(out) - 16; i++)
         len += (uint32_t)snprintf(out + len, sizeof(out) - len, " %lu",
                                   (unsigned long)timer_counts[i].ticks);
-    len += (uint32_t)snprintf(out + len, sizeof(out) - len, "\n");
+    uint64_t in_handler, since;
+    net_irq_busy(&in_handler, &since);
+    len += (uint32_t)snprintf(out + len, sizeof(out) - len, " irqbusy %llu since %llu\n",
+                              (unsigned long long)in_handler, (unsigned long long)since);
     tcp_write(c->pcb, out, (u16_t)len, TCP_WRITE_FLAG_COPY);
     finish(c);
 }

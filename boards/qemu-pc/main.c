@@ -43,6 +43,7 @@ static const struct workload *workload;
 static enum aca_transfer_mode transfer_mode = ACA_TRANSFER_DELAYED;
 static uint32_t bench_timer_hz;
 static int run_selftest;
+static uint32_t irq_busy_us;
 static struct aca_config session_timeouts; /* only the timeout fields are used */
 static uint32_t ring_kib;                  /* ring-kib=N: rings of N KiB per CPU from big_rings */
 /* Room for rings larger than the library's built-in ones: tests that need more records
@@ -82,6 +83,8 @@ static void parse_cmdline(const char *cmdline, struct boot_options *opt)
             session_timeouts.handshake_timeout_ms = (uint32_t)strtoul(tok + 21, NULL, 10);
         } else if (strncmp(tok, "drain-stall-ms=", 15) == 0) {
             session_timeouts.drain_stall_ms = (uint32_t)strtoul(tok + 15, NULL, 10);
+        } else if (strncmp(tok, "irq-busy-us=", 12) == 0) {
+            irq_busy_us = (uint32_t)strtoul(tok + 12, NULL, 10);
         } else if (strcmp(tok, "selftest") == 0) {
             run_selftest = 1;
         } else if (strncmp(tok, "ring-kib=", 9) == 0) {
@@ -218,6 +221,8 @@ void board_main(uint32_t magic, const struct multiboot_info *mbi)
 
     if (net_init(&opt.net, on_network_up) != 0)
         console_printf("net: disabled\n");
+    else if (irq_busy_us)
+        net_set_irq_busy(irq_busy_us);
 
     __atomic_store_n(&workloads_released, 1, __ATOMIC_RELEASE);
     task_switch_to((uint32_t)tid);

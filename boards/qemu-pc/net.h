@@ -21,4 +21,9 @@ int net_init(const struct net_config *cfg, net_up_fn on_up);
 typedef void (*net_poll_fn)(void);
 void net_set_poll(net_poll_fn fn);
 
+/* The irq-busy-us=N option (boot command line): N µs of every PIT tick spent in the handler
+ * with interrupts on, and the TSC spent so, since the option was set. */
+void net_set_irq_busy(uint32_t us);
+void net_irq_busy(uint64_t *in_handler_tsc, uint64_t *since_tsc);
+
 #endif

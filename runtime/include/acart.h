@@ -132,6 +132,22 @@ struct aca_net_memory {
 };
 int aca_port_net_memory(struct aca_net_memory *out);
 
+/* ---- Interrupt attribution (optional) ----
+ * A sample taken while a CPU runs an interrupt handler belongs to that handler, not to the
+ * task it interrupted. The port brackets its handlers with aca_irq_enter(vector) and
+ * aca_irq_exit() on the CPU that runs them (nesting up to ACA_IRQ_NEST_MAX deep is
+ * followed; deeper levels count as the deepest recorded). Both are a few stores to this
+ * CPU's own state, any interrupt context, no locks. Such samples carry pid ACA_IRQ_PID
+ * and tid ACA_IRQ_TID(vector); aca_irq_named() (task context, once per vector) gives the
+ * host a name for them, "[irq 0x2b e1000]". Samples can only land inside a handler that
+ * runs with interrupts enabled, or when sampling is by NMI. */
+#define ACA_IRQ_NEST_MAX 8
+#define ACA_IRQ_PID      0x7fffff00u
+#define ACA_IRQ_TID(v)   (0x7fff0000u | (uint8_t)(v))
+void aca_irq_enter(uint8_t vector);
+void aca_irq_exit(void);
+void aca_irq_named(uint8_t vector, const char *name);
+
 /* ---- Events the port reports while acart runs (any task context, not interrupts). ---- */
 void aca_task_created(uint32_t pid, uint32_t tid, const char *name);
 void aca_task_renamed(uint32_t pid, uint32_t tid, const char *name);

@@ -640,6 +640,52 @@ static void test_vector_delivery(void)
     CHECK(trap_get_handler(TRAP_VECTOR_NMI) == board_nmi);
 }
 
+/* ---- Interrupt attribution: samples inside a handler belong to it ---- */
+
+static void test_irq_attribution(void)
+{
+    struct sep_sample_pc rec[4];
+
+    power_on(&sim_skylake);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    config_one(1, 2, FIXED_CTRL_SAMPLE, 1000);
+    setup_and_start(RING_BYTES);
+
+    /* cpu 1 enters the e1000 handler, then a nested timer handler: the PMI charges the
+     * innermost one; cpu 0, in no handler, keeps its task. */
+    shim_set_current_cpu(1);
+    aca_irq_enter(0x2b);
+    aca_irq_enter(0x20);
+    shim_set_current_cpu(0);
+    retire(1, 0, 0, 1000);
+    deliver(1, 0x406000);
+    shim_set_current_cpu(1);
+    aca_irq_exit();
+    shim_set_current_cpu(0);
+    retire(1, 0, 0, 1000);
+    deliver(1, 0x406010);
+    shim_set_current_cpu(1);
+    aca_irq_exit();
+    aca_irq_exit(); /* one exit too many: ignored */
+    shim_set_current_cpu(0);
+    retire(1, 0, 0, 1000);
+    deliver(1, 0x406020);
+    retire(0, 0, 0, 1000);
+    deliver(0, 0x406030);
+
+    CHECK_EQ(records(1, rec, 4), 3);
+    CHECK_EQ(rec[0].pid_rec_index, ACA_IRQ_PID);
+    CHECK_EQ(rec[0].tid, ACA_IRQ_TID(0x20));
+    CHECK_EQ(rec[1].pid_rec_index, ACA_IRQ_PID);
+    CHECK_EQ(rec[1].tid, ACA_IRQ_TID(0x2b));
+    CHECK_EQ(rec[2].pid_rec_index, SHIM_PID_BASE + 1);
+    CHECK_EQ(rec[2].tid, SHIM_TID_BASE + 1);
+    CHECK_EQ(records(0, rec, 4), 1);
+    CHECK_EQ(rec[0].tid, SHIM_TID_BASE + 0);
+    sampler_stop();
+    sampler_reset();
+}
+
 /* ---- PEBS: the event's own IP ---- */
 
 static void test_pebs_ip(void)
@@ -859,6 +905,7 @@ int main(int argc, char **argv)
     RUN(test_pause_resume);
     RUN(test_ring_full);
     RUN(test_vector_delivery);
+    RUN(test_irq_attribution);
     RUN(test_pebs_ip);
     RUN(test_exact_accounting);
     RUN(test_ack_order);

@@ -32,7 +32,8 @@ def free_port_pair():
 
 
 class Board:
-    def __init__(self, image, cpus=4, workload="idle", accel="auto", append="", monitor=False):
+    def __init__(self, image, cpus=4, workload="idle", accel="auto", append="", monitor=False,
+                 icount=None):
         self.port = free_port_pair()
         self.echo_port = self.port + 1
         self.bench_port = self.port + 2
@@ -43,6 +44,8 @@ class Board:
                "--workload", workload, "--accel", accel, "--log", self.log]
         if append:
             cmd += ["--append", append]
+        if icount is not None:
+            cmd += ["--icount", str(icount)]
         self.monitor_path = None
         if monitor:
             self.monitor_path = self.log + ".monitor"
