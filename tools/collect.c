@@ -521,12 +521,28 @@ static void wait_duration(struct collection *c, struct status_line *sl)
 }
 
 /* After STOP the target sends what it holds and closes every data channel. */
+/* What a target can still send after STOP is bounded by its memory: a 32-bit board holds
+ * less than 4 GiB of samples, and its module and uncore records are a small fraction of
+ * that. A target that goes on past either is broken or hostile, and must not keep the
+ * host draining for ever. */
+#define DRAIN_MAX_BYTES     (4ull << 30)
+#define DRAIN_MAX_NONSAMPLE (256ull << 20)
+
 static int drain(struct collection *c, struct status_line *sl, struct diag *d)
 {
     uint64_t last_bytes = atomic_load(&c->reader.bytes);
+    const uint64_t at_stop = last_bytes;
     double last_change = net_now();
     while (atomic_load(&c->reader.open) > 0 && !atomic_load(&c->reader.failed)) {
         uint64_t bytes = atomic_load(&c->reader.bytes);
+        uint64_t sample_bytes = (uint64_t)atomic_load(&c->reader.samples) * c->layout.sample_size;
+        if (bytes - at_stop > DRAIN_MAX_BYTES ||
+            (bytes > sample_bytes && bytes - sample_bytes > DRAIN_MAX_NONSAMPLE))
+            return diag_fail(d, COLLECT_DIAG_TARGET,
+                             "after STOP the target sent %" PRIu64 " bytes (%" PRIu64
+                             " of them not sample records) and is still sending: more than a "
+                             "target can hold; giving up",
+                             bytes - at_stop, bytes > sample_bytes ? bytes - sample_bytes : 0);
         double now = net_now();
         if (bytes != last_bytes) {
             last_bytes = bytes;

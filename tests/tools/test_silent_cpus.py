@@ -11,6 +11,7 @@ The target is written from docs/sep-protocol.md with its own struct layouts, lik
 tests/qemu/sep.py, not from acart_wire.h."""
 
 import os
+import shutil
 import socket
 import struct
 import threading
@@ -58,9 +59,9 @@ def recv_exact(sock, n):
 class Target(threading.Thread):
     """One session: `samples[i]` records on CPU i's channel, `dropped[i]` reported lost."""
 
-    def __init__(self, version, samples, dropped=None):
+    def __init__(self, version, samples, dropped=None, flood=False):
         super().__init__(daemon=True)
-        self.version, self.samples = version, samples
+        self.version, self.samples, self.flood = version, samples, flood
         self.dropped = dropped or [0] * len(samples)
         self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.listener.bind(("127.0.0.1", 0))
@@ -112,12 +113,29 @@ class Target(threading.Thread):
                 for (kind, cpu), s in channels.items():
                     if kind == DATA_CPU:
                         s.sendall(b"".join(self.sample(cpu, k) for k in range(self.samples[cpu])))
-                    s.close()
+                    if self.flood and kind == DATA_MODULE:
+                        threading.Thread(target=self.flood_modules, args=(s,), daemon=True).start()
+                    else:
+                        s.close()
             control.sendall(HEADER.pack(HEADER.size, PROTO, op, status, 0, len(reply), 0, 0) +
                             reply)
             if op == OP_TERMINATE:
                 control.close()
                 return
+
+    @staticmethod
+    def flood_modules(sock):
+        """Well-formed module records after STOP, without end, until the host gives up."""
+        path = b"flood.bin\0"
+        record = bytearray(80) + path
+        struct.pack_into("<H", record, 0, len(record))
+        struct.pack_into("<H", record, 52, len(path))
+        block = bytes(record) * 8192
+        try:
+            while True:
+                sock.sendall(block)
+        except OSError:
+            sock.close()
 
     @staticmethod
     def sample(cpu, k):
@@ -126,8 +144,9 @@ class Target(threading.Thread):
                            (1 << 28) | (1 << 29) | (1 << 30), 1000 * k)
 
 
-def collect(args, name, version, samples, dropped=None, duration="0.5", event=None, expect=0):
-    t = Target(version, samples, dropped)
+def collect(args, name, version, samples, dropped=None, duration="0.5", event=None, expect=0,
+            flood=False):
+    t = Target(version, samples, dropped, flood)
     t.start()
     folder = os.path.join(args.workdir, name)
     cmd = [args.acart, "collect", "--target", "127.0.0.1:%d" % t.port, "--duration", duration,
@@ -137,6 +156,8 @@ def collect(args, name, version, samples, dropped=None, duration="0.5", event=No
     out, err = run(cmd, expect=expect)
     t.join(30)
     check(not t.is_alive(), "%s: the scripted target is still waiting" % name)
+    if flood:  # the host gave up on the target mid-session: nothing more to check of it
+        return out, err
     check(t.error is None, "%s: the scripted target failed: %s" % (name, t.error))
     check(t.ops and t.ops[-1] == OP_TERMINATE, "%s: the session did not end with TERMINATE: %r"
           % (name, t.ops[-5:]))
@@ -167,6 +188,12 @@ def test(args):
     # Every CPU sampled.
     out, _ = collect(args, "all_time_based", TIME_BASED, [120, 110])
     check("230 samples" in out, "summary: %s" % out)
+
+    # A target that goes on sending module records after STOP: the host gives up once it
+    # has more than a target can hold (256 MiB that are not samples), never drains for ever.
+    _, err = collect(args, "flood_after_stop", PMU_BASED, [10, 10], expect=5, flood=True)
+    check("still sending: more than a target can hold" in err, "flood not refused:\n%s" % err)
+    shutil.rmtree(os.path.join(args.workdir, "flood_after_stop"), ignore_errors=True)
 
 
 if __name__ == "__main__":
