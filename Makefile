@@ -30,6 +30,8 @@ demo: build
 bench: build
 	python3 bench/boot_bench.py --image $(BUILD_DIR)/target/boards/qemu-pc/acart-qemu-pc.elf
 	python3 bench/board_bench.py --image $(BUILD_DIR)/target/boards/qemu-pc/acart-qemu-pc.elf
+	python3 bench/sample_cost.py --image $(BUILD_DIR)/target/boards/qemu-pc/acart-qemu-pc.elf \
+	  --acart $(BUILD_DIR)/tools/acart
 	-ninja -C $(BUILD_DIR) bench-tb5
 
 # The fuzzing campaign: every libFuzzer target from its corpus; figures to bench/results/fuzz.txt.

@@ -1,0 +1,133 @@
+"""The cost of one sample, counted in guest instructions (issue 12, P1).
+
+The board runs under QEMU with deterministic time (-icount shift=3: every guest
+instruction is 8 ns of the guest's clocks, so the TSC, the PIT and the LAPIC timer all
+advance with instructions, not with the host). Its one CPU runs the hotspot loop, so over a
+window of guest time
+
+    instructions lost per interrupt = (1 - passes_with / passes_without) x (instructions per
+                                      second) / (interrupts per second on that CPU)
+
+is a count, whatever else the shared host is doing. One CPU: under -icount the virtual
+CPUs share one instruction clock, so only a lone CPU owns every instruction of a guest
+second. Its PIT tick and the two stats requests of each window cost the same in every
+window, so they cancel out. Measured for: a bare LAPIC timer
+whose handler only counts and acknowledges (the board's bench timer: interrupt entry and
+exit), acart's time-based sample, and acart's sample with a 16-deep call stack (the
+hotspot's stack is 3 deep, so the walk stops at its real end). acart's own cost is the
+difference to the bare timer.
+
+Writes bench/results/sample_cost.txt. Usage: sample_cost.py --image IMAGE --acart ACART"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "qemu"))
+import sep  # noqa: E402
+from board import Board  # noqa: E402
+
+SHIFT = 3
+INSTRUCTIONS_PER_S = 1e9 / (1 << SHIFT)
+RATE_HZ = 1000
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--image", required=True)
+ap.add_argument("--acart", required=True)
+ap.add_argument("--seconds", type=float, default=3.0, help="host seconds per window")
+ap.add_argument("--out", default=os.path.join(HERE, "results", "sample_cost.txt"))
+args = ap.parse_args()
+
+
+def bench_request(port, line):
+    s = sep.connect(port)
+    s.sendall(line.encode() + b"\n")
+    data = bytearray()
+    while True:
+        chunk = s.recv(1 << 16)
+        if not chunk:
+            break
+        data.extend(chunk)
+    s.close()
+    return data.decode()
+
+
+def stats(port):
+    w = bench_request(port, "stats").split()
+    n = int(w[w.index("cpus") + 1])
+    p, t = w.index("passes"), w.index("timer")
+    return {"tsc": int(w[1]), "tsc_hz": int(w[3]),
+            "passes": [int(x) for x in w[p + 1:p + 1 + n]],
+            "timer": [int(x) for x in w[t + 1:t + 1 + n]]}
+
+
+def window(port):
+    """CPU 0's hotspot passes and bench-timer interrupts per second of guest time."""
+    a = stats(port)
+    time.sleep(args.seconds)
+    b = stats(port)
+    secs = (b["tsc"] - a["tsc"]) / a["tsc_hz"]
+    return ((b["passes"][0] - a["passes"][0]) / secs, (b["timer"][0] - a["timer"][0]) / secs,
+            secs)
+
+
+lines = []
+
+
+def out(s):
+    print(s)
+    lines.append(s)
+
+
+with tempfile.TemporaryDirectory() as tmp, \
+        Board(args.image, cpus=1, workload="hotspot", icount=SHIFT) as b:
+    b.wait_for(r"^acart: listening on ", timeout=120)
+    bp = b.bench_port
+    tsc_hz = stats(bp)["tsc_hz"]
+    out("board: 1 cpu, hotspot, -icount shift=%d (%.0f M guest instructions per guest "
+        "second), TSC %.3f GHz" % (SHIFT, INSTRUCTIONS_PER_S / 1e6, tsc_hz / 1e9))
+
+    base, _, secs = window(bp)
+    out("no sampling: %.1f passes per guest second (%.2f s of guest time); %.0f instructions "
+        "a pass" % (base, secs, INSTRUCTIONS_PER_S / base))
+
+    def cost(passes, rate):
+        return (1 - passes / base) * INSTRUCTIONS_PER_S / rate
+
+    bench_request(bp, "timer %d" % RATE_HZ)
+    bare, ticks, secs = window(bp)
+    bench_request(bp, "timer 0")
+    bare_cost = cost(bare, ticks)
+    out("bare LAPIC timer at %d Hz: %.1f passes/s, %.0f interrupts/s: %.0f instructions per "
+        "interrupt (entry, count, EOI, exit)" % (RATE_HZ, bare, ticks, bare_cost))
+
+    for name, extra in (("acart sample", []), ("acart sample, --callstack=16", ["--callstack=16"])):
+        folder = os.path.join(tmp, name.replace(" ", "_").replace(",", ""))
+        sa = tsc_hz // RATE_HZ
+        proc = subprocess.Popen([args.acart, "collect", "--target", "127.0.0.1:%d" % b.port,
+                                 "--duration", str(args.seconds + 4), "--event",
+                                 "CPU_CLK_UNHALTED.REF_TSC:sa=%d" % sa, "-o", folder] + extra,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(2)  # past the set-up, into the collection
+        passes, _, secs = window(bp)
+        o, e = proc.communicate(timeout=600)
+        assert proc.returncode == 0, o + e
+        c = cost(passes, tsc_hz / sa)
+        out("%s at %d Hz: %.1f passes/s: %.0f instructions per sample, %.0f more than the bare "
+            "timer" % (name, RATE_HZ, passes, c, c - bare_cost))
+
+    again, _, _ = window(bp)
+    out("no sampling again: %.1f passes/s (%.4f of the first: the floor of this method)" % (
+        again, again / base))
+
+os.makedirs(os.path.dirname(args.out), exist_ok=True)
+with open(args.out, "w") as f:
+    commit = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    f.write("# bench/sample_cost.py, %s, commit %s\n" % (time.strftime("%Y-%m-%d %H:%M:%S"),
+                                                       commit))
+    f.write("\n".join(lines) + "\n")
+print("wrote", args.out)
