@@ -40,7 +40,7 @@ int irq_attribution_vector(uint32_t cpu)
     if (cpu >= ACA_MAX_CPUS)
         return -1;
     uint32_t d = nest[cpu].depth;
-    if (d == 0)
-        return -1;
-    return nest[cpu].vector[(d < ACA_IRQ_NEST_MAX ? d : ACA_IRQ_NEST_MAX) - 1];
+    if (d > ACA_IRQ_NEST_MAX)
+        d = ACA_IRQ_NEST_MAX; /* deeper levels count as the deepest recorded */
+    return d ? nest[cpu].vector[d - 1] : -1;
 }
