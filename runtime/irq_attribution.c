@@ -5,6 +5,10 @@
 #include "acart.h"
 #include "acart_opts.h"
 #include "acart_platform.h"
+#include "acart_wire.h"
+
+_Static_assert(ACA_IRQ_PID == ACART_IRQ_PID && ACA_IRQ_TID(0) == ACART_IRQ_TID_BASE,
+               "the ids of interrupt samples are defined once, on the wire");
 
 /* Written and read only on its own CPU (the sampling interrupt reads what the CPU it
  * interrupted wrote), so compiler barriers order it; one cache line per CPU. */

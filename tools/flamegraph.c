@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "code_places.h"
 #include "commands.h"
+#include "acart_wire.h"
 #include "flame.h"
 #include "progress.h"
 #include "stack_tally.h"
@@ -51,6 +52,10 @@ struct flamegraph {
 
 #define STOP_NO_MEMORY 1
 
+/* The outermost entry of a sample taken inside an interrupt handler: its tid (the vector),
+ * tagged so no code address can be mistaken for it; drawn as the handler's own root. */
+#define IRQ_ROOT (1ull << 63)
+
 static int count_samples(const struct sample *batch, size_t n, void *ctx)
 {
     struct flamegraph *g = ctx;
@@ -58,8 +63,12 @@ static int count_samples(const struct sample *batch, size_t n, void *ctx)
         const struct sample *s = &batch[i];
         if (s->event != g->event)
             continue;
-        if (code_places_stack(&g->places, s, g->stack) != 0 ||
-            stack_tally_add(&g->stacks, g->stack, (size_t)s->num_callers + 1, 0, 1) != 0)
+        size_t depth = (size_t)s->num_callers + 1;
+        if (code_places_stack(&g->places, s, g->stack) != 0)
+            return STOP_NO_MEMORY;
+        if (s->pid == ACART_IRQ_PID)
+            g->stack[depth++] = IRQ_ROOT | s->tid;
+        if (stack_tally_add(&g->stacks, g->stack, depth, 0, 1) != 0)
             return STOP_NO_MEMORY;
         g->with_callers += batch[i].num_callers != 0;
     }
@@ -96,6 +105,18 @@ static int add_stack(struct flamegraph *g, const uint64_t *places, size_t depth,
 {
     struct code_location loc;
     size_t n = 0;
+    // cppcheck-suppress variableScope ; frames[0] points at it until flame_add copies it
+    char irq[80];
+    if (depth > 1 && (places[depth - 1] & IRQ_ROOT)) {
+        uint32_t tid = (uint32_t)places[depth - 1];
+        const char *name = session_task_name(&g->p.session, ACART_IRQ_PID, tid);
+        if (name)
+            snprintf(irq, sizeof irq, "%s", name);
+        else
+            snprintf(irq, sizeof irq, "[irq 0x%02x]", (unsigned)(tid & 0xff));
+        g->frames[n++] = (struct flame_frame){irq, FRAME_OTHER};
+        depth--;
+    }
     for (size_t k = depth; k-- > 1;)
         n += code_frames(g, places[k], &loc, g->outside[k], &g->frames[n]);
     n += code_frames(g, places[0], &loc, g->outside[0], &g->frames[n]);
@@ -141,9 +162,9 @@ static int run(struct flamegraph *g, const char *source, const char *elf, const 
     if ((rc = cli_open_symbols(&g->p, elf, &g->sym, d)))
         return rc;
     size_t addresses = (size_t)g->p.callstack_depth + 1;
-    g->frames = calloc(addresses * SYMBOLS_MAX_FRAMES + 1, sizeof *g->frames);
+    g->frames = calloc(addresses * SYMBOLS_MAX_FRAMES + 2, sizeof *g->frames);
     g->outside = calloc(addresses, sizeof *g->outside);
-    g->stack = calloc(addresses, sizeof *g->stack);
+    g->stack = calloc(addresses + 1, sizeof *g->stack); /* + an interrupt root */
     if (!g->frames || !g->outside || !g->stack || code_places_init(&g->places, &g->p) != 0 ||
         stack_tally_init(&g->stacks, 1) != 0 || flame_init(&g->flame) != 0)
         return diag_fail(d, DIAG_NOMEM, "out of memory");

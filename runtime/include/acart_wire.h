@@ -1153,6 +1153,12 @@ struct sep_sample_drop_info {
 SEP_WIRE_ASSERT_SIZE(struct sep_sample_drop_info, 324);
 SEP_WIRE_ASSERT_OFFSET(struct sep_sample_drop_info, drop_info, 4);
 
+/* acart extension: samples taken inside an interrupt handler (docs/sep-protocol.md 6.0)
+ * carry these ids instead of the interrupted task's: pid_rec_index = ACART_IRQ_PID, tid =
+ * ACART_IRQ_TID_BASE | vector. */
+#define ACART_IRQ_PID      0x7fffff00u
+#define ACART_IRQ_TID_BASE 0x7fff0000u
+
 /* acart extension: why samples were dropped, per CPU. GET_SAMPLE_DROP_INFO has room for a
  * count only; this command, numbered far outside the host's DRV_OPERATION range so VTune
  * never sends it, gives the reasons behind each CPU's `dropped` (docs/sep-protocol.md 4.2).

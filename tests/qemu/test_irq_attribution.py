@@ -1,6 +1,7 @@
 """Interrupt attribution on the kit board: with irq-busy-us=300 the PIT handler spends part
 of every tick with interrupts on, and samples that fall due there belong to the handler,
-`[irq 0x20 pit]` in `acart report --by task`, not to the task it interrupted. The board
+`[irq 0x20 pit]` in `acart report --by task` and as a root of the flame graph, not to the
+task it interrupted. The board
 counts that span against its TSC; the report's share must match it within 3 points.
 The board runs with deterministic time (QEMU's -icount): under plain TCG the host decides
 when a timer interrupt reaches the guest, which skews where samples land."""
@@ -51,6 +52,12 @@ with tempfile.TemporaryDirectory() as tmp, \
     r = subprocess.run([args.acart, "report", folder, "--by", "task"], capture_output=True,
                        text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
+    svg = os.path.join(tmp, "flame.svg")
+    f = subprocess.run([args.acart, "flamegraph", folder, "--elf", args.image, "-o", svg],
+                       capture_output=True, text=True, timeout=120)
+    assert f.returncode == 0, f.stdout + f.stderr
+    with open(svg) as fh:
+        flame = re.findall(r"<title>\[irq 0x20 pit\] \((\d+) samples", fh.read())
 rows = {m.group(3): (int(m.group(1)), float(m.group(2)))
         for m in map(ROW.match, r.stdout.splitlines()) if m}
 pit = [v for k, v in rows.items() if k.startswith("[irq 0x20 pit]")]
@@ -60,6 +67,9 @@ total = rows["Total"][0]
 assert total >= 2000, "only %d samples:\n%s" % (total, r.stdout)
 assert abs(share - board_share) <= 3.0, "report %.2f%% in the PIT handler, board %.2f%%:\n%s" % (
     share, board_share, r.stdout)
+# The flame graph stands the same samples on the handler's own root.
+assert flame == [str(samples)], "flame graph's [irq 0x20 pit] root: %s, report: %d" % (
+    flame, samples)
 print("[irq 0x20 pit]: %.2f%% of %d samples, board's own count %.2f%%" % (share, total,
                                                                           board_share))
 sys.exit(0)
