@@ -41,25 +41,30 @@ static volatile int running;
  * the CPU's), and only upwards, so a corrupt or absent frame ends the walk instead of
  * touching memory-mapped devices. When the interrupt hit a function
  * before its prologue saved EBP, the first entry is its caller's caller: a known limit of
- * frame-pointer walks. `out` is already zero. */
-static void record_callstack(uint32_t *out, uint32_t depth, const struct aca_frame *interrupted)
+ * frame-pointer walks. Writes whole u64 entries (high word 0) and returns how many; the
+ * caller zeroes the rest. */
+static uint32_t record_callstack(uint32_t *out, uint32_t depth, const struct aca_frame *interrupted)
 {
     uintptr_t lo, hi;
     if (aca_plat_stack_bounds(interrupted, &lo, &hi) != 0 || hi - lo < 8)
-        return;
+        return 0;
     uint32_t fp = interrupted->fp;
-    for (uint32_t n = 0; n < depth; n++) {
+    uint32_t n = 0;
+    while (n < depth) {
         if (fp < lo || fp > hi - 8 || (fp & 3))
-            return;
+            break;
         const uint32_t *frame = (const uint32_t *)(uintptr_t)fp;
         uint32_t return_address = frame[1], caller_fp = frame[0];
         if (return_address == 0)
-            return;
+            break;
         out[2 * n] = return_address; /* u64 little-endian: low word, high word 0 */
+        out[2 * n + 1] = 0;
+        n++;
         if (caller_fp <= fp)
-            return;
+            break;
         fp = caller_fp;
     }
+    return n;
 }
 
 /* The one place a sample record is written: on this CPU, into this CPU's ring. `ip` is
@@ -97,13 +102,19 @@ static void record_sample(const struct aca_frame *frame, uint32_t ip,
         ((ev->event_index << SEP_SAMPLE_EVENT_INDEX_SHIFT) & SEP_SAMPLE_EVENT_INDEX_MASK) |
         SEP_SAMPLE_TID_IS_RAW | SEP_SAMPLE_IA64PC | SEP_SAMPLE_PID_RAW;
     s->tsc = rdtsc();
-    /* Word loops, not memset: libc's may use SSE, which this path must not touch. */
+    /* The rest of the record is zero but for the call-stack entries the walk wrote. Word
+     * loops, not memset: libc's may use SSE, which this path must not touch. */
     uint32_t *tail = (uint32_t *)(s + 1);
-    for (uint32_t i = 0; i < (config.record_size - sizeof(*s)) / 4; i++)
+    uint32_t words = (config.record_size - sizeof(*s)) / 4, walked_from = words, walked_to = words;
+    if (config.callstack_depth) {
+        walked_from = (config.callstack_offset - sizeof(*s)) / 4;
+        walked_to =
+            walked_from + 2 * record_callstack(tail + walked_from, config.callstack_depth, frame);
+    }
+    for (uint32_t i = 0; i < walked_from; i++)
         tail[i] = 0;
-    if (config.callstack_depth)
-        record_callstack((uint32_t *)((uint8_t *)s + config.callstack_offset),
-                         config.callstack_depth, frame);
+    for (uint32_t i = walked_to; i < words; i++)
+        tail[i] = 0;
     ring_commit(&c->ring);
 }
 
