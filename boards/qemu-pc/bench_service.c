@@ -107,6 +107,10 @@ static void answer(struct bench_conn *c)
     for (uint32_t i = 0; i < n && len < sizeof(out) - 16; i++)
         len += (uint32_t)snprintf(out + len, sizeof(out) - len, " %lu",
                                   (unsigned long)timer_counts[i].ticks);
+    len += (uint32_t)snprintf(out + len, sizeof(out) - len, " nmi");
+    for (uint32_t i = 0; i < n && len < sizeof(out) - 16; i++)
+        len += (uint32_t)snprintf(out + len, sizeof(out) - len, " %lu",
+                                  (unsigned long)board_nmis_taken(i));
     uint64_t in_handler, since;
     net_irq_busy(&in_handler, &since);
     len += (uint32_t)snprintf(out + len, sizeof(out) - len, " irqbusy %llu since %llu\n",

@@ -18,4 +18,7 @@ int bench_service_start(void);
 /* Starts the bare timer on the calling CPU (interrupts must be enabled by the caller). */
 void bench_timer_start_this_cpu(uint32_t hz);
 
+/* NMIs the board's own handler took on a CPU (boot option count-nmis; main.c). */
+uint32_t board_nmis_taken(uint32_t cpu);
+
 #endif
