@@ -19,7 +19,6 @@ struct sampler_cpu {
     volatile uint32_t active;       /* 0 while paused or stopped: interrupts record nothing */
     volatile int32_t program_error; /* pmu_program_cpu() or timer result at start */
     uint32_t no_event;              /* overflows whose tag names no event of the session */
-    volatile uint32_t started;      /* the CPU ran start_on_this_cpu */
     uint32_t timer_armed;           /* the platform gave this CPU a sampling timer */
     struct pmu_cpu_state pmu;
 };
@@ -251,7 +250,6 @@ static void start_on_this_cpu(void *arg)
     if (cpu >= num_cpus)
         return;
     struct sampler_cpu *c = &cpus[cpu];
-    c->started = 1;
     if (config.source == SAMPLER_SOURCE_TIMER) {
         c->active = 1;
         int err = aca_plat_timer_arm(config.events[0].sample_after);

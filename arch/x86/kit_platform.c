@@ -40,9 +40,10 @@ static void frame_from_trap(struct aca_frame *f, const struct trap_frame *t)
     f->cs = t->cs;
     f->flags = t->eflags;
     f->fp = t->ebp;
-    /* Ring 0 to ring 0: the CPU pushed no ESP, so the interrupted ESP is just above the
-     * frame it built. */
-    f->sp = (uint32_t)(uintptr_t)(t + 1);
+    /* As the stubs' pushal records it (ring 0 to ring 0: the interrupted ESP is just above
+     * the frame), and as tss.c rebuilds it for the NMI task, whose frame sits on another
+     * stack: the one formula for both. */
+    f->sp = t->esp_at_pusha + 20;
 }
 
 uint32_t aca_plat_cpu_index(void)
