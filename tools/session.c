@@ -398,6 +398,176 @@ static int read_modules(struct reader *r, const cJSON *root, struct session *s)
     return 0;
 }
 
+static int get_bool(struct reader *r, const cJSON *obj, const char *key, const char *field,
+                    int *out)
+{
+    const cJSON *v = member(obj, key);
+    if (!v)
+        return 0;
+    if (!cJSON_IsBool(v))
+        return bad(r, field, "expected true or false");
+    *out = cJSON_IsTrue(v);
+    return 0;
+}
+
+double session_pt_mtc_to_tsc(const struct session_pt *pt)
+{
+    if (!pt->cpuid_15_eax)
+        return 0.0;
+    return ldexp((double)pt->cpuid_15_ebx / pt->cpuid_15_eax, (int)pt->mtc_freq);
+}
+
+static int read_pt_cpus(struct reader *r, const cJSON *pt, struct session *s)
+{
+    const cJSON *arr, *e;
+    int rc;
+    if ((rc = get_array(r, pt, "per_cpu", "pt.per_cpu", true, &arr)))
+        return rc;
+    if ((uint32_t)cJSON_GetArraySize(arr) != s->num_cpus)
+        return bad(r, "pt.per_cpu", "expected one entry per CPU (target.num_cpus)");
+    s->pt->per_cpu = alloc_array(r, s->num_cpus, sizeof *s->pt->per_cpu, &rc);
+    if (!s->pt->per_cpu)
+        return rc;
+    bool *seen = alloc_array(r, s->num_cpus, sizeof *seen, &rc);
+    if (!seen)
+        return rc;
+    cJSON_ArrayForEach(e, arr)
+    {
+        uint32_t cpu = 0;
+        const cJSON *lost, *l;
+        if (!cJSON_IsObject(e))
+            rc = bad(r, "pt.per_cpu[]", "expected objects");
+        else if (!(rc = get_u32(r, e, "cpu", "pt.per_cpu[].cpu", true, &cpu)) &&
+                 (cpu >= s->num_cpus || seen[cpu]))
+            rc = bad(r, "pt.per_cpu[].cpu", "expected each CPU below target.num_cpus once");
+        if (rc)
+            break;
+        seen[cpu] = true;
+        struct session_pt_cpu *c = &s->pt->per_cpu[cpu];
+        if ((rc = get_uint(r, e, "bytes", "pt.per_cpu[].bytes", UINT64_MAX, true, &c->bytes)) ||
+            (rc = get_bool(r, e, "wrapped", "pt.per_cpu[].wrapped", &c->wrapped)) ||
+            (rc = get_array(r, e, "lost", "pt.per_cpu[].lost", false, &lost)))
+            break;
+        if (!lost)
+            continue;
+        c->num_lost = (size_t)cJSON_GetArraySize(lost);
+        c->lost = alloc_array(r, c->num_lost, sizeof *c->lost, &rc);
+        if (!c->lost)
+            break;
+        size_t i = 0;
+        cJSON_ArrayForEach(l, lost)
+        {
+            struct session_pt_loss *x = &c->lost[i];
+            if (!cJSON_IsObject(l)) {
+                rc = bad(r, "pt.per_cpu[].lost[]", "expected objects");
+                break;
+            }
+            if ((rc = get_uint(r, l, "offset", "pt.per_cpu[].lost[].offset", c->bytes, true,
+                               &x->offset)) ||
+                (rc = get_uint(r, l, "bytes", "pt.per_cpu[].lost[].bytes", UINT64_MAX, true,
+                               &x->bytes)))
+                break;
+            if (i > 0 && x->offset <= c->lost[i - 1].offset) {
+                rc = bad(r, "pt.per_cpu[].lost[].offset", "expected increasing offsets");
+                break;
+            }
+            i++;
+        }
+        if (rc)
+            break;
+    }
+    free(seen);
+    return rc;
+}
+
+static int read_pt_filters(struct reader *r, const cJSON *pt, struct session_pt *p)
+{
+    const cJSON *arr, *e;
+    int rc;
+    if ((rc = get_array(r, pt, "filters", "pt.filters", false, &arr)) || !arr)
+        return rc;
+    if (cJSON_GetArraySize(arr) > SESSION_PT_MAX_FILTERS)
+        return bad(r, "pt.filters", "at most 4 ranges (IA32_RTIT_ADDR0..3)");
+    cJSON_ArrayForEach(e, arr)
+    {
+        struct session_pt_filter *f = &p->filters[p->num_filters++];
+        if (!cJSON_IsObject(e))
+            return bad(r, "pt.filters[]", "expected objects");
+        if ((rc = get_address(r, e, "start", "pt.filters[].start", &f->start)) ||
+            (rc = get_address(r, e, "end", "pt.filters[].end", &f->end)) ||
+            (rc = get_string(r, e, "name", "pt.filters[].name", false, &f->name)))
+            return rc;
+        if (f->end < f->start)
+            return bad(r, "pt.filters[].end", "below start");
+    }
+    return 0;
+}
+
+static int read_pt_freeze(struct reader *r, const cJSON *pt, struct session_pt *p)
+{
+    static const char *const reasons[] = {"host", "api", "exception"};
+    const cJSON *fz, *v;
+    int rc;
+    if ((rc = get_object(r, pt, "freeze", "pt.freeze", false, &fz)) || !fz)
+        return rc;
+    p->has_freeze = 1;
+    v = member(fz, "reason");
+    size_t k = 0;
+    while (k < 3 && !(cJSON_IsString(v) && strcmp(v->valuestring, reasons[k]) == 0))
+        k++;
+    if (k == 3)
+        return bad(r, "pt.freeze.reason", "expected \"host\", \"api\" or \"exception\"");
+    p->freeze_reason = (enum session_pt_freeze)k;
+    if ((rc = get_uint(r, fz, "code", "pt.freeze.code", UINT64_MAX, false, &p->freeze_code)) ||
+        (rc = get_uint(r, fz, "tsc", "pt.freeze.tsc", UINT64_MAX, false, &p->freeze_tsc)))
+        return rc;
+    return 0;
+}
+
+static int read_pt(struct reader *r, const cJSON *root, struct session *s)
+{
+    const cJSON *pt, *v;
+    int rc;
+    uint32_t version = 0;
+    if ((rc = get_object(r, root, "pt", "pt", false, &pt)) || !pt)
+        return rc;
+    s->pt = alloc_array(r, 1, sizeof *s->pt, &rc);
+    if (!s->pt)
+        return rc;
+    struct session_pt *p = s->pt;
+    if ((rc = get_u32(r, pt, "version", "pt.version", true, &version)))
+        return rc;
+    if (version != SESSION_PT_VERSION)
+        return bad(r, "pt.version", "only version 1 is supported");
+    v = member(pt, "mode");
+    if (cJSON_IsString(v) && strcmp(v->valuestring, "full") == 0)
+        p->mode = SESSION_PT_FULL;
+    else if (cJSON_IsString(v) && strcmp(v->valuestring, "snapshot") == 0)
+        p->mode = SESSION_PT_SNAPSHOT;
+    else
+        return bad(r, "pt.mode", "expected \"full\" or \"snapshot\"");
+    if ((rc = get_address(r, pt, "rtit_ctl", "pt.rtit_ctl", &p->rtit_ctl)) ||
+        (rc = get_u32(r, pt, "cpuid_15_eax", "pt.cpuid_15_eax", true, &p->cpuid_15_eax)) ||
+        (rc = get_u32(r, pt, "cpuid_15_ebx", "pt.cpuid_15_ebx", true, &p->cpuid_15_ebx)) ||
+        (rc = get_u32(r, pt, "cpuid_15_ecx", "pt.cpuid_15_ecx", false, &p->cpuid_15_ecx)) ||
+        (rc = get_u32(r, pt, "mtc_freq", "pt.mtc_freq", true, &p->mtc_freq)) ||
+        (rc = get_u32(r, pt, "nom_freq", "pt.nom_freq", true, &p->nom_freq)))
+        return rc;
+    /* IA32_RTIT_CTL.MTCFreq, bits 17:14. */
+    if (p->mtc_freq > 15 || p->mtc_freq != ((p->rtit_ctl >> 14) & 0xf))
+        return bad(r, "pt.mtc_freq", "expected IA32_RTIT_CTL.MTCFreq (bits 17:14 of rtit_ctl)");
+    v = member(pt, "mtc_to_tsc");
+    if (v) {
+        double want = session_pt_mtc_to_tsc(p);
+        if (!cJSON_IsNumber(v) || fabs(v->valuedouble - want) > want * 1e-9)
+            return bad(r, "pt.mtc_to_tsc", "expected 2^mtc_freq * cpuid_15_ebx / cpuid_15_eax");
+    }
+    if ((rc = read_pt_filters(r, pt, p)) || (rc = read_pt_freeze(r, pt, p)) ||
+        (rc = read_pt_cpus(r, pt, s)))
+        return rc;
+    return 0;
+}
+
 static int parse_utc(const char *text, time_t *out)
 {
     struct tm tm;
@@ -453,7 +623,8 @@ static int read_root(struct reader *r, const cJSON *root, struct session *s)
     if ((rc = get_string(r, root, "started_utc", "started_utc", false, &s->started_utc)) ||
         (rc = check_started_utc(r, s)) || (rc = read_descriptors(r, root, s)) ||
         (rc = read_events(r, root, s)) || (rc = read_samples(r, root, s)) ||
-        (rc = read_tasks(r, root, s)) || (rc = read_modules(r, root, s)))
+        (rc = read_tasks(r, root, s)) || (rc = read_modules(r, root, s)) ||
+        (rc = read_pt(r, root, s)))
         return rc;
     return 0;
 }
@@ -623,6 +794,66 @@ static bool build_lists(cJSON *root, const struct session *s)
     return true;
 }
 
+static bool build_pt(cJSON *root, const struct session_pt *p, uint32_t num_cpus)
+{
+    static const char *const reasons[] = {"host", "api", "exception"};
+    cJSON *pt = cJSON_AddObjectToObject(root, "pt");
+    if (!pt || !add_number(pt, "version", SESSION_PT_VERSION) ||
+        !add_string(pt, "mode", p->mode == SESSION_PT_SNAPSHOT ? "snapshot" : "full") ||
+        !add_address(pt, "rtit_ctl", p->rtit_ctl) ||
+        !add_number(pt, "cpuid_15_eax", p->cpuid_15_eax) ||
+        !add_number(pt, "cpuid_15_ebx", p->cpuid_15_ebx) ||
+        !add_number(pt, "cpuid_15_ecx", p->cpuid_15_ecx) ||
+        !add_number(pt, "mtc_freq", p->mtc_freq) ||
+        !add_number(pt, "mtc_to_tsc", session_pt_mtc_to_tsc(p)) ||
+        !add_number(pt, "nom_freq", p->nom_freq))
+        return false;
+    if (p->num_filters) {
+        cJSON *filters = cJSON_AddArrayToObject(pt, "filters");
+        if (!filters)
+            return false;
+        for (size_t i = 0; i < p->num_filters; i++) {
+            cJSON *e = cJSON_CreateObject();
+            if (!e || !cJSON_AddItemToArray(filters, e) ||
+                !add_address(e, "start", p->filters[i].start) ||
+                !add_address(e, "end", p->filters[i].end) ||
+                !add_string(e, "name", p->filters[i].name))
+                return false;
+        }
+    }
+    if (p->has_freeze) {
+        cJSON *fz = cJSON_AddObjectToObject(pt, "freeze");
+        if (!fz || !add_string(fz, "reason", reasons[p->freeze_reason]) ||
+            !add_number(fz, "code", (double)p->freeze_code) ||
+            !add_number(fz, "tsc", (double)p->freeze_tsc))
+            return false;
+    }
+    cJSON *cpus = cJSON_AddArrayToObject(pt, "per_cpu");
+    if (!cpus)
+        return false;
+    for (uint32_t n = 0; n < num_cpus; n++) {
+        const struct session_pt_cpu *c = &p->per_cpu[n];
+        cJSON *e = cJSON_CreateObject();
+        if (!e || !cJSON_AddItemToArray(cpus, e) || !add_number(e, "cpu", n) ||
+            !add_number(e, "bytes", (double)c->bytes) ||
+            (c->wrapped && !cJSON_AddBoolToObject(e, "wrapped", 1)))
+            return false;
+        if (!c->num_lost)
+            continue;
+        cJSON *lost = cJSON_AddArrayToObject(e, "lost");
+        if (!lost)
+            return false;
+        for (size_t i = 0; i < c->num_lost; i++) {
+            cJSON *l = cJSON_CreateObject();
+            if (!l || !cJSON_AddItemToArray(lost, l) ||
+                !add_number(l, "offset", (double)c->lost[i].offset) ||
+                !add_number(l, "bytes", (double)c->lost[i].bytes))
+                return false;
+        }
+    }
+    return true;
+}
+
 char *session_format(const struct session *s)
 {
     cJSON *root = cJSON_CreateObject();
@@ -632,7 +863,8 @@ char *session_format(const struct session *s)
         add_string(root, "transfer",
                    s->transfer == SESSION_TRANSFER_IMMEDIATE ? "immediate" : "delayed") &&
         add_string(root, "started_utc", s->started_utc) &&
-        add_number(root, "duration_s", s->duration_s) && build_lists(root, s))
+        add_number(root, "duration_s", s->duration_s) && build_lists(root, s) &&
+        (!s->pt || build_pt(root, s->pt, s->num_cpus)))
         text = cJSON_Print(root);
     cJSON_Delete(root);
     return text;
@@ -674,6 +906,14 @@ void session_free(struct session *s)
     for (size_t i = 0; i < s->num_modules; i++)
         free(s->modules[i].path);
     free(s->modules);
+    if (s->pt) {
+        for (size_t i = 0; i < s->pt->num_filters; i++)
+            free(s->pt->filters[i].name);
+        for (uint32_t n = 0; s->pt->per_cpu && n < s->num_cpus; n++)
+            free(s->pt->per_cpu[n].lost);
+        free(s->pt->per_cpu);
+        free(s->pt);
+    }
     memset(s, 0, sizeof *s);
 }
 

@@ -53,6 +53,51 @@ struct session_module {
     uint64_t load_address, length;
 };
 
+/* Intel PT sideband (docs/pt.md): how the CPUs traced, and the facts libipt needs to
+ * decode and time the packets of pt-cpu<N>.bin. */
+#define SESSION_PT_VERSION     1
+#define SESSION_PT_MAX_FILTERS 4
+
+enum session_pt_mode { SESSION_PT_FULL, SESSION_PT_SNAPSHOT };
+enum session_pt_freeze {
+    SESSION_PT_FREEZE_HOST,
+    SESSION_PT_FREEZE_API,
+    SESSION_PT_FREEZE_EXCEPTION
+};
+
+struct session_pt_filter {
+    uint64_t start, end; /* end inclusive, as in IA32_RTIT_ADDRn_B */
+    char *name;          /* optional */
+};
+
+/* Bytes of trace the target dropped just before file offset `offset` of pt-cpu<N>.bin. */
+struct session_pt_loss {
+    uint64_t offset, bytes;
+};
+
+struct session_pt_cpu {
+    uint64_t bytes;               /* the size pt-cpu<N>.bin should have */
+    int wrapped;                  /* snapshot: older trace was overwritten */
+    struct session_pt_loss *lost; /* increasing offsets; num_lost entries */
+    size_t num_lost;
+};
+
+struct session_pt {
+    enum session_pt_mode mode;
+    uint64_t rtit_ctl;
+    uint32_t cpuid_15_eax, cpuid_15_ebx, cpuid_15_ecx;
+    uint32_t mtc_freq, nom_freq;
+    struct session_pt_filter filters[SESSION_PT_MAX_FILTERS];
+    size_t num_filters;
+    int has_freeze;
+    enum session_pt_freeze freeze_reason;
+    uint64_t freeze_code, freeze_tsc;
+    struct session_pt_cpu *per_cpu; /* num_cpus entries, indexed by CPU */
+};
+
+/* TSC ticks per MTC period, 2^mtc_freq * ebx / eax; 0 when leaf 0x15 is unknown. */
+double session_pt_mtc_to_tsc(const struct session_pt *pt);
+
 /* The reasons behind samples.dropped_per_cpu (the last, stuck_resets, counts PMU resets,
  * not samples). */
 enum session_drop {
@@ -101,6 +146,7 @@ struct session {
     size_t num_tasks;
     struct session_module *modules; /* optional, used only without module.bin */
     size_t num_modules;
+    struct session_pt *pt; /* optional: NULL for a collection without Intel PT */
 };
 
 /* Reads and validates path into s (zeroed first). On failure s holds nothing to free. */
