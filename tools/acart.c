@@ -20,6 +20,7 @@ static const struct command commands[] = {
     {"export", cmd_export, "export csv: VTune external-data CSV files"},
     {"flamegraph", cmd_flamegraph, "a flame graph as a self-contained SVG"},
     {"tb5", cmd_tb5, "print, dump or rewrite a tb5 file"},
+    {"pt", cmd_pt, "Intel PT: trace, calls, functions, flamegraph (libipt)"},
 };
 
 #define NUM_COMMANDS (sizeof commands / sizeof commands[0])

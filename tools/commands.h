@@ -19,5 +19,6 @@ int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
 int cmd_tb5(int argc, char **argv);
+int cmd_pt(int argc, char **argv);
 
 #endif

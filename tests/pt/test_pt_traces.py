@@ -1,0 +1,101 @@
+"""acart pt on real PT packet streams: each tests/pt/traces/*.ptt is compiled by libipt's
+pttc, decoded by `acart pt trace`, `pt calls` and `pt functions`, and every result is
+compared with the expectations the .ptt file writes down from what its assembly executes
+(ptcase.py explains the blocks). Usage:
+  test_pt_traces.py --acart ACART --pttc PTTC --traces DIR --workdir DIR [NAME...]"""
+
+import argparse
+import difflib
+import glob
+import os
+import sys
+
+from ptcase import Case, TestFailure, call_lines, check, function_lines, run, time_lines, trace_lines
+
+
+def compare(case, what, got, want):
+    check(want, "%s: the acart-%s block is empty" % (case.name, what))
+    if got != want:
+        diff = "\n".join(difflib.unified_diff(want, got, "expected", "acart", lineterm=""))
+        raise TestFailure("%s: %s differs from what the assembly executes:\n%s"
+                          % (case.name, what, diff))
+
+
+def check_blocks(case, out, want):
+    """The block decoder's blocks, each FIRST..LAST with its count of instructions, cover
+    the expected instructions in order, with the same events between them."""
+    got = []
+    for line in out.splitlines()[1:]:
+        if line.startswith("["):
+            got += trace_lines(line)
+            continue
+        span, count = line.split()[1:3]
+        first, last = span.split("..")
+        n = int(count)
+        at = len(got)
+        expected = want[at:at + n]
+        check(len(expected) == n and expected[0] == first and expected[-1] == last,
+              "%s: block %s..%s of %d instructions is not instructions %d to %d of the trace"
+              % (case.name, first, last, n, at, at + n - 1))
+        got += expected
+    compare(case, "blocks", got, want)
+
+
+def run_case(args, ptt):
+    case = Case(ptt, args.pttc, args.workdir)
+    base = [args.acart, "pt"]
+    target = [case.collection, "--elf", case.elf, "--cpu", "0"]
+    checked = []
+    trace, _ = run(base + ["trace"] + target)
+    for what, lines in (("trace", trace_lines(trace)[1:]), ("time", time_lines(trace))):
+        if case.exp(what):
+            compare(case, what, lines, case.exp(what))
+            checked.append(what)
+    if case.exp("trace"):
+        blocks, _ = run(base + ["trace", "--blocks"] + target)
+        check_blocks(case, blocks, case.exp("trace"))
+        checked.append("blocks")
+    if case.exp("calls"):
+        calls, _ = run(base + ["calls"] + target)
+        compare(case, "calls", call_lines(calls), case.exp("calls"))
+        checked.append("calls")
+    if case.exp("functions"):
+        functions, _ = run(base + ["functions", "--top", "0"] + target)
+        compare(case, "functions", function_lines(functions), case.exp("functions"))
+        checked.append("functions")
+    check(checked, "%s: no expectations to check" % case.name)
+    return case.name, checked
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--acart", required=True)
+    p.add_argument("--pttc", required=True)
+    p.add_argument("--traces", required=True)
+    p.add_argument("--workdir", required=True)
+    p.add_argument("names", nargs="*")
+    args = p.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    ptts = sorted(glob.glob(os.path.join(args.traces, "*.ptt")))
+    if args.names:
+        ptts = [x for x in ptts if os.path.splitext(os.path.basename(x))[0] in args.names]
+    check(ptts, "no .ptt files")
+    check(os.access(args.pttc, os.X_OK),
+          "%s: no pttc; scripts/setup-deps (make deps) builds it" % args.pttc)
+    failures = 0
+    for ptt in ptts:
+        try:
+            name, checked = run_case(args, ptt)
+            print("ok   %-20s %s" % (name, ", ".join(checked)))
+        except TestFailure as e:
+            failures += 1
+            print("FAIL %s" % e)
+    if failures:
+        print("%d of %d traces failed" % (failures, len(ptts)))
+        return 1
+    print("PASS: %d traces" % len(ptts))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,582 @@
+/* acart pt trace|calls|functions|flamegraph DIR --elf IMAGE: Intel PT decoded with libipt
+ * (docs/pt.md). */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "flame.h"
+#include "pt_input.h"
+#include "text_escape.h"
+
+static const char pt_usage[] =
+    "usage: acart pt (trace|calls|functions|flamegraph) DIR --elf IMAGE [options]\n"
+    "\n"
+    "Decodes the Intel PT trace of a collection (acart collect --pt) with libipt:\n"
+    "  trace        every instruction (or block) with its time stamp, and the trace's events\n"
+    "  calls        the call tree of each CPU as an indented timeline, time per call\n"
+    "  functions    exact instruction counts and cycles per function\n"
+    "  flamegraph   the functions' instructions as an SVG flame graph\n"
+    "Run `acart pt COMMAND --help` for details.\n";
+
+static const char common_options[] =
+    "  -e, --elf IMAGE       an ELF image of the traced code (required; repeat for more\n"
+    "                        modules): a fixed-address image at its link addresses, a\n"
+    "                        position-independent one where module.bin says it ran\n"
+    "  -c, --cpu N           only CPU N (default: every CPU)\n"
+    "  -h, --help            show this help\n";
+
+static const char trace_usage[] =
+    "usage: acart pt trace DIR --elf IMAGE [--cpu N] [--blocks]\n"
+    "\n"
+    "Prints each CPU's trace in execution order: every instruction as\n"
+    "  TSC  ADDRESS  FUNCTION+OFFSET  BYTES\n"
+    "(TSC: libipt's time at the last timing packet before it), or with --blocks every\n"
+    "run of instructions libipt decodes without trace as\n"
+    "  TSC  FIRST..LAST  N insns  FUNCTION\n"
+    "and the trace's events in brackets: [TSC  enabled], [TSC  disabled], interrupts,\n"
+    "overflows, execution modes. Where decoding fails, a gap line names the offset in\n"
+    "pt-cpuN.bin and libipt's error (pte_*), and decoding resumes at the next PSB.\n"
+    "\n"
+    "  -b, --blocks          blocks instead of single instructions\n";
+
+static const char calls_usage[] =
+    "usage: acart pt calls DIR --elf IMAGE [--cpu N] [--max-depth D]\n"
+    "\n"
+    "Prints each CPU's calls as an indented timeline, one line per call in the order they\n"
+    "began: start (microseconds after the CPU's first time stamp), duration, instructions\n"
+    "(callees included) and the function, indented by call depth. A call that did not end\n"
+    "in a return says how it ended: (gap), (overflow), (tracing off) or (running at end).\n"
+    "Gaps in the trace appear where they happened.\n"
+    "\n"
+    "  -d, --max-depth D     calls no deeper than D (0: outermost only)\n";
+
+static const char functions_usage[] =
+    "usage: acart pt functions DIR --elf IMAGE [--cpu N] [--top N]\n"
+    "\n"
+    "Prints per function, of every CPU or of --cpu N: instructions executed in it (exact,\n"
+    "from the trace), their share, instructions with its callees, calls, core cycles in it,\n"
+    "and microseconds in it and with its callees. Time comes from the trace's timing\n"
+    "packets (TSC, MTC, CYC): the time between two updates goes to the instructions run\n"
+    "in between; cycles are that time at the core:bus ratio of the CBR packets (TSC ticks\n"
+    "until the first one).\n"
+    "\n"
+    "  -t, --top N           the N functions with the most instructions (default 20, 0 all)\n";
+
+static const char flamegraph_usage[] =
+    "usage: acart pt flamegraph DIR --elf IMAGE -o OUT.svg [--cpu N]\n"
+    "\n"
+    "Draws the traced instructions as a flame graph: each function's own instructions\n"
+    "stand on the calls that led to them (from the trace's call tree), one tower per CPU.\n"
+    "A self-contained SVG; tooltips give each frame's instructions.\n"
+    "\n"
+    "  -o, --output FILE     the SVG file to write (required)\n";
+
+struct pt_args {
+    const char *dir, *output;
+    const char **elfs;
+    size_t num_elfs;
+    int64_t cpu; /* -1: every CPU */
+    uint64_t max_depth, top;
+    int blocks;
+};
+
+/* Parses the options of subcommand name; returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, const char *name, const char *usage, struct pt_args *a)
+{
+    static const struct option longopts[] = {
+        {"elf", required_argument, NULL, 'e'}, {"cpu", required_argument, NULL, 'c'},
+        {"blocks", no_argument, NULL, 'b'},    {"max-depth", required_argument, NULL, 'd'},
+        {"top", required_argument, NULL, 't'}, {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},      {NULL, 0, NULL, 0},
+    };
+    char full[2048];
+    snprintf(full, sizeof full, "%s\n%s", usage, common_options);
+    memset(a, 0, sizeof *a);
+    a->cpu = -1;
+    a->max_depth = UINT64_MAX;
+    a->top = 20;
+    a->elfs = calloc((size_t)argc, sizeof *a->elfs);
+    if (!a->elfs)
+        return ACART_EXIT_FAILURE;
+    int opt;
+    uint64_t v;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "e:c:bd:t:o:h", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'e':
+            a->elfs[a->num_elfs++] = optarg;
+            break;
+        case 'c':
+            if (cli_parse_uint(optarg, UINT32_MAX, &v) != 0)
+                return cli_usage_error(name, full, "--cpu: expected a CPU number, not %s", optarg);
+            a->cpu = (int64_t)v;
+            break;
+        case 'b':
+            a->blocks = 1;
+            break;
+        case 'd':
+            if (cli_parse_uint(optarg, UINT32_MAX, &a->max_depth) != 0)
+                return cli_usage_error(name, full, "--max-depth: expected a number, not %s",
+                                       optarg);
+            break;
+        case 't':
+            if (cli_parse_uint(optarg, UINT32_MAX, &a->top) != 0)
+                return cli_usage_error(name, full, "--top: expected a number, not %s", optarg);
+            break;
+        case 'o':
+            a->output = optarg;
+            break;
+        case 'h':
+            return cli_help(full);
+        default:
+            return cli_usage_error(name, full, "unknown option");
+        }
+    }
+    if (optind + 1 != argc)
+        return cli_usage_error(name, full, "expected one collection folder");
+    a->dir = argv[optind];
+    if (!a->num_elfs)
+        return cli_usage_error(name, full, "--elf IMAGE is required");
+    return -1;
+}
+
+static int open_input(struct pt_input *in, const struct pt_args *a, const char *name)
+{
+    struct diag d = {0};
+    if (pt_input_open(in, a->dir, a->elfs, a->num_elfs, &d) != 0)
+        return diag_report(name, &d);
+    if (a->cpu >= 0 && (uint64_t)a->cpu >= in->p.session.num_cpus) {
+        pt_input_close(in);
+        fprintf(stderr,
+                "acart %s: %s: --cpu %" PRId64 ": the collection has CPUs 0 to %" PRIu32 "\n", name,
+                a->dir, a->cpu, in->p.session.num_cpus - 1);
+        return ACART_EXIT_USAGE;
+    }
+    return -1;
+}
+
+static uint32_t first_cpu(const struct pt_args *a)
+{
+    return a->cpu < 0 ? 0 : (uint32_t)a->cpu;
+}
+
+static uint32_t end_cpu(const struct pt_args *a, const struct pt_input *in)
+{
+    return a->cpu < 0 ? in->p.session.num_cpus : (uint32_t)a->cpu + 1;
+}
+
+static void put_name(const struct pt_code *code, uint32_t id, FILE *out)
+{
+    text_fput_terminal(pt_code_name(code, id), out);
+}
+
+/* pt trace */
+
+struct trace_out {
+    const struct pt_input *in;
+    FILE *out;
+};
+
+static void print_event(const struct pt_event *ev, FILE *out)
+{
+    fprintf(out, "[%016" PRIx64 "  ", ev->tsc);
+    switch (ev->type) {
+    case ptev_enabled:
+        fprintf(out, "%s at 0x%" PRIx64 "]\n", ev->variant.enabled.resumed ? "resumed" : "enabled",
+                ev->variant.enabled.ip);
+        return;
+    case ptev_disabled:
+    case ptev_async_disabled:
+        if (ev->ip_suppressed)
+            fputs("disabled]\n", out);
+        else
+            fprintf(out, "disabled at 0x%" PRIx64 "]\n",
+                    ev->type == ptev_disabled ? ev->variant.disabled.ip
+                                              : ev->variant.async_disabled.ip);
+        return;
+    case ptev_async_branch:
+        fprintf(out, "interrupt at 0x%" PRIx64 " to 0x%" PRIx64 "]\n",
+                ev->variant.async_branch.from, ev->variant.async_branch.to);
+        return;
+    case ptev_overflow:
+        if (ev->ip_suppressed)
+            fputs("overflow]\n", out);
+        else
+            fprintf(out, "overflow, resumed at 0x%" PRIx64 "]\n", ev->variant.overflow.ip);
+        return;
+    case ptev_exec_mode: {
+        static const char *const modes[] = {"unknown", "16-bit", "32-bit", "64-bit"};
+        unsigned m = (unsigned)ev->variant.exec_mode.mode;
+        fprintf(out, "exec mode: %s]\n", m < 4 ? modes[m] : "unknown");
+        return;
+    }
+    case ptev_stop:
+        fputs("trace stopped]\n", out);
+        return;
+    case ptev_cbr:
+        fprintf(out, "core:bus ratio %u]\n", (unsigned)ev->variant.cbr.ratio);
+        return;
+    default:
+        fprintf(out, "event %d]\n", (int)ev->type);
+        return;
+    }
+}
+
+static int trace_event(void *ctx, const struct pt_event *ev)
+{
+    struct trace_out *t = ctx;
+    /* Tick events only move the clock; CBR is printed since it changes cycles per tick. */
+    if (ev->type != ptev_tick && !ev->status_update)
+        print_event(ev, t->out);
+    return 0;
+}
+
+static void print_place(const struct pt_code *code, uint64_t ip, FILE *out)
+{
+    put_name(code, pt_code_name_at(code, ip), out);
+    uint64_t start = pt_code_function_start(code, ip);
+    if (start != ip)
+        fprintf(out, "+0x%" PRIx64, ip - start);
+}
+
+static int trace_insn(void *ctx, const struct pt_insn *insn, uint64_t tsc)
+{
+    struct trace_out *t = ctx;
+    fprintf(t->out, "%016" PRIx64 "  %016" PRIx64 "  ", tsc, insn->ip);
+    print_place(&t->in->code, insn->ip, t->out);
+    fputs(" ", t->out);
+    for (uint8_t i = 0; i < insn->size; i++)
+        fprintf(t->out, " %02x", insn->raw[i]);
+    fputc('\n', t->out);
+    return 0;
+}
+
+static int trace_block(void *ctx, const struct pt_block *b, uint64_t tsc)
+{
+    struct trace_out *t = ctx;
+    fprintf(t->out, "%016" PRIx64 "  %016" PRIx64 "..%016" PRIx64 "  %u insns  ", tsc, b->ip,
+            b->end_ip, (unsigned)b->ninsn);
+    print_place(&t->in->code, b->ip, t->out);
+    fputc('\n', t->out);
+    return 0;
+}
+
+static int trace_gap(void *ctx, const struct pt_gap *gap)
+{
+    struct trace_out *t = ctx;
+    char what[512];
+    pt_gap_describe(gap, what, sizeof what);
+    fprintf(t->out, "[%s]\n", what);
+    return 0;
+}
+
+static int pt_trace(int argc, char **argv)
+{
+    struct pt_args a;
+    struct pt_input in;
+    int rc = parse_args(argc, argv, "pt trace", trace_usage, &a);
+    if (rc < 0)
+        rc = open_input(&in, &a, "pt trace");
+    if (rc >= 0) {
+        free(a.elfs);
+        return rc;
+    }
+    struct trace_out t = {&in, stdout};
+    struct pt_sink sink = {.insn = trace_insn,
+                           .block = trace_block,
+                           .event = trace_event,
+                           .gap = trace_gap,
+                           .ctx = &t};
+    struct diag d = {0};
+    rc = ACART_EXIT_OK;
+    for (uint32_t cpu = first_cpu(&a); cpu < end_cpu(&a, &in) && rc == ACART_EXIT_OK; cpu++) {
+        printf("cpu %" PRIu32 "\n", cpu);
+        if (pt_input_decode(&in, cpu, a.blocks, &sink, &d) != 0)
+            rc = diag_report("pt trace", &d);
+    }
+    if (rc == ACART_EXIT_OK && (fflush(stdout) != 0 || ferror(stdout))) {
+        fprintf(stderr, "acart pt trace: cannot write the output\n");
+        rc = ACART_EXIT_OUTPUT;
+    }
+    pt_input_close(&in);
+    free(a.elfs);
+    return rc;
+}
+
+/* pt calls */
+
+static const char *end_note(const struct pt_call *c)
+{
+    switch (c->end) {
+    case PT_END_GAP:
+        return "  (gap)";
+    case PT_END_OVERFLOW:
+        return "  (overflow)";
+    case PT_END_DISABLED:
+        return "  (tracing off)";
+    case PT_END_OPEN:
+        return "  (running at end)";
+    default:
+        return "";
+    }
+}
+
+static void print_gap_line(const struct pt_gap *gap, FILE *out)
+{
+    char what[512];
+    pt_gap_describe(gap, what, sizeof what);
+    fprintf(out, "%14s  %12s  %10s  [%s]\n", "", "", "", what);
+}
+
+static void print_calls(const struct pt_input *in, const struct pt_flow *f, uint64_t max_depth,
+                        FILE *out)
+{
+    double span = pt_input_us(in, (double)(f->last_tsc - f->first_tsc));
+    fprintf(out,
+            "cpu %" PRIu32 ": %" PRIu64 " instructions in %zu calls, %zu gaps, %.3f us traced\n",
+            f->cpu, f->insns, f->num_calls, f->num_gaps, span);
+    fprintf(out, "%14s  %12s  %10s  %s\n", "start us", "duration us", "insns", "call");
+    size_t g = 0;
+    for (size_t i = 0; i < f->num_calls; i++) {
+        const struct pt_call *c = &f->calls[i];
+        while (g < f->num_gaps && f->gap_insns[g] <= c->first_insn)
+            print_gap_line(&f->gaps[g++], out);
+        if (c->depth > max_depth)
+            continue;
+        fprintf(out, "%14.3f  %12.3f  %10" PRIu64 "  %*s%s",
+                pt_input_us(in, (double)(c->start_tsc - f->first_tsc)),
+                pt_input_us(in, (double)(c->end_tsc - c->start_tsc)), c->insns, (int)(2 * c->depth),
+                "", c->interrupt ? "[interrupt] " : "");
+        put_name(&in->code, c->name, out);
+        fprintf(out, "%s\n", end_note(c));
+    }
+    while (g < f->num_gaps)
+        print_gap_line(&f->gaps[g++], out);
+}
+
+static int pt_calls(int argc, char **argv)
+{
+    struct pt_args a;
+    struct pt_input in;
+    int rc = parse_args(argc, argv, "pt calls", calls_usage, &a);
+    if (rc < 0)
+        rc = open_input(&in, &a, "pt calls");
+    if (rc >= 0) {
+        free(a.elfs);
+        return rc;
+    }
+    struct diag d = {0};
+    rc = ACART_EXIT_OK;
+    for (uint32_t cpu = first_cpu(&a); cpu < end_cpu(&a, &in) && rc == ACART_EXIT_OK; cpu++) {
+        struct pt_flow f;
+        if (pt_input_flow(&in, cpu, &f, &d) != 0)
+            rc = diag_report("pt calls", &d);
+        else
+            print_calls(&in, &f, a.max_depth, stdout);
+        pt_flow_free(&f);
+    }
+    if (rc == ACART_EXIT_OK && (fflush(stdout) != 0 || ferror(stdout))) {
+        fprintf(stderr, "acart pt calls: cannot write the output\n");
+        rc = ACART_EXIT_OUTPUT;
+    }
+    pt_input_close(&in);
+    free(a.elfs);
+    return rc;
+}
+
+/* pt functions */
+
+struct function_row {
+    uint32_t name;
+    struct pt_function_stats s;
+};
+
+static int compare_rows(const void *a, const void *b)
+{
+    const struct function_row *x = a, *y = b;
+    if (x->s.self_insns != y->s.self_insns)
+        return x->s.self_insns > y->s.self_insns ? -1 : 1;
+    return x->name < y->name ? -1 : x->name > y->name;
+}
+
+static void print_functions(const struct pt_input *in, struct function_row *rows, size_t n,
+                            uint64_t total, size_t gaps, uint64_t top, FILE *out)
+{
+    qsort(rows, n, sizeof *rows, compare_rows);
+    fprintf(out, "%" PRIu64 " instructions, %zu gaps\n", total, gaps);
+    fprintf(out, "%12s  %6s  %12s  %8s  %14s  %12s  %12s  %s\n", "Insns", "%", "Incl insns",
+            "Calls", "Cycles", "Self us", "Incl us", "Function");
+    uint64_t shown = 0;
+    for (size_t i = 0; i < n && (top == 0 || i < top); i++) {
+        const struct pt_function_stats *s = &rows[i].s;
+        shown += s->self_insns;
+        fprintf(out,
+                "%12" PRIu64 "  %5.1f%%  %12" PRIu64 "  %8" PRIu64 "  %14.0f  %12.3f  %12.3f  ",
+                s->self_insns, total ? 100.0 * (double)s->self_insns / (double)total : 0.0,
+                s->incl_insns, s->calls, s->self_cycles, pt_input_us(in, s->self_ticks),
+                pt_input_us(in, (double)s->incl_ticks));
+        put_name(&in->code, rows[i].name, out);
+        fputc('\n', out);
+    }
+    if (top && n > top)
+        fprintf(out, "%12" PRIu64 "  %5.1f%%  (%zu more functions)\n", total - shown,
+                total ? 100.0 * (double)(total - shown) / (double)total : 0.0, n - (size_t)top);
+}
+
+static int pt_functions(int argc, char **argv)
+{
+    struct pt_args a;
+    struct pt_input in;
+    int rc = parse_args(argc, argv, "pt functions", functions_usage, &a);
+    if (rc < 0)
+        rc = open_input(&in, &a, "pt functions");
+    if (rc >= 0) {
+        free(a.elfs);
+        return rc;
+    }
+    struct diag d = {0};
+    size_t num_names = in.code.num_names, gaps = 0;
+    uint64_t total = 0;
+    struct function_row *rows = calloc(num_names, sizeof *rows);
+    rc = rows ? ACART_EXIT_OK : ACART_EXIT_FAILURE;
+    for (uint32_t cpu = first_cpu(&a); cpu < end_cpu(&a, &in) && rc == ACART_EXIT_OK; cpu++) {
+        struct pt_flow f;
+        if (pt_input_flow(&in, cpu, &f, &d) != 0) {
+            rc = diag_report("pt functions", &d);
+        } else {
+            for (size_t i = 0; i < num_names; i++) {
+                struct pt_function_stats *r = &rows[i].s;
+                const struct pt_function_stats *s = &f.functions[i];
+                rows[i].name = (uint32_t)i;
+                r->self_insns += s->self_insns;
+                r->incl_insns += s->incl_insns;
+                r->calls += s->calls;
+                r->self_ticks += s->self_ticks;
+                r->self_cycles += s->self_cycles;
+                r->incl_ticks += s->incl_ticks;
+            }
+            total += f.insns;
+            gaps += f.num_gaps;
+        }
+        pt_flow_free(&f);
+    }
+    if (rc == ACART_EXIT_OK) {
+        size_t n = 0;
+        for (size_t i = 0; i < num_names; i++)
+            if (rows[i].s.self_insns || rows[i].s.calls)
+                rows[n++] = rows[i];
+        print_functions(&in, rows, n, total, gaps, a.top, stdout);
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            fprintf(stderr, "acart pt functions: cannot write the output\n");
+            rc = ACART_EXIT_OUTPUT;
+        }
+    }
+    free(rows);
+    pt_input_close(&in);
+    free(a.elfs);
+    return rc;
+}
+
+/* pt flamegraph */
+
+static int add_flow(struct flame *flame, const struct pt_input *in, const struct pt_flow *f,
+                    bool cpu_root, char *cpu_name)
+{
+    size_t max_depth = 0;
+    for (size_t i = 0; i < f->num_calls; i++)
+        if (f->calls[i].depth > max_depth)
+            max_depth = f->calls[i].depth;
+    struct flame_frame *stack = calloc(max_depth + 2, sizeof *stack);
+    if (!stack)
+        return -1;
+    for (size_t i = 0; i < f->num_calls; i++) {
+        const struct pt_call *c = &f->calls[i];
+        if (!c->self_insns)
+            continue;
+        size_t depth = c->depth + 1 + (cpu_root ? 1 : 0);
+        size_t k = depth;
+        for (uint32_t at = (uint32_t)i; at != PT_FLOW_NONE; at = f->calls[at].parent) {
+            const char *name = pt_code_name(&in->code, f->calls[at].name);
+            stack[--k] = (struct flame_frame){name, name[0] == '[' ? FRAME_OTHER : FRAME_FUNCTION};
+        }
+        if (cpu_root)
+            stack[0] = (struct flame_frame){cpu_name, FRAME_OTHER};
+        if (flame_add(flame, stack, depth, c->self_insns) != 0) {
+            free(stack);
+            return -1;
+        }
+    }
+    free(stack);
+    return 0;
+}
+
+static int pt_flamegraph(int argc, char **argv)
+{
+    struct pt_args a;
+    struct pt_input in;
+    int rc = parse_args(argc, argv, "pt flamegraph", flamegraph_usage, &a);
+    if (rc < 0 && !a.output)
+        rc = cli_usage_error("pt flamegraph", flamegraph_usage, "-o OUT.svg is required");
+    if (rc < 0)
+        rc = open_input(&in, &a, "pt flamegraph");
+    if (rc >= 0) {
+        free(a.elfs);
+        return rc;
+    }
+    struct flame flame;
+    struct diag d = {0};
+    size_t gaps = 0;
+    rc = flame_init(&flame) == 0 ? ACART_EXIT_OK : ACART_EXIT_FAILURE;
+    bool cpu_root = a.cpu < 0 && in.p.session.num_cpus > 1;
+    for (uint32_t cpu = first_cpu(&a); cpu < end_cpu(&a, &in) && rc == ACART_EXIT_OK; cpu++) {
+        struct pt_flow f;
+        char cpu_name[32];
+        snprintf(cpu_name, sizeof cpu_name, "cpu %" PRIu32, cpu);
+        if (pt_input_flow(&in, cpu, &f, &d) != 0)
+            rc = diag_report("pt flamegraph", &d);
+        else if (add_flow(&flame, &in, &f, cpu_root, cpu_name) != 0)
+            rc = ACART_EXIT_FAILURE;
+        gaps += f.num_gaps;
+        pt_flow_free(&f);
+    }
+    if (rc == ACART_EXIT_OK) {
+        char title[300], subtitle[1200];
+        snprintf(title, sizeof title, "Intel PT instructions on %s", in.p.session.hostname);
+        snprintf(subtitle, sizeof subtitle, "%" PRIu64 " instructions of %s, %zu gaps, image %s",
+                 flame_total(&flame), a.dir, gaps, a.elfs[0]);
+        FILE *out = fopen(a.output, "w");
+        int failed = !out || flame_write_svg(&flame, title, subtitle, out) != 0;
+        if (out && fclose(out) != 0)
+            failed = 1;
+        if (failed) {
+            fprintf(stderr, "acart pt flamegraph: %s: cannot write\n", a.output);
+            remove(a.output);
+            rc = ACART_EXIT_OUTPUT;
+        }
+    }
+    flame_free(&flame);
+    pt_input_close(&in);
+    free(a.elfs);
+    return rc;
+}
+
+int cmd_pt(int argc, char **argv)
+{
+    if (argc < 2)
+        return cli_usage_error("pt", pt_usage, "expected a command");
+    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)
+        return cli_help(pt_usage);
+    if (strcmp(argv[1], "trace") == 0)
+        return pt_trace(argc - 1, argv + 1);
+    if (strcmp(argv[1], "calls") == 0)
+        return pt_calls(argc - 1, argv + 1);
+    if (strcmp(argv[1], "functions") == 0)
+        return pt_functions(argc - 1, argv + 1);
+    if (strcmp(argv[1], "flamegraph") == 0)
+        return pt_flamegraph(argc - 1, argv + 1);
+    return cli_usage_error("pt", pt_usage, "unknown command %s", argv[1]);
+}

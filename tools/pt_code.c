@@ -1,0 +1,318 @@
+#include "pt_code.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <intel-pt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A symbol that may name code, before sizes are settled. */
+struct candidate {
+    uint64_t start, size, section_end;
+    char *name;
+    bool global, sized;
+};
+
+struct builder {
+    struct candidate *items;
+    size_t n, cap;
+};
+
+static int intern(struct pt_code *c, char *name, uint32_t *id, struct diag *d)
+{
+    if (!name)
+        return diag_fail(d, DIAG_NOMEM, "out of memory");
+    if (c->num_names == c->names_cap) {
+        size_t cap = c->names_cap ? 2 * c->names_cap : 256;
+        char **names = realloc(c->names, cap * sizeof *names);
+        if (!names) {
+            free(name);
+            return diag_fail(d, DIAG_NOMEM, "out of memory");
+        }
+        c->names = names;
+        c->names_cap = cap;
+    }
+    *id = (uint32_t)c->num_names;
+    c->names[c->num_names++] = name;
+    return 0;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static int add_candidate(struct builder *b, const struct candidate *x, struct diag *d)
+{
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 1024;
+        struct candidate *items = realloc(b->items, cap * sizeof *items);
+        if (!items)
+            return diag_fail(d, DIAG_NOMEM, "out of memory");
+        b->items = items;
+        b->cap = cap;
+    }
+    b->items[b->n] = *x;
+    b->items[b->n].name = strdup(x->name);
+    if (!b->items[b->n].name)
+        return diag_fail(d, DIAG_NOMEM, "out of memory");
+    b->n++;
+    return 0;
+}
+
+/* Function symbols of one symbol table, and global untyped symbols in code (entry points
+ * written in assembly often have no type or size). */
+static int read_symbols(Elf *e, Elf_Scn *symtab, uint64_t bias, struct builder *b, struct diag *d)
+{
+    GElf_Shdr sh;
+    Elf_Data *data = elf_getdata(symtab, NULL);
+    if (!gelf_getshdr(symtab, &sh) || !data || !sh.sh_entsize)
+        return 0;
+    size_t count = sh.sh_size / sh.sh_entsize;
+    for (size_t i = 1; i < count; i++) {
+        GElf_Sym sym;
+        GElf_Shdr code;
+        if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+            sym.st_shndx >= SHN_LORESERVE)
+            continue;
+        int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
+        Elf_Scn *scn = elf_getscn(e, sym.st_shndx);
+        if (!scn || !gelf_getshdr(scn, &code) || !(code.sh_flags & SHF_EXECINSTR))
+            continue;
+        if (type != STT_FUNC && !(type == STT_NOTYPE && bind != STB_LOCAL))
+            continue;
+        const char *name = elf_strptr(e, sh.sh_link, sym.st_name);
+        if (!name || !name[0])
+            continue;
+        struct candidate x = {
+            .start = sym.st_value + bias,
+            .size = sym.st_size,
+            .section_end = code.sh_addr + code.sh_size + bias,
+            .name = (char *)name,
+            .global = bind != STB_LOCAL,
+            .sized = sym.st_size > 0,
+        };
+        int rc = add_candidate(b, &x, d);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* Where a position-independent image ran: the load address of the module of the same base
+ * name, less the page its first segment starts in. */
+static int image_bias(Elf *e, const char *path, const struct profile *p, uint64_t *bias,
+                      struct diag *d)
+{
+    GElf_Ehdr eh;
+    size_t nph;
+    *bias = 0;
+    if (!gelf_getehdr(e, &eh) || elf_getphdrnum(e, &nph) != 0)
+        return diag_fail(d, DIAG_INPUT, "%s: not an ELF file: %s", path, elf_errmsg(-1));
+    if (eh.e_type == ET_EXEC)
+        return 0;
+    if (eh.e_type != ET_DYN)
+        return diag_fail(d, DIAG_INPUT, "%s: neither an executable nor a shared object", path);
+    uint64_t low = UINT64_MAX;
+    for (size_t i = 0; i < nph; i++) {
+        GElf_Phdr ph;
+        if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && ph.p_vaddr < low)
+            low = ph.p_vaddr;
+    }
+    for (size_t i = 0; i < p->num_modules; i++)
+        if (strcmp(p->modules[i].name, base_name(path)) == 0) {
+            *bias = p->modules[i].load_address - (low & ~0xfffull);
+            return 0;
+        }
+    return diag_fail(d, DIAG_INPUT,
+                     "%s: a position-independent image, and no module of the collection is "
+                     "named %s to say where it ran",
+                     path, base_name(path));
+}
+
+static int add_elf(struct pt_code *c, const char *path, const struct profile *p, struct builder *b,
+                   struct diag *d)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return diag_fail(d, DIAG_INPUT, "%s: %s", path, strerror(errno));
+    Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+    int rc = 0;
+    uint64_t bias = 0;
+    size_t nph = 0, segments = 0;
+    if (!e || elf_kind(e) != ELF_K_ELF)
+        rc = diag_fail(d, DIAG_INPUT, "%s: not an ELF file", path);
+    else
+        rc = image_bias(e, path, p, &bias, d);
+    if (!rc && elf_getphdrnum(e, &nph) != 0)
+        rc = diag_fail(d, DIAG_INPUT, "%s: no program headers: %s", path, elf_errmsg(-1));
+    for (size_t i = 0; !rc && i < nph; i++) {
+        GElf_Phdr ph;
+        if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) ||
+            !ph.p_filesz)
+            continue;
+        int err =
+            pt_image_add_file(c->image, path, ph.p_offset, ph.p_filesz, NULL, ph.p_vaddr + bias);
+        if (err < 0)
+            rc = diag_fail(d, DIAG_LIBRARY, "%s: libipt cannot add segment %zu: %s", path, i,
+                           pt_errstr(pt_errcode(err)));
+        segments++;
+    }
+    if (!rc && !segments)
+        rc = diag_fail(d, DIAG_INPUT, "%s: no executable segment", path);
+    /* The full symbol table when there is one, else the dynamic one. */
+    Elf_Scn *scn = NULL, *symtab = NULL;
+    while (!rc && (scn = elf_nextscn(e, scn))) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh))
+            continue;
+        if (sh.sh_type == SHT_SYMTAB || (sh.sh_type == SHT_DYNSYM && !symtab))
+            symtab = scn;
+    }
+    if (!rc && symtab)
+        rc = read_symbols(e, symtab, bias, b, d);
+    if (e)
+        elf_end(e);
+    close(fd);
+    return rc;
+}
+
+/* By address; at one address a sized symbol before an unsized one, global before local. */
+static int compare_candidates(const void *a, const void *b)
+{
+    const struct candidate *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->sized != y->sized)
+        return x->sized ? -1 : 1;
+    if (x->global != y->global)
+        return x->global ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* One function per address; an unsized symbol reaches to the next symbol or the end of
+ * its section, and no function overlaps the next one. */
+static int settle_functions(struct pt_code *c, struct builder *b, struct diag *d)
+{
+    qsort(b->items, b->n, sizeof *b->items, compare_candidates);
+    c->functions = calloc(b->n ? b->n : 1, sizeof *c->functions);
+    if (!c->functions)
+        return diag_fail(d, DIAG_NOMEM, "out of memory");
+    for (size_t i = 0; i < b->n; i++) {
+        struct candidate *x = &b->items[i];
+        if (i > 0 && b->items[i - 1].start == x->start)
+            continue;
+        size_t next = i + 1;
+        while (next < b->n && b->items[next].start == x->start)
+            next++;
+        uint64_t end = x->sized ? x->start + x->size : x->section_end;
+        if (next < b->n && b->items[next].start < end)
+            end = b->items[next].start;
+        if (end <= x->start)
+            continue;
+        struct pt_code_function *f = &c->functions[c->num_functions];
+        f->start = x->start;
+        f->end = end;
+        int rc = intern(c, x->name, &f->name, d);
+        x->name = NULL; /* now the code's */
+        if (rc)
+            return rc;
+        c->num_functions++;
+    }
+    return 0;
+}
+
+static int add_module_ranges(struct pt_code *c, const struct profile *p, struct diag *d)
+{
+    c->ranges = calloc(p->num_modules ? p->num_modules : 1, sizeof *c->ranges);
+    if (!c->ranges)
+        return diag_fail(d, DIAG_NOMEM, "out of memory");
+    for (size_t i = 0; i < p->num_modules; i++) {
+        const struct module_info *m = &p->modules[i];
+        struct pt_code_range *r = &c->ranges[c->num_ranges];
+        r->start = m->load_address;
+        r->end = m->load_address + m->length;
+        size_t len = strlen(m->name) + 3;
+        char *name = malloc(len);
+        if (name)
+            snprintf(name, len, "[%s]", m->name);
+        int rc = intern(c, name, &r->name, d);
+        if (rc)
+            return rc;
+        c->num_ranges++;
+    }
+    return 0;
+}
+
+int pt_code_open(struct pt_code *c, const char *const *elf_paths, size_t n, const struct profile *p,
+                 struct diag *d)
+{
+    struct builder b = {0};
+    uint32_t unknown;
+    memset(c, 0, sizeof *c);
+    elf_version(EV_CURRENT);
+    c->image = pt_image_alloc("acart");
+    int rc = c->image ? intern(c, strdup("[unknown]"), &unknown, d)
+                      : diag_fail(d, DIAG_NOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < n; i++)
+        rc = add_elf(c, elf_paths[i], p, &b, d);
+    if (!rc)
+        rc = settle_functions(c, &b, d);
+    if (!rc)
+        rc = add_module_ranges(c, p, d);
+    for (size_t i = 0; i < b.n; i++)
+        free(b.items[i].name);
+    free(b.items);
+    if (rc)
+        pt_code_close(c);
+    return rc;
+}
+
+void pt_code_close(struct pt_code *c)
+{
+    pt_image_free(c->image);
+    for (size_t i = 0; i < c->num_names; i++)
+        free(c->names[i]);
+    free(c->names);
+    free(c->functions);
+    free(c->ranges);
+    memset(c, 0, sizeof *c);
+}
+
+static const struct pt_code_function *function_at(const struct pt_code *c, uint64_t ip)
+{
+    size_t lo = 0, hi = c->num_functions;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->functions[mid].start <= ip)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || ip >= c->functions[lo - 1].end)
+        return NULL;
+    return &c->functions[lo - 1];
+}
+
+uint32_t pt_code_name_at(const struct pt_code *c, uint64_t ip)
+{
+    const struct pt_code_function *f = function_at(c, ip);
+    if (f)
+        return f->name;
+    /* Modules are sorted by address, then load time: of several here, the latest load. */
+    for (size_t i = c->num_ranges; i-- > 0;)
+        if (ip >= c->ranges[i].start && ip < c->ranges[i].end)
+            return c->ranges[i].name;
+    return PT_CODE_UNKNOWN;
+}
+
+uint64_t pt_code_function_start(const struct pt_code *c, uint64_t ip)
+{
+    const struct pt_code_function *f = function_at(c, ip);
+    return f ? f->start : ip;
+}

@@ -1,0 +1,257 @@
+#include "pt_flow.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Grows *items (of *cap, each size bytes) to hold one more than n. */
+static int grow(void **items, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap)
+        return 0;
+    size_t c = *cap ? 2 * *cap : 64;
+    void *p = realloc(*items, c * size);
+    if (!p)
+        return DIAG_NOMEM;
+    *items = p;
+    *cap = c;
+    return 0;
+}
+
+int pt_flow_init(struct pt_flow *f, const struct pt_code *code, uint32_t cpu, uint32_t nom_freq)
+{
+    memset(f, 0, sizeof *f);
+    f->code = code;
+    f->cpu = cpu;
+    f->nom_freq = nom_freq;
+    f->next = NEXT_NEW;
+    f->functions = calloc(code->num_names, sizeof *f->functions);
+    return f->functions ? 0 : DIAG_NOMEM;
+}
+
+void pt_flow_free(struct pt_flow *f)
+{
+    free(f->calls);
+    free(f->stack);
+    free(f->functions);
+    free(f->gaps);
+    free(f->gap_insns);
+    free(f->span_names);
+    free(f->span_counts);
+    memset(f, 0, sizeof *f);
+}
+
+/* The ticks since the last timing update belong to the instructions run since then; they
+ * are shared among those instructions' functions by instruction count. */
+static void share_span(struct pt_flow *f, uint64_t ticks)
+{
+    double ratio = f->cbr && f->nom_freq ? (double)f->cbr / f->nom_freq : 1.0;
+    for (size_t i = 0; i < f->span_len && f->span_insns; i++) {
+        double t = (double)ticks * (double)f->span_counts[i] / (double)f->span_insns;
+        f->functions[f->span_names[i]].self_ticks += t;
+        f->functions[f->span_names[i]].self_cycles += t * ratio;
+    }
+    f->span_len = 0;
+    f->span_insns = 0;
+}
+
+/* Time moves on. Time that passes with no instruction traced (before the first one, while
+ * tracing is off, across a gap) is nobody's: the span is dropped and time starts afresh. */
+static void time_update(struct pt_flow *f, uint64_t tsc)
+{
+    if (!f->have_tsc) {
+        f->first_tsc = tsc;
+        f->have_tsc = true;
+    } else if (tsc > f->last_tsc) {
+        share_span(f, tsc - f->last_tsc);
+    } else if (tsc < f->last_tsc) {
+        /* libipt's estimate stepped back at a new TSC or MTC: the span's time is unknown. */
+        f->span_len = 0;
+        f->span_insns = 0;
+    }
+    f->last_tsc = tsc;
+}
+
+static void drop_span(struct pt_flow *f)
+{
+    f->span_len = 0;
+    f->span_insns = 0;
+}
+
+static int span_add(struct pt_flow *f, uint32_t name)
+{
+    f->span_insns++;
+    if (f->span_len && f->span_names[f->span_len - 1] == name) {
+        f->span_counts[f->span_len - 1]++;
+        return 0;
+    }
+    size_t cap = f->span_cap;
+    if (grow((void **)&f->span_names, &cap, f->span_len, sizeof *f->span_names) ||
+        grow((void **)&f->span_counts, &f->span_cap, f->span_len, sizeof *f->span_counts))
+        return DIAG_NOMEM;
+    f->span_names[f->span_len] = name;
+    f->span_counts[f->span_len++] = 1;
+    return 0;
+}
+
+static int open_call(struct pt_flow *f, uint32_t name, bool interrupt)
+{
+    if (grow((void **)&f->calls, &f->calls_cap, f->num_calls, sizeof *f->calls) ||
+        grow((void **)&f->stack, &f->stack_cap, f->depth, sizeof *f->stack))
+        return DIAG_NOMEM;
+    struct pt_call *c = &f->calls[f->num_calls];
+    memset(c, 0, sizeof *c);
+    c->parent = f->depth ? f->stack[f->depth - 1] : PT_FLOW_NONE;
+    c->name = name;
+    c->depth = (uint32_t)f->depth;
+    c->interrupt = interrupt;
+    c->start_tsc = f->last_tsc;
+    c->first_insn = f->insns;
+    f->stack[f->depth++] = (uint32_t)f->num_calls++;
+    f->functions[name].calls++;
+    return 0;
+}
+
+static void close_top(struct pt_flow *f, enum pt_call_end end)
+{
+    struct pt_call *c = &f->calls[f->stack[--f->depth]];
+    c->end = end;
+    c->end_tsc = f->last_tsc;
+    c->insns = f->insns - c->first_insn;
+    /* A recursive function's inner calls are inside its outermost one already. */
+    for (size_t i = 0; i < f->depth; i++)
+        if (f->calls[f->stack[i]].name == c->name)
+            return;
+    f->functions[c->name].incl_insns += c->insns;
+    f->functions[c->name].incl_ticks += c->end_tsc - c->start_tsc;
+}
+
+static void close_all(struct pt_flow *f, enum pt_call_end end)
+{
+    while (f->depth)
+        close_top(f, end);
+}
+
+static int on_insn(void *ctx, const struct pt_insn *insn, uint64_t tsc)
+{
+    struct pt_flow *f = ctx;
+    time_update(f, tsc);
+    uint32_t name = pt_code_name_at(f->code, insn->ip);
+    int rc = 0;
+    if (f->next == NEXT_NEW || !f->depth) {
+        close_all(f, PT_END_DISABLED);
+        rc = open_call(f, name, false);
+    } else if (f->next == NEXT_CALL || f->next == NEXT_INTERRUPT) {
+        rc = open_call(f, name, f->next == NEXT_INTERRUPT);
+    } else {
+        if (f->next == NEXT_RETURN)
+            close_top(f, PT_END_RETURN);
+        /* Returned above the first call the trace saw, or went on in another function
+         * without a call (a tail call, or code running into the next symbol). */
+        if (!f->depth) {
+            rc = open_call(f, name, false);
+        } else if (f->calls[f->stack[f->depth - 1]].name != name) {
+            bool interrupt = f->calls[f->stack[f->depth - 1]].interrupt;
+            close_top(f, PT_END_RETURN);
+            rc = open_call(f, name, interrupt);
+        }
+    }
+    if (rc || (rc = span_add(f, name)))
+        return rc;
+    f->insns++;
+    f->calls[f->stack[f->depth - 1]].self_insns++;
+    f->functions[name].self_insns++;
+    switch (insn->iclass) {
+    case ptic_call:
+    case ptic_far_call:
+        f->next = NEXT_CALL;
+        break;
+    case ptic_return:
+    case ptic_far_return:
+        f->next = NEXT_RETURN;
+        break;
+    default:
+        f->next = NEXT_SAME;
+        break;
+    }
+    return 0;
+}
+
+static int on_event(void *ctx, const struct pt_event *ev)
+{
+    struct pt_flow *f = ctx;
+    switch (ev->type) {
+    case ptev_enabled:
+        if (!f->have_tsc)
+            time_update(f, ev->tsc);
+        if (ev->variant.enabled.resumed) {
+            /* Back where it stopped (a system call left the traced code): the same call. */
+            f->next = NEXT_SAME;
+        } else {
+            /* Somewhere else: what ran in between is unknown, the open calls end where
+             * tracing stopped. */
+            if (f->disabled)
+                f->last_tsc = f->disabled_tsc;
+            close_all(f, PT_END_DISABLED);
+            f->next = NEXT_NEW;
+        }
+        f->disabled = false;
+        f->last_tsc = ev->tsc;
+        return 0;
+    case ptev_disabled:
+    case ptev_async_disabled:
+    case ptev_stop:
+        time_update(f, ev->tsc);
+        drop_span(f);
+        f->disabled = true;
+        f->disabled_tsc = ev->tsc;
+        return 0;
+    case ptev_overflow:
+        drop_span(f);
+        close_all(f, PT_END_OVERFLOW);
+        f->last_tsc = ev->tsc;
+        f->next = NEXT_NEW;
+        return 0;
+    case ptev_async_branch:
+        time_update(f, ev->tsc);
+        f->next = NEXT_INTERRUPT;
+        return 0;
+    case ptev_cbr:
+        time_update(f, ev->tsc);
+        f->cbr = ev->variant.cbr.ratio;
+        return 0;
+    default:
+        time_update(f, ev->tsc);
+        return 0;
+    }
+}
+
+static int on_gap(void *ctx, const struct pt_gap *gap)
+{
+    struct pt_flow *f = ctx;
+    size_t cap = f->gaps_cap;
+    if (grow((void **)&f->gap_insns, &cap, f->num_gaps, sizeof *f->gap_insns) ||
+        grow((void **)&f->gaps, &f->gaps_cap, f->num_gaps, sizeof *f->gaps))
+        return DIAG_NOMEM;
+    f->gap_insns[f->num_gaps] = f->insns;
+    f->gaps[f->num_gaps++] = *gap;
+    drop_span(f);
+    close_all(f, PT_END_GAP);
+    f->next = NEXT_NEW;
+    return 0;
+}
+
+void pt_flow_sink(struct pt_flow *f, struct pt_sink *sink)
+{
+    memset(sink, 0, sizeof *sink);
+    sink->insn = on_insn;
+    sink->event = on_event;
+    sink->gap = on_gap;
+    sink->ctx = f;
+}
+
+void pt_flow_finish(struct pt_flow *f)
+{
+    if (f->disabled)
+        f->last_tsc = f->disabled_tsc;
+    close_all(f, f->disabled ? PT_END_DISABLED : PT_END_OPEN);
+}

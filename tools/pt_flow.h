@@ -1,0 +1,87 @@
+/* From one CPU's decoded instructions to calls and functions: a shadow call stack follows
+ * calls, returns, interrupts and their returns, and records every call with its time and
+ * instructions; each function gets its exact instruction counts and the time and core
+ * cycles between the trace's timing updates. `acart pt calls`, `pt functions`, `pt
+ * flamegraph` and `export chrome` all read this.
+ *
+ * What the trace cannot tell is marked, not guessed: where decoding stopped (a gap, an
+ * overflow, tracing disabled and enabled somewhere else) every open call ends and the
+ * next instruction starts a new outermost call; a call whose return precedes the trace
+ * is an outermost call that ends with that return. */
+#ifndef ACART_TOOLS_PT_FLOW_H
+#define ACART_TOOLS_PT_FLOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pt_code.h"
+#include "pt_decode.h"
+
+#define PT_FLOW_NONE UINT32_MAX
+
+enum pt_call_end {
+    PT_END_OPEN,     /* still running when the trace ended */
+    PT_END_RETURN,   /* returned (or tail-called into another function) */
+    PT_END_GAP,      /* decoding stopped: a gap in the trace */
+    PT_END_OVERFLOW, /* the CPU's trace overflowed */
+    PT_END_DISABLED, /* tracing was disabled and resumed elsewhere */
+};
+
+/* One execution of a function, from entry (or the trace's first sight of it) to return. */
+struct pt_call {
+    uint32_t parent; /* index of the calling call, or PT_FLOW_NONE */
+    uint32_t name;   /* pt_code name id */
+    uint32_t depth;  /* 0 for an outermost call */
+    bool interrupt;  /* entered asynchronously (an interrupt or exception) */
+    enum pt_call_end end;
+    uint64_t start_tsc, end_tsc;
+    uint64_t first_insn; /* instruction number of its first instruction */
+    uint64_t insns;      /* instructions, its callees' included */
+    uint64_t self_insns; /* instructions in the function itself */
+};
+
+struct pt_function_stats {
+    uint64_t self_insns, incl_insns, calls;
+    double self_ticks;  /* TSC ticks */
+    double self_cycles; /* core cycles */
+    uint64_t incl_ticks;
+};
+
+struct pt_flow {
+    const struct pt_code *code;
+    uint32_t cpu;
+    uint32_t nom_freq;     /* MSR_PLATFORM_INFO's ratio: TSC ticks to core cycles with the CBR */
+    struct pt_call *calls; /* in order of entry: depth-first order of the call tree */
+    size_t num_calls, calls_cap;
+    uint32_t *stack; /* indices of the open calls, outermost first */
+    size_t depth, stack_cap;
+    struct pt_function_stats *functions; /* by name id */
+    struct pt_gap *gaps;
+    uint64_t *gap_insns; /* instructions decoded before each gap */
+    size_t num_gaps, gaps_cap;
+    uint64_t insns; /* instructions so far */
+    uint64_t first_tsc, last_tsc;
+    bool have_tsc;
+    uint32_t cbr; /* core:bus ratio of the last CBR packet; 0 before one */
+    /* Instructions since the last timing update, by function, to share its ticks. */
+    uint32_t *span_names;
+    uint64_t *span_counts;
+    size_t span_len, span_cap;
+    uint64_t span_insns;
+    /* What the last instruction tells about the next one. */
+    enum { NEXT_SAME, NEXT_CALL, NEXT_RETURN, NEXT_INTERRUPT, NEXT_NEW } next;
+    uint64_t disabled_tsc;
+    bool disabled;
+};
+
+int pt_flow_init(struct pt_flow *f, const struct pt_code *code, uint32_t cpu, uint32_t nom_freq);
+void pt_flow_free(struct pt_flow *f);
+
+/* A sink for pt_decode (instructions, events, gaps) with f as its context. */
+void pt_flow_sink(struct pt_flow *f, struct pt_sink *sink);
+
+/* Ends the calls still open at the end of the trace. */
+void pt_flow_finish(struct pt_flow *f);
+
+#endif
