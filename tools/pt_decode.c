@@ -135,26 +135,36 @@ void pt_gap_describe(const struct pt_gap *gap, char *buf, size_t size)
     }
 }
 
-/* The instruction and block decoders behind one decode loop. */
-struct decoder {
+/* What every stretch of one CPU's decode shares. */
+struct run {
+    const struct pt_cpu_trace *t;
+    const struct pt_config *config;
+    struct pt_image *image;
+    const struct pt_sink *sink;
+    struct diag *d;
     bool blocks;
+    uint64_t tsc;       /* time of the last timing update */
+    uint64_t ip;        /* the last instruction decoded */
+    uint64_t delivered; /* instructions, blocks and events handed to the sink */
+};
+
+/* The instruction or block decoder over one stretch [base, end) of the file. */
+struct decoder {
+    struct run *r;
     struct pt_insn_decoder *insn;
     struct pt_block_decoder *blk;
-    uint64_t base; /* file offset of the segment's first byte */
-    uint64_t tsc;  /* time of the last timing update */
-    uint64_t ip;   /* the last instruction decoded */
-    const struct pt_sink *sink;
+    uint64_t base, end;
 };
 
 static int dec_sync(struct decoder *x)
 {
-    return x->blocks ? pt_blk_sync_forward(x->blk) : pt_insn_sync_forward(x->insn);
+    return x->r->blocks ? pt_blk_sync_forward(x->blk) : pt_insn_sync_forward(x->insn);
 }
 
 static uint64_t dec_offset(const struct decoder *x)
 {
     uint64_t off = 0;
-    if (x->blocks)
+    if (x->r->blocks)
         pt_blk_get_offset(x->blk, &off);
     else
         pt_insn_get_offset(x->insn, &off);
@@ -164,7 +174,7 @@ static uint64_t dec_offset(const struct decoder *x)
 static uint64_t dec_sync_offset(const struct decoder *x)
 {
     uint64_t off = 0;
-    if (x->blocks)
+    if (x->r->blocks)
         pt_blk_get_sync_offset(x->blk, &off);
     else
         pt_insn_get_sync_offset(x->insn, &off);
@@ -174,14 +184,16 @@ static uint64_t dec_sync_offset(const struct decoder *x)
 /* Hands pending events on. Returns libipt's status, or a sink's stop value in *stop. */
 static int drain_events(struct decoder *x, int status, int *stop)
 {
+    struct run *r = x->r;
     while (status & pts_event_pending) {
         struct pt_event ev;
-        status = x->blocks ? pt_blk_event(x->blk, &ev, sizeof ev)
+        status = r->blocks ? pt_blk_event(x->blk, &ev, sizeof ev)
                            : pt_insn_event(x->insn, &ev, sizeof ev);
         if (status < 0)
             return status;
-        x->tsc = ev.tsc;
-        if (x->sink->event && (*stop = x->sink->event(x->sink->ctx, &ev)))
+        r->tsc = ev.tsc;
+        r->delivered++;
+        if (r->sink->event && (*stop = r->sink->event(r->sink->ctx, &ev)))
             return status;
     }
     return status;
@@ -190,77 +202,104 @@ static int drain_events(struct decoder *x, int status, int *stop)
 /* One instruction or block. The decoder may fail after producing one; it counts. */
 static int dec_next(struct decoder *x, int *stop)
 {
+    struct run *r = x->r;
     int status;
-    if (x->blocks) {
+    if (r->blocks) {
         struct pt_block block;
         block.ninsn = 0;
         status = pt_blk_next(x->blk, &block, sizeof block);
         if (block.ninsn > 0) {
-            x->ip = block.end_ip;
-            if (x->sink->block)
-                *stop = x->sink->block(x->sink->ctx, &block, x->tsc);
+            r->ip = block.end_ip;
+            r->delivered++;
+            if (r->sink->block)
+                *stop = r->sink->block(r->sink->ctx, &block, r->tsc);
         }
     } else {
         struct pt_insn insn;
         insn.iclass = ptic_error;
         status = pt_insn_next(x->insn, &insn, sizeof insn);
         if (insn.iclass != ptic_error) {
-            x->ip = insn.ip;
-            if (x->sink->insn)
-                *stop = x->sink->insn(x->sink->ctx, &insn, x->tsc);
+            r->ip = insn.ip;
+            r->delivered++;
+            if (r->sink->insn)
+                *stop = r->sink->insn(r->sink->ctx, &insn, r->tsc);
         }
     }
     return status;
 }
 
-static int emit_gap(struct decoder *x, struct pt_gap *gap)
+static int emit_gap(struct run *r, struct pt_gap *gap)
 {
-    return x->sink->gap ? x->sink->gap(x->sink->ctx, gap) : 0;
+    return r->sink->gap ? r->sink->gap(r->sink->ctx, gap) : 0;
 }
 
-/* Decodes one stretch of trace with no loss inside. The decoder is synchronised; decoding
- * stops at an error, which becomes a gap, and resumes at the next PSB; sync_forward always
- * searches past the last PSB, so every round makes progress. */
-static int decode_segment(struct decoder *x, uint64_t size)
+static int decode_stretch(struct run *r, uint64_t begin, uint64_t end, bool prefix);
+
+/* The PSB+ libipt could not synchronise on: the last PSB before `at`, at or after `from`;
+ * `at` itself if there is none. */
+static uint64_t psb_before(const struct pt_cpu_trace *t, uint64_t from, uint64_t at)
 {
+    static const uint8_t psb[16] = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+                                    0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82};
+    for (uint64_t p = at; p-- > from;)
+        if (p + sizeof psb <= at && memcmp(t->data + p, psb, sizeof psb) == 0)
+            return p;
+    return at;
+}
+
+/* Follows the trace from PSB to PSB. Decoding stops at an error, which becomes a gap, and
+ * resumes at the next PSB: sync_forward searches past the last PSB, so every round makes
+ * progress. libipt reads ahead past the PSB+ and the event after it, so a bad packet soon
+ * after a PSB fails the synchronisation, or the first event, before anything is decoded;
+ * the trace between that PSB and the bad packet is then decoded on its own, where it ends
+ * cleanly before the bad packet. A prefix stretch is such a piece: it reports no gap of
+ * its own for where it ends. */
+static int decode_segment(struct decoder *x, bool prefix)
+{
+    struct run *r = x->r;
     struct pt_gap pending = {0};
     bool have_pending = false, first = true;
-    uint64_t last_fail = UINT64_MAX;
+    uint64_t last_fail = UINT64_MAX, search = x->base;
     int stop = 0;
     for (;;) {
         int status = dec_sync(x);
         if (status < 0) {
             if (status == -pte_eos)
                 break;
-            /* A PSB+ libipt cannot read: try the next one, unless the search stands still. */
             uint64_t at = dec_offset(x);
+            uint64_t psb = psb_before(r->t, search, at);
+            if (!prefix && psb < at && (stop = decode_stretch(r, psb, at, true)))
+                return stop;
             if (!have_pending) {
                 pending = (struct pt_gap){.kind = PT_GAP_DECODE,
                                           .offset = at,
                                           .errcode = status,
-                                          .ip = x->ip,
-                                          .tsc = x->tsc};
+                                          .ip = r->ip,
+                                          .tsc = r->tsc};
                 have_pending = true;
             }
-            if (at == last_fail)
+            /* The next search starts past this PSB, unless libipt stands still. */
+            if (at == last_fail || prefix)
                 break;
             last_fail = at;
+            search = psb + 1;
             continue;
         }
-        uint64_t sync = dec_sync_offset(x);
+        uint64_t sync = dec_sync_offset(x), delivered = r->delivered;
+        search = sync + 1;
         if (have_pending) {
             pending.resynced = true;
             pending.resync_offset = sync;
             have_pending = false;
-            if ((stop = emit_gap(x, &pending)))
+            if ((stop = emit_gap(r, &pending)))
                 return stop;
         } else if (first && sync > x->base) {
             struct pt_gap g = {.kind = PT_GAP_NO_SYNC,
                                .offset = x->base,
-                               .tsc = x->tsc,
+                               .tsc = r->tsc,
                                .resynced = true,
                                .resync_offset = sync};
-            if ((stop = emit_gap(x, &g)))
+            if ((stop = emit_gap(r, &g)))
                 return stop;
         }
         first = false;
@@ -270,7 +309,9 @@ static int decode_segment(struct decoder *x, uint64_t size)
                 return stop;
             if (status < 0)
                 break;
-            if (status & pts_eos) {
+            /* At the end of the trace with tracing off there is nothing more to follow;
+             * with tracing on, instructions that need no trace still ran. */
+            if ((status & pts_eos) && (status & pts_ip_suppressed)) {
                 status = -pte_eos;
                 break;
             }
@@ -282,54 +323,52 @@ static int decode_segment(struct decoder *x, uint64_t size)
         }
         if (status == -pte_eos)
             break;
-        pending = (struct pt_gap){.kind = PT_GAP_DECODE,
-                                  .offset = dec_offset(x),
-                                  .errcode = status,
-                                  .ip = x->ip,
-                                  .tsc = x->tsc};
+        uint64_t at = dec_offset(x);
+        if (!prefix && r->delivered == delivered && sync < at &&
+            (stop = decode_stretch(r, sync, at, true)))
+            return stop;
+        pending = (struct pt_gap){
+            .kind = PT_GAP_DECODE, .offset = at, .errcode = status, .ip = r->ip, .tsc = r->tsc};
         have_pending = true;
     }
+    if (prefix)
+        return 0;
     if (have_pending)
-        return emit_gap(x, &pending);
-    if (first && size > 0) {
-        struct pt_gap g = {.kind = PT_GAP_NO_SYNC, .offset = x->base, .tsc = x->tsc};
-        return emit_gap(x, &g);
+        return emit_gap(r, &pending);
+    if (first && x->end > x->base) {
+        struct pt_gap g = {.kind = PT_GAP_NO_SYNC, .offset = x->base, .tsc = r->tsc};
+        return emit_gap(r, &g);
     }
     return 0;
 }
 
-static int decode_range(struct decoder *x, const struct pt_cpu_trace *t,
-                        const struct pt_config *base_config, struct pt_image *image, uint64_t begin,
-                        uint64_t end, struct diag *d)
+static int decode_stretch(struct run *r, uint64_t begin, uint64_t end, bool prefix)
 {
-    struct pt_config config = *base_config;
-    /* libipt wants a buffer even for nothing. */
-    static uint8_t empty[1];
-    config.begin = t->size ? t->data + begin : empty;
-    config.end = t->size ? t->data + end : empty;
-    x->base = begin;
-    x->insn = NULL;
-    x->blk = NULL;
+    struct pt_config config = *r->config;
+    struct decoder x = {.r = r, .base = begin, .end = end};
+    config.begin = r->t->data + begin;
+    config.end = r->t->data + end;
     int err;
-    if (x->blocks) {
-        x->blk = pt_blk_alloc_decoder(&config);
-        err = x->blk ? pt_blk_set_image(x->blk, image) : -pte_nomem;
+    if (r->blocks) {
+        x.blk = pt_blk_alloc_decoder(&config);
+        err = x.blk ? pt_blk_set_image(x.blk, r->image) : -pte_nomem;
     } else {
-        x->insn = pt_insn_alloc_decoder(&config);
-        err = x->insn ? pt_insn_set_image(x->insn, image) : -pte_nomem;
+        x.insn = pt_insn_alloc_decoder(&config);
+        err = x.insn ? pt_insn_set_image(x.insn, r->image) : -pte_nomem;
     }
-    int rc = err < 0 ? diag_fail(d, DIAG_LIBRARY, "libipt cannot decode CPU %" PRIu32 ": %s",
-                                 t->cpu, pt_errstr(pt_errcode(err)))
-                     : decode_segment(x, end - begin);
-    pt_blk_free_decoder(x->blk);
-    pt_insn_free_decoder(x->insn);
+    int rc = err < 0 ? diag_fail(r->d, DIAG_LIBRARY, "libipt cannot decode CPU %" PRIu32 ": %s",
+                                 r->t->cpu, pt_errstr(pt_errcode(err)))
+                     : decode_segment(&x, prefix);
+    pt_blk_free_decoder(x.blk);
+    pt_insn_free_decoder(x.insn);
     return rc;
 }
 
 int pt_decode(const struct pt_cpu_trace *t, const struct pt_config *config, struct pt_image *image,
               bool blocks, const struct pt_sink *sink, struct diag *d)
 {
-    struct decoder x = {.blocks = blocks, .sink = sink};
+    struct run r = {
+        .t = t, .config = config, .image = image, .sink = sink, .d = d, .blocks = blocks};
     uint64_t begin = 0;
     int rc = 0;
     for (size_t i = 0; !rc && i <= t->info->num_lost; i++) {
@@ -338,22 +377,22 @@ int pt_decode(const struct pt_cpu_trace *t, const struct pt_config *config, stru
         if (end > t->size)
             end = t->size;
         if (begin < end)
-            rc = decode_range(&x, t, config, image, begin, end, d);
+            rc = decode_stretch(&r, begin, end, false);
         if (!rc && !last && t->info->lost[i].offset <= t->size) {
             struct pt_gap g = {.kind = PT_GAP_LOST,
                                .offset = t->info->lost[i].offset,
-                               .tsc = x.tsc,
+                               .tsc = r.tsc,
                                .lost_bytes = t->info->lost[i].bytes};
-            rc = emit_gap(&x, &g);
+            rc = emit_gap(&r, &g);
         }
         begin = end;
     }
     if (!rc && t->size < t->info->bytes) {
         struct pt_gap g = {.kind = PT_GAP_TRUNCATED,
                            .offset = t->size,
-                           .tsc = x.tsc,
+                           .tsc = r.tsc,
                            .lost_bytes = t->info->bytes - t->size};
-        rc = emit_gap(&x, &g);
+        rc = emit_gap(&r, &g);
     }
     return rc;
 }

@@ -12,8 +12,9 @@ offset of packet pN, so no address or offset is typed by hand.
 
 `; acart:` settings (key=value, space separated):
   bits, nom_freq, mtc_freq, cpuid_15_eax, cpuid_15_ebx, tsc_hz, cpus  the collection
-  lost=OFFSET:BYTES    the target lost BYTES before OFFSET (pt.per_cpu[0].lost)
   short=N              the file is N bytes shorter than pt.per_cpu[0].bytes says
+An `.exp(acart-lost)` block of lines `%0pN BYTES` says the target lost BYTES before packet
+pN (pt.per_cpu[].lost).
 """
 
 import json
@@ -83,7 +84,7 @@ def build_elf(workdir, name, bits, org, symbols):
     return os.path.join(workdir, name + ".elf")
 
 
-def write_collection(folder, trace, s):
+def write_collection(folder, trace, s, lost=()):
     """A collection folder holding `trace` (bytes) on every CPU, as docs/pt.md says."""
     os.makedirs(folder, exist_ok=True)
     cpus = int(s["cpus"])
@@ -94,9 +95,8 @@ def write_collection(folder, trace, s):
     per_cpu = []
     for cpu in range(cpus):
         entry = {"cpu": cpu, "bytes": len(trace) + short}
-        if "lost" in s:
-            offset, lost = s["lost"].split(":")
-            entry["lost"] = [{"offset": int(offset, 0), "bytes": int(lost, 0)}]
+        if lost:
+            entry["lost"] = [{"offset": offset, "bytes": size} for offset, size in lost]
         per_cpu.append(entry)
         with open(os.path.join(folder, "pt-cpu%d.bin" % cpu), "wb") as f:
             f.write(trace)
@@ -139,7 +139,9 @@ class Case:
         with open(os.path.join(self.dir, self.name + ".pt"), "rb") as f:
             self.trace = f.read()
         self.collection = os.path.join(self.dir, "collection")
-        write_collection(self.collection, self.trace, self.settings)
+        lost = [(int(offset, 16), int(size)) for offset, size in
+                (line.split() for line in self.exp("lost"))]
+        write_collection(self.collection, self.trace, self.settings, lost)
 
     def exp(self, what):
         return read_exp(os.path.join(self.dir, "%s-acart-%s.exp" % (self.name, what)))
