@@ -15,6 +15,9 @@
 #include "log.h"
 #include "msr_policy.h"
 #include "platform_check.h"
+#include "pmu_owner.h"
+
+#include "ipr.h"
 
 #include "cpuid.h"
 #include "acart_platform.h"
@@ -326,6 +329,7 @@ static void on_data_channel_event(struct channel *ch, void *arg, enum channel_ev
 void agent_end_session(const char *why)
 {
     sampler_reset();
+    pmu_owner_release(PMU_OWNER_HOST);
     /* Graceful: a reply still queued (TERMINATE's, an error's) goes out before the FIN. */
     if (agent.control) {
         struct channel *c = agent.control;
@@ -425,6 +429,7 @@ int aca_start(const struct aca_config *cfg)
     if (err)
         return err;
     agent.started = 1;
+    pmu_owner_net_started();
     if (caps)
         agent_log("acart: PMU %s, perfmon v%u: %u general + %u fixed counters, PEBS %s, "
                   "LBR %u; PMI as %s",
@@ -477,6 +482,10 @@ void aca_poll(void)
 {
     if (!agent.started)
         return;
+    /* IPROBE tasks' cross-CPU calls and deferred full actions run here (pmu_owner.h). */
+    pmu_owner_net_enter();
+    aca_ipr_poll();
+    pmu_owner_net_leave();
     uint64_t now = agent_now_ms();
     expire_refused(now);
     if (agent.control && !agent.handshake_done &&

@@ -86,6 +86,7 @@ struct agent {
     struct sampler_config sampler;
     uint64_t start_tsc, stop_tsc;
     struct module_stream modules;
+    int extensions_negotiated; /* ACART_OP_EXTENSIONS sent: acart's file commands answer */
 };
 
 extern struct agent agent;

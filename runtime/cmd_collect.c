@@ -3,6 +3,7 @@
 #include "commands.h"
 #include "log.h"
 #include "msr_policy.h"
+#include "pmu_owner.h"
 #include "sampler_plan.h"
 
 #include "io.h"
@@ -13,7 +14,7 @@
 
 int32_t cmd_reserve(struct cmd_request *req)
 {
-    uint32_t busy = sampler_is_running() ? 1 : 0;
+    uint32_t busy = sampler_is_running() || pmu_owner_current() == PMU_OWNER_IPROBE ? 1 : 0;
     return cmd_reply(req, &busy, sizeof(busy));
 }
 
@@ -157,6 +158,12 @@ int32_t cmd_init_pmu(struct cmd_request *req)
         return SEP_STATUS_NOT_CONFIGURED;
     if (agent.state == COLLECTION_RUNNING || agent.state == COLLECTION_PAUSED)
         return SEP_STATUS_SAMP_IN_RUNNING_STATE;
+    /* The session holds the counters from here until it ends (agent_end_session). */
+    if (pmu_owner_claim(PMU_OWNER_HOST) != ACA_OK) {
+        agent_log("acart: INIT_PMU refused: a program on the target owns the counters through "
+                  "IPROBE (IprAllocate) until it calls IprDeallocate");
+        return SEP_STATUS_PMU_IN_USE;
+    }
 
     struct sampler_config *sc = &agent.sampler;
     memset(sc, 0, sizeof(*sc));

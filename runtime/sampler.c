@@ -7,6 +7,7 @@
 #include "acart_platform.h"
 #include "irq_attribution.h"
 #include "pmi_lvt.h"
+#include "pmu_owner.h"
 
 #include "io.h"
 #include "pebs.h"
@@ -142,8 +143,11 @@ static void selftest_tick(const struct aca_frame *frame)
 
 void aca_sample_tick(const struct aca_frame *frame)
 {
+    pmu_owner_tick_fn iprobe = pmu_owner_tick(); /* set while an IPROBE program owns it */
     if (selftest_on)
         selftest_tick(frame);
+    else if (iprobe)
+        iprobe(frame);
     else if (config.source == SAMPLER_SOURCE_TIMER)
         record_sample(frame, frame->ip, &config.events[0]);
 }

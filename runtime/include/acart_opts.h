@@ -22,6 +22,18 @@
 #define ACA_MAX_MODULE_EVENTS 256
 #endif
 
+/* IPROBE (ipr.h): sample buffers and histograms are cut from one pool, sample files from
+ * one store of named blobs, both in .bss (NOBITS: RAM, never image size). */
+#ifndef ACA_IPR_POOL_BYTES
+#define ACA_IPR_POOL_BYTES (512 * 1024)
+#endif
+#ifndef ACA_IPR_FILE_BYTES
+#define ACA_IPR_FILE_BYTES (512 * 1024)
+#endif
+#ifndef ACA_IPR_MAX_FILES
+#define ACA_IPR_MAX_FILES 16
+#endif
+
 #ifndef ACA_DEFAULT_PORT
 #define ACA_DEFAULT_PORT 9321
 #endif

@@ -1190,6 +1190,109 @@ struct acart_drop_reasons {
 SEP_WIRE_ASSERT_OFFSET(struct acart_drop_reasons, cpu, 8);
 SEP_WIRE_ASSERT_SIZE(struct acart_drop_reasons, 8 + 32 * ACART_MAX_DROP_REASON_CPUS);
 
+/* acart extension: IPROBE sample files (runtime/include/ipr.h), named blobs in the board's
+ * RAM, fetched by `acart fetch` (docs/sep-protocol.md 4.3). Negotiated: the file commands
+ * answer SEP_STATUS_DRIVER_COMM_FAILED, like any unknown command, until the session has
+ * sent ACART_OP_EXTENSIONS, which VTune never sends (its number is outside the host's
+ * DRV_OPERATION range), so a plain SEP host never meets them. */
+#define ACART_OP_EXTENSIONS 0x41430100u /* reply: struct acart_extensions */
+#define ACART_OP_LIST_FILES 0x41430101u /* reply: struct acart_file_list */
+#define ACART_OP_READ_FILE  0x41430102u /* request: struct acart_file_read; reply: the bytes */
+
+#define ACART_EXT_DROP_REASONS 0x1u /* ACART_OP_GET_DROP_REASONS */
+#define ACART_EXT_FILES        0x2u /* ACART_OP_LIST_FILES, ACART_OP_READ_FILE */
+
+/* Who holds the counters (acart_extensions.pmu_owner). */
+#define ACART_PMU_FREE   0
+#define ACART_PMU_HOST   1 /* a host's collection, from INIT_PMU to the session's end */
+#define ACART_PMU_IPROBE 2 /* a program on the target (IprAllocate) */
+
+struct acart_extensions {
+    uint32_t version;    /* 1 */
+    uint32_t extensions; /* ACART_EXT_* */
+    uint32_t pmu_owner;  /* ACART_PMU_* */
+    uint32_t reserved;
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_extensions, 16);
+
+#define ACART_MAX_FILES     16
+#define ACART_FILE_NAME_MAX 48
+#define ACART_FILE_READ_MAX (32 * 1024)
+#define ACART_FILE_CLOSED   0
+#define ACART_FILE_WRITING  1 /* open: not served until IprCloseSampleFile */
+
+struct acart_file_entry {
+    uint32_t id; /* changes whenever a file of that name is written again */
+    uint32_t bytes;
+    uint32_t state; /* ACART_FILE_* */
+    uint32_t reserved;
+    char name[ACART_FILE_NAME_MAX]; /* NUL-terminated */
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_file_entry, 64);
+
+struct acart_file_list {
+    uint32_t count;
+    uint32_t reserved;
+    struct acart_file_entry files[ACART_MAX_FILES];
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_file_list, 8 + 64 * ACART_MAX_FILES);
+
+struct acart_file_read {
+    uint32_t id, offset, length; /* length <= ACART_FILE_READ_MAX; the reply is that long */
+    uint32_t reserved;
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_file_read, 16);
+
+/* The content of an IPROBE sample file: this header, then records, each an
+ * acart_ipr_record and `bytes` of payload, the next record at the next multiple of 8 bytes
+ * (docs/iprobe.md, "Sample files"). */
+#define ACART_IPR_MAGIC        "acart-ipr-v1"
+#define ACART_IPR_MAX_COUNTERS 16
+
+struct acart_ipr_file_header {
+    char magic[16]; /* ACART_IPR_MAGIC, NUL-padded */
+    sep_u64_t tsc_hz;
+    uint32_t num_counters;
+    uint32_t reserved;
+    /* The event of each counter when the file was opened (IPR_EVENT numbers; 0xffffffff:
+     * none), and their names. */
+    uint32_t counter_event[ACART_IPR_MAX_COUNTERS];
+    char counter_name[ACART_IPR_MAX_COUNTERS][32];
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_ipr_file_header, 32 + 64 + 512);
+
+#define ACART_IPR_REC_USER    1 /* IprWriteToSampleFile: the caller's bytes */
+#define ACART_IPR_REC_SBUFFER 2 /* a sample buffer: acart_ipr_sbuffer, then its records */
+#define ACART_IPR_REC_HIST    3 /* a histogram: acart_ipr_hist, then its u32 cells */
+
+struct acart_ipr_record {
+    uint32_t type;  /* ACART_IPR_REC_* */
+    uint32_t bytes; /* payload that follows */
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_ipr_record, 8);
+
+/* Sample records hold the datcol items (IPR_DATA_* of ipr.h: bit 0 PC, 1 TSC, 2 CPU, 3 pid,
+ * 4 tid, 5 counter number, 6 its count) in bit order, 8 bytes for those in qdatcol, 4 for
+ * the others (little-endian, the low bits of the value). */
+struct acart_ipr_sbuffer {
+    uint32_t cpu;
+    uint32_t partial; /* 1: written before it was full */
+    uint32_t datcol, qdatcol;
+    uint32_t record_bytes;
+    uint32_t used; /* bytes of records that follow */
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_ipr_sbuffer, 24);
+
+/* Cells: bucket-major, num_counters per bucket: cell (b, c) counts samples of counter c
+ * whose value lay in [begin + (b << gran), begin + ((b + 1) << gran)). Mode histograms
+ * have begin 0, gran 0 and one bucket per IPR_MODE_*. */
+struct acart_ipr_hist {
+    uint32_t cpu, type, index, gran;
+    sep_u64_t begin, end; /* end inclusive */
+    uint32_t num_buckets, num_counters;
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_ipr_hist, 40);
+
 /* GET_THREAD_INFO reply: an array of these, GET_THREAD_COUNT (a uint32_t) of them. */
 struct sep_task_info {
     sep_u64_t id;               /* thread id */

@@ -1,0 +1,56 @@
+/* acart's extension commands: what the board offers beyond SEP, and the IPROBE sample
+ * files (ipr_file.c) for `acart fetch`. The file commands answer like an unknown command
+ * until the session asked for ACART_OP_EXTENSIONS, so a SEP host that never does (VTune)
+ * sees exactly the reference's behaviour (docs/sep-protocol.md 4.3). */
+#include "agent.h"
+#include "commands.h"
+#include "ipr_internal.h"
+#include "pmu_owner.h"
+
+#include <string.h>
+
+int32_t cmd_extensions(struct cmd_request *req)
+{
+    struct acart_extensions ext = {1, ACART_EXT_DROP_REASONS | ACART_EXT_FILES, 0, 0};
+    switch (pmu_owner_current()) {
+    case PMU_OWNER_HOST:
+        ext.pmu_owner = ACART_PMU_HOST;
+        break;
+    case PMU_OWNER_IPROBE:
+        ext.pmu_owner = ACART_PMU_IPROBE;
+        break;
+    default:
+        ext.pmu_owner = ACART_PMU_FREE;
+        break;
+    }
+    agent.extensions_negotiated = 1;
+    return cmd_reply(req, &ext, sizeof(ext));
+}
+
+int32_t cmd_list_files(struct cmd_request *req)
+{
+    static struct acart_file_list list;
+    if (!agent.extensions_negotiated)
+        return SEP_STATUS_DRIVER_COMM_FAILED;
+    memset(&list, 0, sizeof(list));
+    list.count = ipr_file_list(list.files, ACART_MAX_FILES);
+    return cmd_reply(
+        req, &list,
+        (uint32_t)(offsetof(struct acart_file_list, files) + list.count * sizeof(list.files[0])));
+}
+
+int32_t cmd_read_file(struct cmd_request *req)
+{
+    struct acart_file_read r;
+    if (!agent.extensions_negotiated)
+        return SEP_STATUS_DRIVER_COMM_FAILED;
+    memcpy(&r, req->in, sizeof(r));
+    if (r.length > ACART_FILE_READ_MAX || r.length > req->out_cap)
+        return SEP_STATUS_BUFFER_TOO_SMALL;
+    /* A file gone or replaced since the list (a program wrote it again) reads as a bad
+     * parameter; the host lists again. */
+    if (ipr_file_read(r.id, r.offset, req->out, r.length) != 0)
+        return SEP_STATUS_BAD_PARAMETER;
+    req->out_len = r.length;
+    return SEP_STATUS_SUCCESS;
+}

@@ -1,0 +1,395 @@
+/* IPROBE events: the time-stamp counter and the architectural events of CPUID leaf 0xA
+ * (Intel SDM vol. 3B, 20.2.1.2), by number and by perfmon's names; event sets; which
+ * counter can count what. Other hardware events are accepted by number ((umask << 8) |
+ * event code) on the general-purpose counters. */
+#include "ipr_internal.h"
+
+#include "cpuid.h"
+
+#include <string.h>
+
+struct ipr_event_info {
+    IPR_EVENT number;
+    const char *name;
+    int8_t arch_bit; /* CPUID.0AH:EBX bit that says "not available"; -1: always there */
+    int8_t fixed;    /* fixed counter that counts it, or -1 */
+    uint8_t gp;      /* a general-purpose counter can count it */
+};
+
+static const struct ipr_event_info events[] = {
+    {IPR_EVENT_TSC, "TSC", -1, -1, 0},
+    {0x003c, "CPU_CLK_UNHALTED.THREAD", 0, 1, 1},
+    {0x00c0, "INST_RETIRED.ANY", 1, 0, 1},
+    {0x013c, "CPU_CLK_UNHALTED.REF_TSC", 2, 2, 1},
+    {0x4f2e, "LONGEST_LAT_CACHE.REFERENCE", 3, -1, 1},
+    {0x412e, "LONGEST_LAT_CACHE.MISS", 4, -1, 1},
+    {0x00c4, "BR_INST_RETIRED.ALL_BRANCHES", 5, -1, 1},
+    {0x00c5, "BR_MISP_RETIRED.ALL_BRANCHES", 6, -1, 1},
+    {0x01a4, "TOPDOWN.SLOTS", 7, 3, 0},
+};
+#define NUM_EVENTS (sizeof(events) / sizeof(events[0]))
+
+static const struct ipr_event_info *info_of(IPR_EVENT evt)
+{
+    for (uint32_t i = 0; i < NUM_EVENTS; i++)
+        if (events[i].number == evt)
+            return &events[i];
+    return 0;
+}
+
+/* Whether this CPU's leaf 0xA lists an architectural event as available. */
+static int arch_available(int bit)
+{
+    if (bit < 0)
+        return 1;
+    if (!ipr_layout.pmu)
+        return 0;
+    struct cpuid_regs a = cpuid(0xa, 0);
+    unsigned length = a.eax >> 24;
+    return (unsigned)bit < length && !(a.ebx & (1u << bit));
+}
+
+/* A raw number: event code and umask only, the rest of IA32_PERFEVTSELx is IPROBE's. */
+static int raw_number(IPR_EVENT evt)
+{
+    return evt != 0 && evt <= 0xffffu;
+}
+
+int ipr_event_fixed(IPR_EVENT evt)
+{
+    const struct ipr_event_info *e = info_of(evt);
+    if (!e || e->fixed < 0 || !ipr_layout.pmu || !(ipr_layout.caps.fixed_mask & (1u << e->fixed)))
+        return -1;
+    return e->fixed;
+}
+
+int ipr_event_gp(IPR_EVENT evt)
+{
+    const struct ipr_event_info *e = info_of(evt);
+    if (!ipr_layout.pmu || !ipr_layout.caps.num_gp)
+        return 0;
+    if (e)
+        return e->gp && arch_available(e->arch_bit);
+    return raw_number(evt);
+}
+
+IPR_STATUS ipr_event_check(IPR_EVENT evt)
+{
+    ipr_layout_ensure();
+    const struct ipr_event_info *e = info_of(evt);
+    if (evt == IPR_EVENT_TSC)
+        return IPR__SUCCESS;
+    if (!e && !raw_number(evt))
+        return IPR__INVEVENT;
+    if (!ipr_layout.pmu)
+        return IPR__NOPMU;
+    if (ipr_event_fixed(evt) < 0 && !ipr_event_gp(evt))
+        return IPR__INVEVENT;
+    return IPR__SUCCESS;
+}
+
+int ipr_event_known(IPR_EVENT evt)
+{
+    return ipr_event_check(evt) == IPR__SUCCESS;
+}
+
+IPR_CTRMASK ipr_counters_for(IPR_EVENT evt)
+{
+    ipr_layout_ensure();
+    IPR_CTRMASK m = 0;
+    int fixed = ipr_event_fixed(evt), gp = ipr_event_gp(evt);
+    if (evt == IPR_EVENT_TSC)
+        return 1;
+    for (uint32_t n = 1; n < ipr_layout.num_counters; n++) {
+        unsigned id = ipr_layout.hw_id[n];
+        if (id >= 32 ? fixed == (int)(id - 32) : gp)
+            m |= 1u << n;
+    }
+    return m;
+}
+
+/* ---- Names ---- */
+
+const char *IprEventNumberToName(IPR_EVENT evt)
+{
+    const struct ipr_event_info *e = info_of(evt);
+    return e ? e->name : "";
+}
+
+IPR_COUNT IprNumberOfEvents(void)
+{
+    return NUM_EVENTS;
+}
+
+static int same_letters(const char *a, const char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char x = a[i], y = b[i];
+        if (x >= 'a' && x <= 'z')
+            x = (char)(x - 'a' + 'A');
+        if (y >= 'a' && y <= 'z')
+            y = (char)(y - 'a' + 'A');
+        if (x != y || !x)
+            return 0;
+    }
+    return 1;
+}
+
+/* The list of an ambiguous name's matches, space-separated. */
+static char match_list[NUM_EVENTS * 32];
+
+IPR_STATUS IprEventNameToNumber(const char *ename, IPR_EVENT *evtnum, const char **matches)
+{
+    if (!ename || !evtnum || !*ename)
+        return IPR__BADARG;
+    size_t len = strlen(ename);
+    uint32_t found = 0, first = 0;
+    /* An exact name wins over the names it is a prefix of (case is ignored). */
+    for (uint32_t i = 0; i < NUM_EVENTS; i++) {
+        if (strlen(events[i].name) == len && same_letters(events[i].name, ename, len)) {
+            *evtnum = events[i].number;
+            if (matches)
+                *matches = events[i].name;
+            return IPR__SUCCESS;
+        }
+    }
+    match_list[0] = 0;
+    size_t used = 0;
+    for (uint32_t i = 0; i < NUM_EVENTS; i++) {
+        size_t n = strlen(events[i].name);
+        if (n < len || !same_letters(events[i].name, ename, len))
+            continue;
+        if (!found++)
+            first = i;
+        if (used + n + 2 <= sizeof(match_list)) {
+            if (used)
+                match_list[used++] = ' ';
+            memcpy(match_list + used, events[i].name, n + 1);
+            used += n;
+        }
+    }
+    if (!found)
+        return IPR__INVEVENTNAME;
+    if (matches)
+        *matches = found == 1 ? events[first].name : match_list;
+    if (found > 1)
+        return IPR__AMBIGUOUS;
+    *evtnum = events[first].number;
+    return IPR__SUCCESS;
+}
+
+/* ---- What the counters can do ---- */
+
+/* Whether the events of `set` can all be counted at once: each on a counter of its own,
+ * fixed-only events on their fixed counter, the rest on the GP counters. */
+static int fits(const IPR_EVENTSET *set)
+{
+    uint32_t gp_needed = 0, fixed_used = 0, tsc = 0;
+    for (uint32_t i = 0; i < set->count; i++) {
+        IPR_EVENT e = set->events[i];
+        int fixed = ipr_event_fixed(e);
+        if (!ipr_event_known(e))
+            return 0;
+        if (e == IPR_EVENT_TSC)
+            tsc++;
+        else if (fixed >= 0 && !(fixed_used & (1u << fixed)))
+            fixed_used |= 1u << fixed;
+        else if (ipr_event_gp(e))
+            gp_needed++;
+        else
+            return 0;
+    }
+    return tsc <= 1 && gp_needed <= (ipr_layout.pmu ? ipr_layout.caps.num_gp : 0);
+}
+
+IPR_STATUS IprAvailableEvents(const IPR_EVENTSET *reqevents, IPR_EVENTSET *additional_events)
+{
+    if (!reqevents || !additional_events || reqevents->count > IPR_MAX_EVENTS_IN_SET)
+        return IPR__BADARG;
+    if (!fits(reqevents))
+        return IPR__NOCOUNTER;
+    IPR_EVENTSET trial = *reqevents;
+    IprClearEventSet(additional_events);
+    for (uint32_t i = 0; i < NUM_EVENTS; i++) {
+        IPR_EVENT e = events[i].number;
+        if (IprVerifyEventInSet(reqevents, e) || trial.count >= IPR_MAX_EVENTS_IN_SET)
+            continue;
+        trial = *reqevents;
+        IprInsertEvent(&trial, e);
+        if (fits(&trial))
+            IprInsertEvent(additional_events, e);
+    }
+    return additional_events->count ? IPR__FURTHER_EVENTS : IPR__NO_FURTHER_EVENTS;
+}
+
+/* Sample periods a counter allows: powers of two from 2^10 (acart's interrupt-storm limit,
+ * SAMPLER_MIN_SAMPLE_AFTER) up to what its preload can hold. The TSC's come from the
+ * platform timer: up to 2^40 TSC ticks. */
+IPR_STATUS IprAvailableFreqs(const IPR_EVENT evt, IPR_FREQ *freq)
+{
+    if (!freq)
+        return IPR__BADARG;
+    IPR_STATUS st = ipr_event_check(evt);
+    if (!IPR_SUCCESS(st))
+        return st;
+    uint64_t max = 1ull << 40;
+    if (evt != IPR_EVENT_TSC)
+        max = ipr_event_fixed(evt) >= 0 ? ipr_layout.caps.max_period_fixed
+                                        : ipr_layout.caps.max_period_gp;
+    *freq = 0;
+    for (unsigned k = 10; k < 64 && (1ull << k) <= max; k++)
+        *freq |= 1ull << k;
+    return IPR__SUCCESS;
+}
+
+IPR_STATUS IprAvailableModes(IPR_MMASK *modes)
+{
+    if (!modes)
+        return IPR__BADARG;
+    *modes = (1u << IPR_MODE_KERNEL) | (1u << IPR_MODE_USER);
+    return IPR__SUCCESS;
+}
+
+IPR_STATUS IprAvailableFuncs(IPR_FMASK *funcs)
+{
+    if (!funcs)
+        return IPR__BADARG;
+    ipr_layout_ensure();
+    *funcs = IPR_FUNC_COUNT | IPR_FUNC_SAMPLE | IPR_FUNC_HISTOGRAM | IPR_FUNC_SAMPLEFILE |
+             IPR_FUNC_TIMER | (ipr_layout.pmu ? IPR_FUNC_PMU : 0);
+    return IPR__SUCCESS;
+}
+
+IPR_STATUS IprCounterEvents(IPR_CTRNUMBER ctr, IPR_EVENTSET *eset)
+{
+    if (!eset)
+        return IPR__BADARG;
+    ipr_layout_ensure();
+    if (ctr >= ipr_layout.num_counters)
+        return IPR__BADCTRMASK;
+    IprClearEventSet(eset);
+    for (uint32_t i = 0; i < NUM_EVENTS; i++)
+        if (ipr_event_known(events[i].number) && (ipr_counters_for(events[i].number) & (1u << ctr)))
+            IprInsertEvent(eset, events[i].number);
+    return IPR__SUCCESS;
+}
+
+IPR_STATUS IprAvailableCounters(IPR_EVENT evt, IPR_CTRMASK *ctrs)
+{
+    if (!ctrs)
+        return IPR__BADARG;
+    IPR_STATUS st = ipr_event_check(evt);
+    if (!IPR_SUCCESS(st))
+        return st;
+    *ctrs = ipr_counters_for(evt);
+    return IPR__SUCCESS;
+}
+
+/* ---- Event sets: a sorted array, so every operation is a merge. ---- */
+
+IPR_SIZE IprEventSetSize(void)
+{
+    return sizeof(IPR_EVENTSET);
+}
+
+IPR_EVENT IprEventToNumber(const IPR_EVENTSET *eset)
+{
+    return eset && eset->count ? eset->events[0] : 0;
+}
+
+IPR_COUNT IprNumberEventsInSet(const IPR_EVENTSET *eset)
+{
+    return eset ? eset->count : 0;
+}
+
+IPR_BOOLEAN IprVerifyEventInSet(const IPR_EVENTSET *eset, const IPR_EVENT evt)
+{
+    if (!eset)
+        return 0;
+    for (uint32_t i = 0; i < eset->count && i < IPR_MAX_EVENTS_IN_SET; i++)
+        if (eset->events[i] == evt)
+            return 1;
+    return 0;
+}
+
+IPR_STATUS IprClearEventSet(IPR_EVENTSET *eset)
+{
+    if (!eset)
+        return IPR__BADARG;
+    eset->count = 0;
+    return IPR__SUCCESS;
+}
+
+IPR_STATUS IprInsertEvent(IPR_EVENTSET *eset, const IPR_EVENT evt)
+{
+    if (!eset || eset->count > IPR_MAX_EVENTS_IN_SET)
+        return IPR__BADARG;
+    if (IprVerifyEventInSet(eset, evt))
+        return IPR__SUCCESS;
+    if (eset->count == IPR_MAX_EVENTS_IN_SET)
+        return IPR__BUFTOOSMALL;
+    uint32_t i = eset->count;
+    for (; i > 0 && eset->events[i - 1] > evt; i--)
+        eset->events[i] = eset->events[i - 1];
+    eset->events[i] = evt;
+    eset->count++;
+    return IPR__SUCCESS;
+}
+
+IPR_STATUS IprDeleteEvent(IPR_EVENTSET *eset, const IPR_EVENT evt)
+{
+    if (!eset || eset->count > IPR_MAX_EVENTS_IN_SET)
+        return IPR__BADARG;
+    uint32_t out = 0;
+    for (uint32_t i = 0; i < eset->count; i++)
+        if (eset->events[i] != evt)
+            eset->events[out++] = eset->events[i];
+    eset->count = out;
+    return IPR__SUCCESS;
+}
+
+/* Keeps the events of dst that are (keep = 1) or are not (keep = 0) in src. */
+static IPR_STATUS filter(IPR_EVENTSET *dst, const IPR_EVENTSET *src, int keep)
+{
+    if (!dst || !src || dst->count > IPR_MAX_EVENTS_IN_SET || src->count > IPR_MAX_EVENTS_IN_SET)
+        return IPR__BADARG;
+    uint32_t out = 0;
+    for (uint32_t i = 0; i < dst->count; i++)
+        if (IprVerifyEventInSet(src, dst->events[i]) == keep)
+            dst->events[out++] = dst->events[i];
+    dst->count = out;
+    return IPR__SUCCESS;
+}
+
+IPR_STATUS IprMaskEventSet(IPR_EVENTSET *dst, const IPR_EVENTSET *src)
+{
+    return filter(dst, src, 1);
+}
+
+IPR_STATUS IprRemoveEventSet(IPR_EVENTSET *dst, const IPR_EVENTSET *src)
+{
+    return filter(dst, src, 0);
+}
+
+IPR_STATUS IprExpandEventSet(const IPR_EVENTSET *eset, IPR_EVENT *retdata, IPR_SIZE retsize)
+{
+    if (!eset || !retdata || eset->count > IPR_MAX_EVENTS_IN_SET)
+        return IPR__BADARG;
+    if (retsize < eset->count)
+        return IPR__BUFTOOSMALL;
+    for (uint32_t i = 0; i < eset->count; i++)
+        retdata[i] = eset->events[i];
+    return IPR__SUCCESS;
+}
+
+IPR_STATUS IprMergeEventSet(IPR_EVENTSET *dst, const IPR_EVENTSET *src)
+{
+    if (!dst || !src || src->count > IPR_MAX_EVENTS_IN_SET)
+        return IPR__BADARG;
+    for (uint32_t i = 0; i < src->count; i++) {
+        IPR_STATUS st = IprInsertEvent(dst, src->events[i]);
+        if (!IPR_SUCCESS(st))
+            return st;
+    }
+    return IPR__SUCCESS;
+}

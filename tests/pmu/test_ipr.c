@@ -1,0 +1,656 @@
+/* The IPROBE API (runtime/ipr_*.c) on simulated CPUs (sim_cpu.c, one per CPU) inside the
+ * recording board of the sampler tests (sampler_shim_*.c): ownership against a host
+ * session, counts equal to the events the simulator retired (across 48-bit overflows),
+ * start/stop/pause/resume, skip, PC ranges, histogram buckets, full actions, sample-file
+ * round trips, time-based sampling, a CPU without a PMU, and every status code of ipr.h
+ * reached by a call. Built with ACA_MAX_CPUS=3: simulated CPU 3 is online but outside. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acart.h"
+#include "acart_check.h"
+#include "acart_wire.h"
+#include "ipr.h"
+#include "ipr_internal.h"
+#include "lapic.h"
+#include "pmu.h"
+#include "pmu_owner.h"
+#include "sampler_shim.h"
+
+#define CPUS   3 /* ACA_MAX_CPUS */
+#define BIT48  (1ull << 48)
+#define EV_INS 0x00c0u /* INST_RETIRED.ANY: fixed counter 0 */
+#define EV_CLK 0x003cu /* CPU_CLK_UNHALTED.THREAD: fixed counter 1 */
+#define EV_BR  0x00c4u /* BR_INST_RETIRED.ALL_BRANCHES: a GP counter */
+
+/* ---- Every status code a call returned, to prove each is reachable. ---- */
+static int seen[64];
+
+static IPR_STATUS note(IPR_STATUS st)
+{
+    if (st >= 0 && st < 64)
+        seen[st] = 1;
+    return st;
+}
+
+#define EXPECT(call, status) CHECK_EQ(note(call), status)
+
+/* The port's log: IprPrintMessage's default printer. */
+static char last_log[256];
+void aca_port_log(const char *line)
+{
+    snprintf(last_log, sizeof(last_log), "%s", line);
+}
+
+static void retire(uint32_t cpu, uint64_t ins, uint64_t cycles, uint64_t branches)
+{
+    struct sim_events ev = {ins, cycles, cycles, branches};
+    shim_sim(cpu)->retire(&ev);
+}
+
+/* The PMI the simulator raised on cpu, delivered with the interrupted PC `ip`. */
+static int pmi(uint32_t cpu, uint32_t ip)
+{
+    struct trap_frame f;
+    memset(&f, 0, sizeof(f));
+    f.eip = ip;
+    f.cs = 0x08;
+    return shim_raise_pmi(cpu, &f);
+}
+
+static void no_faults(void)
+{
+    for (uint32_t c = 0; c < SHIM_CPUS; c++) {
+        if (shim_sim(c)->faults()) {
+            fprintf(stderr, "cpu %u: simulator fault: %s\n", c, shim_sim(c)->fault_text());
+            check_failures++;
+            shim_sim(c)->clear_faults();
+        }
+    }
+}
+
+/* ---- Ownership, with a host session in between ---- */
+
+static void test_ownership(void)
+{
+    shim_power_on(&sim_skylake);
+    shim_set_current_cpu(0);
+    EXPECT(IprStart(IPR_ALL_CPUS, 0), IPR__NOTOWNER);
+    EXPECT(IprDeallocate(), IPR__NOTOWNER);
+    CHECK_EQ(pmu_owner_claim(PMU_OWNER_HOST), ACA_OK); /* a host's INIT_PMU */
+    EXPECT(IprAllocate(), IPR__HOSTSESSION);
+    pmu_owner_release(PMU_OWNER_HOST);
+    EXPECT(IprAllocate(), IPR__SUCCESS);
+    EXPECT(IprAllocate(), IPR__ALREADYOWNER);
+    CHECK_EQ(pmu_owner_claim(PMU_OWNER_HOST), ACA_ERR_BUSY); /* and the other way round */
+    CHECK(shim_acart_nmi() != 0);                            /* IPROBE's PMI is installed */
+    shim_set_current_cpu(1);                                 /* another task */
+    EXPECT(IprAllocate(), IPR__INUSE);
+    EXPECT(IprStart(IPR_ALL_CPUS, 0), IPR__NOTOWNER);
+    EXPECT(IprDeallocate(), IPR__NOTOWNER);
+    shim_set_current_cpu(0);
+    EXPECT(IprDeallocate(), IPR__SUCCESS);
+    CHECK(shim_acart_nmi() == 0);
+    CHECK_EQ(pmu_owner_claim(PMU_OWNER_HOST), ACA_OK);
+    pmu_owner_release(PMU_OWNER_HOST);
+    no_faults();
+}
+
+/* ---- Events, names, event sets ---- */
+
+static void test_events(void)
+{
+    IPR_EVENT e = 0;
+    const char *matches = 0;
+    IPR_EVENTSET set, more, other;
+
+    shim_power_on(&sim_skylake);
+    EXPECT(IprAllocate(), IPR__SUCCESS);
+    CHECK_EQ(IprNumCounters(), 1 + 3 + 4); /* TSC, 3 fixed, 4 GP on Skylake */
+    EXPECT(IprEventNameToNumber("inst_retired.any", &e, &matches), IPR__SUCCESS);
+    CHECK_EQ(e, EV_INS);
+    CHECK(strcmp(matches, "INST_RETIRED.ANY") == 0);
+    EXPECT(IprEventNameToNumber("CPU_CLK_UNHALTED", &e, &matches), IPR__AMBIGUOUS);
+    CHECK(strstr(matches, "CPU_CLK_UNHALTED.THREAD") && strstr(matches, "REF_TSC"));
+    EXPECT(IprEventNameToNumber("BR_MISP", &e, &matches), IPR__SUCCESS);
+    CHECK_EQ(e, 0x00c5);
+    EXPECT(IprEventNameToNumber("NO_SUCH_EVENT", &e, &matches), IPR__INVEVENTNAME);
+    EXPECT(IprEventNameToNumber(0, &e, &matches), IPR__BADARG);
+    CHECK(strcmp(IprEventNumberToName(EV_CLK), "CPU_CLK_UNHALTED.THREAD") == 0);
+    CHECK(strcmp(IprEventNumberToName(0x1234), "") == 0);
+    CHECK_EQ(IprNumberOfEvents(), 9);
+
+    IprClearEventSet(&set);
+    EXPECT(IprInsertEvent(&set, EV_BR), IPR__SUCCESS);
+    IprInsertEvent(&set, EV_INS);
+    IprInsertEvent(&set, EV_INS);
+    CHECK_EQ(IprNumberEventsInSet(&set), 2);
+    CHECK_EQ(IprEventToNumber(&set), EV_INS); /* the lowest */
+    CHECK(IprVerifyEventInSet(&set, EV_BR) && !ZprVerifyEventInSet(&set, EV_CLK));
+    EXPECT(IprAvailableEvents(&set, &more), IPR__FURTHER_EVENTS);
+    CHECK(IprVerifyEventInSet(&more, EV_CLK) && IprVerifyEventInSet(&more, IPR_EVENT_TSC));
+    CHECK(!IprVerifyEventInSet(&more, 0x01a4)); /* Skylake has no fixed counter 3 */
+    other = more;
+    EXPECT(IprMergeEventSet(&other, &set), IPR__SUCCESS);
+    CHECK_EQ(IprNumberEventsInSet(&other), IprNumberEventsInSet(&more) + 2);
+    EXPECT(IprAvailableEvents(&other, &more), IPR__NO_FURTHER_EVENTS);
+    EXPECT(IprMaskEventSet(&other, &set), IPR__SUCCESS);
+    CHECK_EQ(IprNumberEventsInSet(&other), 2);
+    EXPECT(IprRemoveEventSet(&other, &set), IPR__SUCCESS);
+    CHECK_EQ(IprNumberEventsInSet(&other), 0);
+    IPR_EVENT arr[2];
+    EXPECT(IprExpandEventSet(&set, arr, 2), IPR__SUCCESS);
+    CHECK(arr[0] == EV_INS && arr[1] == EV_BR);
+    EXPECT(IprExpandEventSet(&set, arr, 1), IPR__BUFTOOSMALL);
+    EXPECT(IprDeleteEvent(&set, EV_INS), IPR__SUCCESS);
+    CHECK_EQ(IprNumberEventsInSet(&set), 1);
+    CHECK_EQ(IprEventSetSize(), sizeof(IPR_EVENTSET));
+
+    IPR_CTRMASK ctrs;
+    EXPECT(IprAvailableCounters(EV_INS, &ctrs), IPR__SUCCESS);
+    CHECK_EQ(ctrs, 0x2u | 0xf0u); /* fixed counter 0 (counter 1) and GP 0-3 (4-7) */
+    EXPECT(IprAvailableCounters(0x20000, &ctrs), IPR__INVEVENT);
+    EXPECT(IprCounterEvents(2, &set), IPR__SUCCESS); /* fixed counter 1 */
+    CHECK(IprNumberEventsInSet(&set) == 1 && set.events[0] == EV_CLK);
+    EXPECT(IprCounterEvents(40, &set), IPR__BADCTRMASK);
+    IPR_FREQ freqs;
+    EXPECT(IprAvailableFreqs(EV_BR, &freqs), IPR__SUCCESS);
+    CHECK((freqs & 0x3ff) == 0 && (freqs & 0x400)); /* from 2^10 */
+    CHECK(freqs & (1ull << 46) && !(freqs & (1ull << 47)));
+    IPR_MMASK modes;
+    EXPECT(IprAvailableModes(&modes), IPR__SUCCESS);
+    CHECK_EQ(modes, (1u << IPR_MODE_KERNEL) | (1u << IPR_MODE_USER));
+    IPR_FMASK funcs;
+    EXPECT(IprAvailableFuncs(&funcs), IPR__SUCCESS);
+    CHECK(funcs & IPR_FUNC_PMU);
+
+    /* Bit functions. */
+    CHECK_EQ(BIprCnt(0xf0f0), 8);
+    CHECK_EQ(BIprWhich(0x50), 4);
+    CHECK_EQ(BIprRelPos(0x52, 6), 2);
+    CHECK_EQ(BIprB2M(5), 32);
+    CHECK_EQ(BIprLowest(0x50u), 0x10u);
+    CHECK(BIprIs1(0x40u) && !BIprIs1(0x41u));
+    CHECK_EQ(BIprClrHi(0xffu, 3), 0xfu);
+    CHECK_EQ(BIprAll1((uint32_t)5), 0xffffffffu);
+
+    EXPECT(IprPrintMessage("while testing", IPR__NOTOWNER, 0), IPR__SUCCESS);
+    CHECK(strstr(last_log, "IPR__NOTOWNER") && strstr(last_log, "while testing"));
+    EXPECT(IprDeallocate(), IPR__SUCCESS);
+    no_faults();
+}
+
+/* ---- Counting: exact, 64-bit, per CPU and summed ---- */
+
+static void test_counting(void)
+{
+    IPR_EVENT evs[4] = {EV_INS, EV_CLK, EV_BR, EV_INS};
+    IPR_FREQ fr[4] = {0, 0, 0, 0};
+    uint64 mux;
+    IPR_COUNT v[IPR_MAX_COUNTERS];
+    IPR_EVENT map[IPR_MAX_COUNTERS];
+
+    shim_power_on(&sim_skylake);
+    EXPECT(IprAllocate(), IPR__SUCCESS);
+    EXPECT(IprSetEvents(IPR_ALL_CPUS, 0), IPR__NOSELECTION);
+    EXPECT(IprSelectEventsFromArray(IPR_ALL_CPUS, evs, fr, 4, &mux), IPR__SUCCESS);
+    uint64 bad = 1234;
+    EXPECT(IprSetEvents(IPR_ALL_CPUS, &bad), IPR__BADMUX);
+    EXPECT(IprSetEvents(1ull << 20, &mux), IPR__BADCPUMASK);
+    EXPECT(IprSetEvents(IPR_ALL_CPUS, &mux), IPR__SUCCESS);
+    EXPECT(IprEventCounterMap(IPR_ALL_CPUS, map, IPR_MAX_COUNTERS), IPR__BADCPUMASK);
+    EXPECT(IprEventCounterMap(IPR_CURRENT_CPU, map, 2), IPR__BUFTOOSMALL);
+    EXPECT(IprEventCounterMap(IPR_CURRENT_CPU, map, IPR_MAX_COUNTERS), IPR__SUCCESS);
+    /* TSC, INST on fixed 0, CLK on fixed 1, fixed 2 unused, BR on GP 0, INST again on GP 1. */
+    CHECK(map[0] == IPR_EVENT_TSC && map[1] == EV_INS && map[2] == EV_CLK &&
+          map[3] == IPR_EVENT_NONE && map[4] == EV_BR && map[5] == EV_INS);
+    IPR_CTRNUMBER cn;
+    EXPECT(IprCounterNumber(1ull << 1, EV_BR, &cn), IPR__SUCCESS);
+    CHECK_EQ(cn, 4);
+    EXPECT(IprCounterNumber(IPR_CURRENT_CPU, 0x00c5, &cn), IPR__NOCOUNTER);
+    EXPECT(IprStart(IPR_ALL_CPUS, 1u << 20), IPR__BADCTRMASK);
+    EXPECT(IprStart(IPR_ALL_CPUS, 0), IPR__SUCCESS);
+    EXPECT(IprSetEvents(IPR_ALL_CPUS, &mux), IPR__RUNNING);
+    for (uint32_t c = 0; c < CPUS; c++)
+        retire(c, 1000 * (c + 1), 3000 * (c + 1), 70 * (c + 1));
+    int ctx = -1;
+    uint32_t visited = 0;
+    while (note(IprReadAll(IPR_ALL_CPUS, &ctx, v, IPR_MAX_COUNTERS, IPR_ACTION_COPY)) ==
+           IPR__SUCCESS) {
+        uint64_t k = (uint64_t)ctx + 1;
+        CHECK(v[0] > 0); /* the TSC */
+        CHECK_EQ(v[1], 1000 * k);
+        CHECK_EQ(v[2], 3000 * k);
+        CHECK_EQ(v[4], 70 * k);
+        CHECK_EQ(v[5], 1000 * k);
+        CHECK_EQ(v[1], shim_sim((uint32_t)ctx)->peek_msr(MSR_IA32_FIXED_CTR0) -
+                           ipr_cpus[ctx].ctr[1].load);
+        visited++;
+    }
+    CHECK_EQ(visited, CPUS);
+    CHECK(ctx >= IPR_MAX_CPUS);
+    EXPECT(IprRead(IPR_ALL_CPUS, 0, 0x16, v, IPR_MAX_COUNTERS, IPR_ACTION_SUM), IPR__SUCCESS);
+    CHECK_EQ(v[1], 6000);
+    CHECK_EQ(v[2], 18000);
+    CHECK_EQ(v[4], 420);
+    EXPECT(IprRead(IPR_ALL_CPUS, 0, 0x2, v, IPR_MAX_COUNTERS, IPR_ACTION_ADD), IPR__SUCCESS);
+    CHECK_EQ(v[1], 12000);
+    EXPECT(IprReadAll(IPR_ALL_CPUS, 0, v, 2, IPR_ACTION_COPY), IPR__BUFTOOSMALL);
+    EXPECT(IprRead(IPR_ALL_CPUS, 0, 0x2, v, IPR_MAX_COUNTERS, 7), IPR__BADARG);
+
+    /* Across the 48-bit width: far more events than the hardware counter holds, in
+     * batches, each overflow taken by the PMI. */
+    IPR_COUNT start[IPR_MAX_COUNTERS] = {0, BIT48 - 5};
+    EXPECT(IprWrite(1, 0, 0x2, start, IPR_MAX_COUNTERS), IPR__SUCCESS);
+    uint64_t total = BIT48 - 5;
+    for (int round = 0; round < 5; round++) {
+        uint64_t n = (1ull << 47) + 12345 + (uint64_t)round;
+        retire(0, n, 0, 0);
+        total += n;
+        while (pmi(0, 0x1000) == SHIM_DELIVERED)
+            ;
+    }
+    EXPECT(IprRead(1, 0, 0x2, v, IPR_MAX_COUNTERS, IPR_ACTION_COPY), IPR__SUCCESS);
+    CHECK_EQ(v[1], total);
+    CHECK(v[1] > 3 * BIT48); /* the virtual count is 64 bits wide */
+    EXPECT(IprWrite(1, 0, 0x2, start, 1), IPR__BUFTOOSMALL);
+
+    /* Stop holds, Start restarts from zero, Pause/Resume (any task) continue. */
+    EXPECT(IprStop(IPR_ALL_CPUS, 0x2), IPR__SUCCESS);
+    retire(1, 500, 0, 0);
+    EXPECT(IprRead(2, 0, 0x22, v, IPR_MAX_COUNTERS, IPR_ACTION_COPY), IPR__SUCCESS);
+    CHECK_EQ(v[1], 2000);
+    CHECK_EQ(v[5], 2500); /* GP 1 still counts */
+    EXPECT(IprStart(2, 0x2), IPR__SUCCESS);
+    retire(1, 7, 0, 0);
+    EXPECT(IprRead(2, 0, 0x2, v, IPR_MAX_COUNTERS, IPR_ACTION_COPY), IPR__SUCCESS);
+    CHECK_EQ(v[1], 7);
+    shim_set_current_cpu(2); /* a task that does not own the counters */
+    EXPECT(IprPause(IPR_ALL_CPUS, 0), IPR__SUCCESS);
+    retire(1, 100, 0, 0);
+    EXPECT(IprResume(IPR_ALL_CPUS, 0), IPR__SUCCESS);
+    shim_set_current_cpu(0);
+    retire(1, 3, 0, 0);
+    EXPECT(IprRead(2, 0, 0x2, v, IPR_MAX_COUNTERS, IPR_ACTION_COPY), IPR__SUCCESS);
+    CHECK_EQ(v[1], 10);
+    EXPECT(IprClear(2, 0), IPR__SUCCESS);
+    EXPECT(IprRead(2, 0, 0x2, v, IPR_MAX_COUNTERS, IPR_ACTION_COPY), IPR__SUCCESS);
+    CHECK_EQ(v[1], 0);
+    EXPECT(IprStop(IPR_ALL_CPUS, 0), IPR__SUCCESS);
+
+    /* Modes: the hardware filters ring 0 / rings 1-3 only. */
+    EXPECT(IprSetModes(IPR_ALL_CPUS, 1u << IPR_MODE_INTERRUPT), IPR__MODENOTSUPP);
+    EXPECT(IprSetModes(IPR_ALL_CPUS, 0), IPR__BADARG);
+    EXPECT(IprSetModes(IPR_ALL_CPUS, 1u << IPR_MODE_USER), IPR__SUCCESS);
+    EXPECT(IprSetEvents(IPR_ALL_CPUS, &mux), IPR__SUCCESS);
+    uint64_t sel = shim_sim(0)->peek_msr(MSR_IA32_PERFEVTSEL0);
+    CHECK((sel & EVTSEL_USR) && !(sel & EVTSEL_OS) && (sel & 0xffff) == EV_BR);
+    EXPECT(IprStart(IPR_ALL_CPUS, 0), IPR__SUCCESS);
+    retire(0, 50, 50, 50); /* ring 0: nothing counts in user mode only */
+    EXPECT(IprRead(1, 0, 0x16, v, IPR_MAX_COUNTERS, IPR_ACTION_COPY), IPR__SUCCESS);
+    CHECK(v[1] == 0 && v[2] == 0 && v[4] == 0);
+    EXPECT(IprStop(IPR_ALL_CPUS, 0), IPR__SUCCESS);
+
+    /* Assignment limits. */
+    IPR_EVENT many[6] = {EV_BR, EV_BR, EV_BR, EV_BR, EV_BR, EV_BR};
+    IPR_FREQ zeros[6] = {0};
+    EXPECT(IprSelectEventsFromArray(IPR_ALL_CPUS, many, zeros, 6, 0), IPR__NOCOUNTER);
+    IPR_EVENT one[1] = {0x20000};
+    EXPECT(IprSelectEventsFromArray(IPR_ALL_CPUS, one, zeros, 1, 0), IPR__INVEVENT);
+    IPR_FREQ odd[1] = {1000};
+    one[0] = EV_BR;
+    EXPECT(IprSelectEventsFromArray(IPR_ALL_CPUS, one, odd, 1, 0), IPR__BADFREQ);
+    IPR_FREQ lowest[1] = {IPR_FREQUENCY_LOWEST}, got[IPR_MAX_COUNTERS];
+    IPR_CTRMASK assigned;
+    EXPECT(IprSpecifyOperations(IPR_ALL_CPUS, one, lowest, 1,
+                                (1u << IPR_MODE_KERNEL) | (1u << IPR_MODE_USER), &mux, &assigned),
+           IPR__SUCCESS);
+    CHECK_EQ(assigned, 0x11u); /* the TSC and GP 0 */
+    EXPECT(IprFreqCounterMap(IPR_CURRENT_CPU, got, IPR_MAX_COUNTERS), IPR__SUCCESS);
+    CHECK_EQ(got[4], 1ull << 46);
+    EXPECT(IprDeallocate(), IPR__SUCCESS);
+    no_faults();
+}
+
+/* ---- Sampling: skip, ranges, histograms, buffers, full actions, sample files ---- */
+
+static int ast_calls;
+static int ast_routine(void)
+{
+    ast_calls++;
+    return 0;
+}
+
+#define PERIOD 4096u
+#define HBEGIN 0x1000u
+#define HEND   0x1fffu
+
+static void test_sampling(void)
+{
+    IPR_EVENT evs[2] = {EV_INS, EV_BR};
+    IPR_FREQ fr[2] = {PERIOD, 0};
+    const uint64 ranges[2] = {0x1000, 0x17ff};
+    IPR_COUNT skip[2] = {0, 0};
+    const uint32_t numctrs = 8;
+    static IPR_HISTELEM expect_cells[((HEND - HBEGIN) >> 4) + 1][8];
+    uint32_t expect_fine[256] = {0};
+    static uint32_t recorded_pc[64];
+    uint32_t num_recorded = 0, interrupts = 0;
+
+    shim_power_on(&sim_skylake);
+    EXPECT(IprAllocate(), IPR__SUCCESS);
+    EXPECT(IprSelectEventsFromArray(IPR_ALL_CPUS, evs, fr, 2, 0), IPR__SUCCESS);
+    EXPECT(IprSetEvents(IPR_ALL_CPUS, 0), IPR__SUCCESS);
+    EXPECT(IprAddAddressHistogramBuffers(1, 0x1800, 0x18ff, 0, 1), IPR__NOBUFFERS);
+    EXPECT(IprCreateHistogramBuffers(1, IPR_HIST_ADDRESS | IPR_HIST_MODE, HBEGIN, HEND, 4, 0),
+           IPR__SUCCESS);
+    EXPECT(IprCreateHistogramBuffers(1, IPR_HIST_MODE, 0, 0, 0, 3), IPR__BUFFERSEXIST);
+    EXPECT(IprAddAddressHistogramBuffers(1, 0x1800, 0x18ff, 0, 1), IPR__SUCCESS);
+    EXPECT(IprCreateHistogramBuffers(1, IPR_HIST_ADDRESS, 0, 0xffffffff, 0, 2), IPR__NOMEMORY);
+    /* Records: PC (4), CPU (4), counter (4), count (8) = 20 bytes; 4 per buffer. */
+    IPR_DMASK d = IPR_DATA_PC | IPR_DATA_CPU | IPR_DATA_CTR | IPR_DATA_COUNT;
+    EXPECT(IprCreateSampleBuffers(1, 2, 80, d, IPR_DATA_COUNT, 1, IPR_FULL_AST, ast_routine, 1,
+                                  ranges),
+           IPR__NOTIMPL); /* sampleaction */
+    EXPECT(IprCreateSampleBuffers(1, 2, 80, d, IPR_DATA_COUNT, 0, IPR_FULL_WAKE, 0, 1, ranges),
+           IPR__NOTIMPL);
+    EXPECT(
+        IprCreateSampleBuffers(1, 2, 8, d, IPR_DATA_COUNT, 0, IPR_FULL_AST, ast_routine, 1, ranges),
+        IPR__BUFTOOSMALL);
+    EXPECT(
+        IprCreateSampleBuffers(1, 2, 80, d, IPR_DATA_TSC, 0, IPR_FULL_AST, ast_routine, 1, ranges),
+        IPR__BADARG); /* qdatcol not within datcol */
+    EXPECT(IprCreateSampleBuffers(1, 2, ACA_IPR_POOL_BYTES, d, 0, 0, IPR_FULL_NONE, 0, 0, 0),
+           IPR__NOMEMORY);
+    EXPECT(IprCreateSampleBuffers(1, 2, 80, d, IPR_DATA_COUNT, 0, IPR_FULL_AST, ast_routine, 1,
+                                  ranges),
+           IPR__SUCCESS);
+    EXPECT(IprCreateSampleBuffers(3, 2, 80, d, 0, 0, IPR_FULL_NONE, 0, 0, 0), IPR__BUFFERSEXIST);
+    EXPECT(IprSetSampleSkip(IPR_ALL_CPUS, skip, 2), IPR__SUCCESS);
+    EXPECT(IprSetSampleSkip(IPR_ALL_CPUS, skip, 20), IPR__BADCTRMASK);
+    EXPECT(IprStart(IPR_ALL_CPUS, 0), IPR__SUCCESS);
+
+    /* 40 overflows of INST_RETIRED.ANY on CPU 0, each at its own PC; skip 0 for counter 1,
+     * so every one samples. PCs walk 0xf80.. in steps of 0x30: some before the histogram,
+     * some outside the buffers' range. */
+    for (uint32_t k = 0; k < 40; k++) {
+        uint32_t pc = 0xf80 + k * 0x30;
+        retire(0, PERIOD, 0, 0);
+        CHECK_EQ(pmi(0, pc), SHIM_DELIVERED);
+        interrupts++;
+        if (pc >= HBEGIN && pc <= HEND)
+            expect_cells[(pc - HBEGIN) >> 4][1]++;
+        if (pc >= 0x1800 && pc <= 0x18ff)
+            expect_fine[pc - 0x1800]++;
+        if (pc >= 0x1000 && pc <= 0x17ff && num_recorded < 64)
+            recorded_pc[num_recorded++] = pc;
+    }
+    CHECK_EQ(ast_calls, 0); /* never from the interrupt */
+    aca_ipr_poll();
+    CHECK_EQ(ast_calls, 2); /* both buffers filled */
+    CHECK_EQ(ipr_cpus[0].dropped, num_recorded - 8);
+
+    /* Histogram buckets: exactly the PCs that fell in them. */
+    static IPR_HISTELEM h[sizeof(expect_cells) / sizeof(IPR_HISTELEM)];
+    EXPECT(IprReadHistogram(1, 0, h, sizeof(h) / sizeof(h[0]), HBEGIN, IPR_HIST_ADDRESS, 0,
+                            IPR_HACTION_COPY),
+           IPR__SUCCESS);
+    CHECK(memcmp(h, expect_cells, sizeof(h)) == 0);
+    int idx;
+    EXPECT(IprHbIndex(0x1234, 1, numctrs, HBEGIN, 4, &idx), IPR__SUCCESS);
+    CHECK_EQ(h[idx], expect_cells[(0x1234 - HBEGIN) >> 4][1]);
+    IPR_HISTVALUE hv;
+    EXPECT(IprHbValue(idx, numctrs, HBEGIN, 4, &hv), IPR__SUCCESS);
+    CHECK_EQ(hv, 0x1230);
+    IPR_COUNT elems;
+    EXPECT(IprHbElements(numctrs, HEND - HBEGIN + 1, 4, &elems), IPR__SUCCESS);
+    CHECK_EQ(elems, sizeof(h) / sizeof(h[0]));
+    EXPECT(IprHbIndex(0x10, 1, numctrs, HBEGIN, 4, &idx), IPR__BADARG);
+    /* A read starting inside the histogram, and the fine index-1 histogram. */
+    static IPR_HISTELEM part[16 * 8], fine[256 * 8], modes[IPR_MODE_COUNT * 8];
+    IPR_HISTELEM *multi[2] = {part, fine};
+    const IPR_SIZE sizes[2] = {16 * 8, 256 * 8};
+    const IPR_HISTVALUE mins[2] = {0x1100, 0x1800};
+    const IPR_HMASK types[2] = {IPR_HIST_ADDRESS, IPR_HIST_ADDRESS};
+    const unsigned idxs[2] = {0, 1};
+    int ctx = -1;
+    EXPECT(IprReadMultipleHistograms(IPR_ALL_CPUS, &ctx, multi, sizes, mins, types, idxs,
+                                     IPR_HACTION_COPY, 2),
+           IPR__SUCCESS);
+    CHECK_EQ(ctx, 0);
+    for (uint32_t b = 0; b < 16; b++)
+        CHECK_EQ(part[b * 8 + 1], expect_cells[((0x1100 - HBEGIN) >> 4) + b][1]);
+    for (uint32_t b = 0; b < 256; b++)
+        CHECK_EQ(fine[b * 8 + 1], expect_fine[b]);
+    EXPECT(IprReadMultipleHistograms(IPR_ALL_CPUS, &ctx, multi, sizes, mins, types, idxs,
+                                     IPR_HACTION_COPY, 2),
+           IPR__BADHIST); /* CPU 1 has none */
+    EXPECT(IprReadHistogram(1, 0, modes, IPR_MODE_COUNT * 8, 0, IPR_HIST_MODE, 0, IPR_HACTION_COPY),
+           IPR__SUCCESS);
+    CHECK_EQ(modes[IPR_MODE_KERNEL * 8 + 1], interrupts); /* CPU 0 runs a task in ring 0 */
+    EXPECT(IprReadHistogram(1, 0, h, 4, HBEGIN, IPR_HIST_ADDRESS, 0, IPR_HACTION_COPY),
+           IPR__BUFTOOSMALL);
+    EXPECT(IprReadHistogram(1, 0, h, 64, HBEGIN, IPR_HIST_ADDRESS, 9, IPR_HACTION_COPY),
+           IPR__BADHIST);
+
+    /* Full buffers: the first 8 in-range PCs, in order. */
+    IPR_SBUFFER *b = 0;
+    IPR_SIZE bytes;
+    uint32_t got = 0;
+    while (note(IprNextFullSampleBuffer(IPR_ALL_CPUS, &b, &bytes, 0)) == IPR__SUCCESS) {
+        CHECK_EQ(bytes, 80);
+        for (uint32_t r = 0; r < 4; r++, got++) {
+            const uint32_t *rec = (const uint32_t *)(b->data + r * 20);
+            CHECK_EQ(rec[0], recorded_pc[got]);
+            CHECK_EQ(rec[1], 0);
+            CHECK_EQ(rec[2], 1);
+            CHECK(rec[3] | ((uint64_t)rec[4] << 32)); /* the count at the sample */
+        }
+    }
+    CHECK_EQ(got, 8);
+    CHECK(b == 0);
+
+    /* Skip: counter 4 (BR on GP 0) interrupts only as a sampler; give it a period and
+     * check every other interrupt samples. */
+    EXPECT(IprMarkEmptySampleBuffer(ipr_cpus[0].buf[0]), IPR__SUCCESS);
+    EXPECT(IprMarkEmptySampleBuffer((IPR_SBUFFER *)h), IPR__BADARG);
+    b = 0;
+    EXPECT(IprNextFullSampleBuffer(IPR_ALL_CPUS, &b, &bytes, 0), IPR__SUCCESS);
+    CHECK(b == ipr_cpus[0].buf[1]);
+    EXPECT(IprMarkEmptySampleBuffer(b), IPR__SUCCESS);
+    EXPECT(IprStop(IPR_ALL_CPUS, 0), IPR__SUCCESS);
+    EXPECT(IprDeleteBuffers(IPR_ALL_CPUS), IPR__SUCCESS);
+
+    IPR_FREQ fr2[2] = {0, PERIOD};
+    EXPECT(IprSelectEventsFromArray(IPR_ALL_CPUS, evs, fr2, 2, 0), IPR__SUCCESS);
+    EXPECT(IprSetEvents(IPR_ALL_CPUS, 0), IPR__SUCCESS);
+    IPR_COUNT skip2[5] = {0, 0, 0, 0, 2};
+    EXPECT(IprSetSampleSkip(1, skip2, 5), IPR__SUCCESS);
+    EXPECT(IprCreateHistogramBuffers(1, IPR_HIST_ADDRESS, HBEGIN, HEND, 4, 0), IPR__SUCCESS);
+    EXPECT(IprCreateSampleBuffers(1, 1, 4 * 20, d, IPR_DATA_COUNT, 0, IPR_FULL_NONE, 0, 0, 0),
+           IPR__SUCCESS);
+    EXPECT(IprStart(IPR_ALL_CPUS, 0), IPR__SUCCESS);
+    for (uint32_t k = 0; k < 9; k++) {
+        retire(0, 0, 0, PERIOD);
+        CHECK_EQ(pmi(0, 0x1100 + k), SHIM_DELIVERED);
+    }
+    EXPECT(IprReadHistogram(1, 0, h, 32 * 8, HBEGIN, IPR_HIST_ADDRESS, 0, IPR_HACTION_COPY),
+           IPR__SUCCESS);
+    CHECK_EQ(h[((0x1100 - HBEGIN) >> 4) * 8 + 4], 3); /* interrupts 3, 6, 9 (skip 2) */
+    b = 0;
+    EXPECT(IprNextFullSampleBuffer(1, &b, &bytes, 0), IPR__NOMOREBUFF);
+    EXPECT(IprNextFullSampleBuffer(1, &b, &bytes, 1), IPR__PARTBUFF);
+    CHECK_EQ(bytes, 3 * 20);
+    IPR_COUNT brcount[IPR_MAX_COUNTERS];
+    EXPECT(IprRead(1, 0, 0x10, brcount, IPR_MAX_COUNTERS, IPR_ACTION_COPY), IPR__SUCCESS);
+    CHECK_EQ(brcount[4], 9 * PERIOD); /* sampling keeps the count exact */
+    EXPECT(IprClearHistograms(1, IPR_HIST_ADDRESS, 0), IPR__SUCCESS);
+    EXPECT(IprReadHistogram(1, 0, h, 32 * 8, HBEGIN, IPR_HIST_ADDRESS, 0, IPR_HACTION_COPY),
+           IPR__SUCCESS);
+    CHECK_EQ(h[((0x1100 - HBEGIN) >> 4) * 8 + 4], 0);
+
+    /* Sample file round trip. */
+    int w = -1, pw = -1;
+    EXPECT(IprWriteToSampleFile("x", 1), IPR__FILENOTOPEN);
+    EXPECT(IprCloseSampleFile(&w, &pw), IPR__FILENOTOPEN);
+    EXPECT(IprOpenSampleFile("run", "default.ipr"), IPR__SUCCESS);
+    EXPECT(IprOpenSampleFile("other", 0), IPR__FILEOPEN);
+    EXPECT(IprWriteToSampleFile("hello", 5), IPR__SUCCESS);
+    uint8_t partial_copy[60];
+    memcpy(partial_copy, b->data, sizeof(partial_copy));
+    EXPECT(IprWriteSampleBuffers(IPR_ALL_CPUS, IPR_WRITE_PARTIAL, &w, &pw), IPR__SUCCESS);
+    CHECK(w == 1 && pw == 1);
+    for (int k = 0; k < 3; k++) { /* the third samples */
+        retire(0, 0, 0, PERIOD);
+        pmi(0, 0x1234);
+    }
+    EXPECT(aca_ipr_write_histograms(1, IPR_HIST_ADDRESS, 0), IPR__SUCCESS);
+    EXPECT(aca_ipr_write_histograms(1, IPR_HIST_ADDRESS, 7), IPR__BADHIST);
+    EXPECT(IprCloseSampleFile(&w, &pw), IPR__SUCCESS);
+    CHECK(w == 0 && pw == 0);
+
+    struct acart_file_entry list[ACART_MAX_FILES];
+    CHECK_EQ(ipr_file_list(list, ACART_MAX_FILES), 1);
+    CHECK(strcmp(list[0].name, "run.ipr") == 0 && list[0].state == ACART_FILE_CLOSED);
+    static uint8_t file[64 * 1024];
+    CHECK(list[0].bytes <= sizeof(file));
+    CHECK_EQ(ipr_file_read(list[0].id, 0, file, list[0].bytes), 0);
+    CHECK(ipr_file_read(list[0].id, 1, file, list[0].bytes) != 0);
+    const struct acart_ipr_file_header *fh = (const void *)file;
+    CHECK(strcmp(fh->magic, ACART_IPR_MAGIC) == 0);
+    CHECK_EQ(fh->num_counters, numctrs);
+    CHECK(fh->counter_event[4] == EV_BR &&
+          strcmp(fh->counter_name[4], "BR_INST_RETIRED.ALL_BRANCHES") == 0);
+    uint32_t at = sizeof(*fh), types_seen = 0;
+    while (at + 8 <= list[0].bytes) {
+        struct acart_ipr_record rec;
+        memcpy(&rec, file + at, sizeof(rec));
+        const uint8_t *p = file + at + sizeof(rec);
+        if (rec.type == ACART_IPR_REC_USER) {
+            CHECK(rec.bytes == 5 && memcmp(p, "hello", 5) == 0);
+        } else if (rec.type == ACART_IPR_REC_SBUFFER) {
+            const struct acart_ipr_sbuffer *sb = (const void *)p;
+            CHECK(sb->partial == 1 && sb->used == 60 && sb->record_bytes == 20);
+            CHECK(memcmp(p + sizeof(*sb), partial_copy, 60) == 0);
+        } else if (rec.type == ACART_IPR_REC_HIST) {
+            const struct acart_ipr_hist *hh = (const void *)p;
+            CHECK(hh->begin == HBEGIN && hh->end == HEND && hh->gran == 4 &&
+                  hh->num_counters == numctrs);
+            const uint32_t *cells = (const uint32_t *)(p + sizeof(*hh));
+            CHECK_EQ(cells[((0x1234 - HBEGIN) >> 4) * 8 + 4], 1);
+        }
+        types_seen |= 1u << rec.type;
+        at += ((uint32_t)sizeof(rec) + rec.bytes + 7) & ~7u;
+    }
+    CHECK_EQ(at, list[0].bytes);
+    CHECK_EQ(types_seen, (1u << ACART_IPR_REC_USER) | (1u << ACART_IPR_REC_SBUFFER) |
+                             (1u << ACART_IPR_REC_HIST));
+
+    /* IPR_FULL_WRITE: full buffers go to the file from aca_ipr_poll. */
+    EXPECT(IprTerminateSampling(&w, &pw), IPR__SUCCESS);
+    EXPECT(IprCreateSampleBuffers(1, 2, 2 * 20, d, IPR_DATA_COUNT, 0, IPR_FULL_WRITE, 0, 0, 0),
+           IPR__SUCCESS);
+    EXPECT(IprOpenSampleFile("run.ipr", 0), IPR__SUCCESS); /* replaces the first */
+    EXPECT(IprStart(IPR_ALL_CPUS, 0), IPR__SUCCESS);
+    for (uint32_t k = 0; k < 12; k++) { /* 4 samples (skip 2): both buffers full */
+        retire(0, 0, 0, PERIOD);
+        pmi(0, 0x1300);
+    }
+    aca_ipr_poll();
+    EXPECT(IprCloseSampleFile(&w, &pw), IPR__SUCCESS);
+    CHECK_EQ(w, 2);
+    CHECK_EQ(ipr_file_list(list, ACART_MAX_FILES), 1);
+    CHECK(ipr_file_read(list[0].id - 1, 0, file, 8) != 0); /* the replaced file is gone */
+    EXPECT(IprTerminateSampling(0, 0), IPR__SUCCESS);
+    EXPECT(IprOpenSampleFile("", 0), IPR__BADARG);
+    EXPECT(IprDeallocate(), IPR__SUCCESS);
+    no_faults();
+}
+
+/* ---- Time-based sampling on the TSC counter ---- */
+
+static void test_timer(void)
+{
+    IPR_EVENT tsc[1] = {IPR_EVENT_TSC};
+    IPR_FREQ fr[1] = {1u << 20};
+    IPR_HISTELEM h[IPR_MODE_COUNT * 8];
+
+    shim_power_on(&sim_skylake);
+    EXPECT(IprAllocate(), IPR__SUCCESS);
+    EXPECT(IprSelectEventsFromArray(IPR_ALL_CPUS, tsc, fr, 1, 0), IPR__SUCCESS);
+    EXPECT(IprSetEvents(IPR_ALL_CPUS, 0), IPR__SUCCESS);
+    EXPECT(IprCreateHistogramBuffers(IPR_ALL_CPUS, IPR_HIST_MODE, 0, 0, 0, 0), IPR__SUCCESS);
+    EXPECT(IprStart(IPR_ALL_CPUS, 0), IPR__SUCCESS);
+    for (uint32_t c = 0; c < CPUS; c++)
+        CHECK_EQ(shim_lapic(c)->timer_starts, 1);
+    struct aca_frame f = {0x2000, 0x08, 0, 0, 0};
+    for (uint32_t c = 0; c < CPUS; c++) {
+        shim_set_current_cpu(c);
+        for (uint32_t k = 0; k <= c; k++)
+            aca_sample_tick(&f);
+    }
+    shim_set_current_cpu(0);
+    int ctx = -1;
+    while (note(IprReadHistogram(IPR_ALL_CPUS, &ctx, h, IPR_MODE_COUNT * 8, 0, IPR_HIST_MODE, 0,
+                                 IPR_HACTION_COPY)) == IPR__SUCCESS) {
+        /* CPU 2 runs no task: its ticks are idle time. */
+        unsigned mode = ctx == SHIM_IDLE_CPU ? IPR_MODE_IDLE : IPR_MODE_KERNEL;
+        CHECK_EQ(h[mode * 8 + 0], (uint32_t)ctx + 1);
+    }
+    EXPECT(IprReadHistogram(IPR_ALL_CPUS, 0, h, IPR_MODE_COUNT * 8, 0, IPR_HIST_MODE, 0,
+                            IPR_HACTION_SUM),
+           IPR__SUCCESS);
+    CHECK_EQ(h[IPR_MODE_KERNEL * 8] + h[IPR_MODE_IDLE * 8], 6);
+    EXPECT(IprStop(IPR_ALL_CPUS, 0), IPR__SUCCESS);
+    for (uint32_t c = 0; c < CPUS; c++)
+        CHECK_EQ(shim_lapic(c)->timer_stops, 1);
+    EXPECT(IprDeallocate(), IPR__SUCCESS);
+    no_faults();
+}
+
+/* ---- A CPU without a PMU (QEMU TCG): the TSC counts, hardware events fail cleanly ---- */
+
+static void test_no_pmu(void)
+{
+    IPR_COUNT v[IPR_MAX_COUNTERS];
+    IPR_EVENT ev[1] = {EV_INS};
+    IPR_FREQ fr[1] = {0};
+
+    shim_power_on(&sim_qemu_tcg);
+    EXPECT(IprAllocate(), IPR__SUCCESS);
+    CHECK(shim_acart_nmi() == 0);
+    CHECK_EQ(IprNumCounters(), 1);
+    EXPECT(IprSelectEventsFromArray(IPR_ALL_CPUS, ev, fr, 1, 0), IPR__NOPMU);
+    EXPECT(IprStart(IPR_ALL_CPUS, 0), IPR__SUCCESS);
+    EXPECT(IprRead(IPR_CURRENT_CPU, 0, 1, v, 1, IPR_ACTION_COPY), IPR__SUCCESS);
+    uint64_t first = v[0];
+    EXPECT(IprRead(IPR_CURRENT_CPU, 0, 1, v, 1, IPR_ACTION_COPY), IPR__SUCCESS);
+    CHECK(v[0] > first);
+    EXPECT(IprStop(IPR_ALL_CPUS, 0), IPR__SUCCESS);
+    EXPECT(IprRead(IPR_CURRENT_CPU, 0, 1, v, 1, IPR_ACTION_COPY), IPR__SUCCESS);
+    first = v[0];
+    EXPECT(IprRead(IPR_CURRENT_CPU, 0, 1, v, 1, IPR_ACTION_COPY), IPR__SUCCESS);
+    CHECK_EQ(v[0], first);
+    EXPECT(IprStart(IPR_ALL_CPUS, 2), IPR__BADCTRMASK);
+    EXPECT(IprDeallocate(), IPR__SUCCESS);
+    no_faults();
+}
+
+int main(void)
+{
+    test_ownership();
+    test_events();
+    test_counting();
+    test_sampling();
+    test_timer();
+    test_no_pmu();
+    /* Every status code of ipr.h came back from some call above. */
+    for (int st = 0; st < 64; st++) {
+        if (aca_ipr_strerror(st) && !seen[st]) {
+            fprintf(stderr, "status %d (%s) was never returned\n", st, aca_ipr_strerror(st));
+            check_failures++;
+        }
+    }
+    return check_report("test_ipr");
+}
