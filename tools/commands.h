@@ -20,5 +20,7 @@ int cmd_export(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
 int cmd_tb5(int argc, char **argv);
 int cmd_pt(int argc, char **argv);
+/* acart export chrome (export_chrome.c), reached through cmd_export. */
+int export_chrome(int argc, char **argv);
 
 #endif

@@ -11,10 +11,12 @@
 #include "progress.h"
 #include "vtune_csv.h"
 
-static const char export_usage[] = "usage: acart export csv (DIR|FILE.tb5) -o OUTDIR [options]\n"
-                                   "\n"
-                                   "Formats: csv (VTune's CSV for external data).\n"
-                                   "Run `acart export csv --help` for details.\n";
+static const char export_usage[] =
+    "usage: acart export csv (DIR|FILE.tb5) -o OUTDIR [options]\n"
+    "       acart export chrome DIR --elf IMAGE -o OUT.json [options]\n"
+    "\n"
+    "Formats: csv (VTune's CSV for external data), chrome (Chrome trace-event JSON of an\n"
+    "Intel PT collection). Run `acart export FORMAT --help` for details.\n";
 
 static const char csv_usage[] =
     "usage: acart export csv (DIR|FILE.tb5) -o OUTDIR [--hostname NAME]\n"
@@ -262,5 +264,7 @@ int cmd_export(int argc, char **argv)
         return cli_help(export_usage);
     if (strcmp(argv[1], "csv") == 0)
         return export_csv(argc - 1, argv + 1);
+    if (strcmp(argv[1], "chrome") == 0)
+        return export_chrome(argc - 1, argv + 1);
     return cli_usage_error("export", export_usage, "unknown format %s", argv[1]);
 }

@@ -56,6 +56,7 @@ static void node_free(struct flame_node *n)
 int flame_init(struct flame *f)
 {
     f->root = node_new("all", FRAME_OTHER);
+    f->unit = NULL;
     return f->root ? 0 : -1;
 }
 
@@ -168,6 +169,7 @@ struct layout {
     double scale; /* pixels per sample */
     double bottom;
     uint64_t total;
+    const char *unit;
 };
 
 static void write_frame(const struct layout *l, const struct flame_node *n, double x, size_t depth)
@@ -181,7 +183,7 @@ static void write_frame(const struct layout *l, const struct flame_node *n, doub
     double percent = 100.0 * (double)n->count / (double)(l->total ? l->total : 1);
     fputs("<g><title>", l->out);
     text_fput_xml(n->name, SIZE_MAX, l->out);
-    fprintf(l->out, " (%" PRIu64 " samples, %.2f%%)</title>", n->count, percent);
+    fprintf(l->out, " (%" PRIu64 " %s, %.2f%%)</title>", n->count, l->unit, percent);
     fprintf(l->out,
             "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" rx=\"2\" "
             "fill=\"rgb(%d,%d,%d)\"/>",
@@ -237,6 +239,7 @@ int flame_write_svg(const struct flame *f, const char *title, const char *subtit
         .scale = f->root->count ? (SVG_WIDTH - 2 * SVG_MARGIN) / (double)f->root->count : 0,
         .bottom = height - SVG_LEGEND_PAD,
         .total = f->root->count,
+        .unit = f->unit ? f->unit : "samples",
     };
     fprintf(out,
             "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n"

@@ -22,6 +22,7 @@ struct flame_node;
 
 struct flame {
     struct flame_node *root;
+    const char *unit; /* what the counts are, in tooltips; NULL: "samples" */
 };
 
 int flame_init(struct flame *f);

@@ -531,6 +531,7 @@ static int pt_flamegraph(int argc, char **argv)
     struct diag d = {0};
     size_t gaps = 0;
     rc = flame_init(&flame) == 0 ? ACART_EXIT_OK : ACART_EXIT_FAILURE;
+    flame.unit = "instructions";
     bool cpu_root = a.cpu < 0 && in.p.session.num_cpus > 1;
     for (uint32_t cpu = first_cpu(&a); cpu < end_cpu(&a, &in) && rc == ACART_EXIT_OK; cpu++) {
         struct pt_flow f;

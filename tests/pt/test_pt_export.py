@@ -1,0 +1,146 @@
+"""acart export chrome and acart pt flamegraph on pttc traces (traces/*.ptt): the JSON
+parses (Python's json), has one timeline per CPU, every call a complete event nested in
+its caller, with the times and instructions the assembly gives; gaps are instant events;
+the flame graph's frames hold the instructions of the call tree. Usage:
+  test_pt_export.py --acart ACART --pttc PTTC --traces DIR --workdir DIR"""
+
+import argparse
+import json
+import os
+import re
+import sys
+import xml.etree.ElementTree as ET
+
+from ptcase import Case, TestFailure, check, run, write_collection
+
+
+def load(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    data.decode("utf-8")  # strict: JSON files are UTF-8
+    return json.loads(data)
+
+
+def timelines(doc):
+    """{tid: [X events in file order]} after checking the document's shape."""
+    check(isinstance(doc, dict) and isinstance(doc.get("traceEvents"), list),
+          "no traceEvents array")
+    events = doc["traceEvents"]
+    names = {e["tid"]: e["args"]["name"] for e in events
+             if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    check(any(e.get("ph") == "M" and e.get("name") == "process_name" for e in events),
+          "no process_name")
+    out = {}
+    for e in events:
+        check(isinstance(e.get("ph"), str) and isinstance(e.get("pid"), int), "event %r" % e)
+        if e["ph"] == "X":
+            check(isinstance(e["name"], str) and e["dur"] >= 0 and e["ts"] >= 0, "event %r" % e)
+            check(names.get(e["tid"]) == "cpu %d" % e["tid"], "tid %d has no cpu name" % e["tid"])
+            out.setdefault(e["tid"], []).append(e)
+    for tid, calls in out.items():
+        # Each call lies inside the call before it of one depth less: its caller.
+        open_calls = []
+        for e in calls:
+            depth = e["args"]["depth"]
+            del open_calls[depth:]
+            check(len(open_calls) == depth, "cpu %d: %s at depth %d has no caller"
+                  % (tid, e["name"], depth))
+            if open_calls:
+                p = open_calls[-1]
+                check(p["ts"] <= e["ts"] and e["ts"] + e["dur"] <= p["ts"] + p["dur"] + 1e-6,
+                      "cpu %d: %s [%s, +%s] is not inside its caller %s [%s, +%s]"
+                      % (tid, e["name"], e["ts"], e["dur"], p["name"], p["ts"], p["dur"]))
+            open_calls.append(e)
+    return out
+
+
+def summary(calls):
+    return [(e["args"]["depth"], e["name"], e["ts"], e["dur"], e["args"]["insns"]) for e in calls]
+
+
+def check_timing(args, case):
+    """timing.ptt on two CPUs, microseconds from the time stamps (1 tick = 1 us there)."""
+    folder = os.path.join(case.dir, "two")
+    write_collection(folder, case.trace, dict(case.settings, cpus="2"))
+    out = os.path.join(case.dir, "timing.json")
+    run([args.acart, "export", "chrome", folder, "--elf", case.elf, "-o", out])
+    lines = timelines(load(out))
+    check(sorted(lines) == [0, 1], "timelines %s, expected cpus 0 and 1" % sorted(lines))
+    want = [(0, "main", 0.0, 1052.0, 7), (1, "work", 0.0, 1016.0, 2),
+            (1, "work", 1016.0, 32.0, 2)]
+    for tid in (0, 1):
+        check(summary(lines[tid]) == want, "cpu %d: %s, expected %s"
+              % (tid, summary(lines[tid]), want))
+    run([args.acart, "export", "chrome", folder, "--elf", case.elf, "-o", out, "--cpu", "1"])
+    check(sorted(timelines(load(out))) == [1], "--cpu 1 exports other CPUs")
+
+
+def check_calls(args, case):
+    """calls.ptt with one microsecond per instruction: starts and lengths in instructions."""
+    out = os.path.join(case.dir, "calls.json")
+    run([args.acart, "export", "chrome", case.collection, "--elf", case.elf, "-o", out,
+         "--clock", "insns"])
+    got = summary(timelines(load(out))[0])
+    want = [(0, "main", 0, 17, 17), (1, "work", 2, 11, 11), (2, "leaf", 3, 2, 2),
+            (2, "leaf", 8, 2, 2), (1, "helper", 15, 1, 1)]
+    check(got == want, "calls: %s, expected %s" % (got, want))
+
+    svg = os.path.join(case.dir, "calls.svg")
+    run([args.acart, "pt", "flamegraph", case.collection, "--elf", case.elf, "-o", svg])
+    ns = "{http://www.w3.org/2000/svg}"
+    titles = [t.text for t in ET.parse(svg).getroot().iter(ns + "title")]
+    frames = {}
+    for t in titles:
+        m = re.match(r"^(.*) \((\d+) instructions, [\d.]+%\)$", t or "")
+        if m:
+            frames[m.group(1)] = int(m.group(2))
+    want = {"all": 17, "main": 17, "work": 11, "leaf": 4, "helper": 1}
+    check(frames == want, "flame graph frames %s, expected %s" % (frames, want))
+
+
+def check_gaps(args, case):
+    """resync.ptt: its gap is an instant event naming libipt's error."""
+    out = os.path.join(case.dir, "resync.json")
+    run([args.acart, "export", "chrome", case.collection, "--elf", case.elf, "-o", out])
+    doc = load(out)
+    timelines(doc)
+    gaps = [e for e in doc["traceEvents"] if e.get("ph") == "i"]
+    check(len(gaps) == 1 and "pte_bad_opc" in gaps[0]["args"]["what"],
+          "resync: gap events %s" % gaps)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--acart", required=True)
+    p.add_argument("--pttc", required=True)
+    p.add_argument("--traces", required=True)
+    p.add_argument("--workdir", required=True)
+    args = p.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    try:
+        for name, fn in (("timing", check_timing), ("calls", check_calls), ("resync", check_gaps)):
+            fn(args, Case(os.path.join(args.traces, name + ".ptt"), args.pttc, args.workdir))
+            print("ok   %s" % name)
+        out, err = run([args.acart, "export", "chrome", args.workdir, "--elf", "x", "-o",
+                        os.path.join(args.workdir, "none.json")], expect=3)
+        check("session.json" in err, "a folder with no collection: %r" % err)
+        # A collection without PT is bad input for every PT command.
+        case = Case(os.path.join(args.traces, "calls.ptt"), args.pttc, args.workdir)
+        session = os.path.join(case.collection, "session.json")
+        with open(session) as f:
+            doc = json.load(f)
+        del doc["pt"]
+        with open(session, "w") as f:
+            json.dump(doc, f)
+        for cmd in (["pt", "calls"], ["export", "chrome", "-o", os.path.join(case.dir, "x.json")]):
+            out, err = run([args.acart] + cmd + [case.collection, "--elf", case.elf], expect=3)
+            check("no Intel PT in this collection" in err, "%s without pt: %r" % (cmd, err))
+    except TestFailure as e:
+        print("FAIL %s" % e)
+        return 1
+    print("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,232 @@
+/* acart export chrome DIR --elf IMAGE -o OUT.json: the Intel PT call tree of every CPU as
+ * Chrome trace-event JSON (the format chrome://tracing and Perfetto open). */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "pt_input.h"
+#include "text_escape.h"
+
+static const char chrome_usage[] =
+    "usage: acart export chrome DIR --elf IMAGE [--elf MODULE]... -o OUT.json\n"
+    "                           [--cpu N] [--clock tsc|insns]\n"
+    "\n"
+    "Writes the Intel PT trace of a collection (acart collect --pt) as Chrome trace-event\n"
+    "JSON, which chrome://tracing and Perfetto open: one timeline per CPU (thread \"cpu N\"),\n"
+    "every call a complete event (\"ph\": \"X\") named by its function, nested by the call\n"
+    "tree, with its instructions in args; gaps in the trace are instant events.\n"
+    "\n"
+    "  -e, --elf IMAGE       an ELF image of the traced code (required; repeat for modules)\n"
+    "  -o, --output FILE     the JSON file to write (required)\n"
+    "  -c, --cpu N           only CPU N (default: every CPU)\n"
+    "  -k, --clock CLOCK     tsc (default): microseconds from the trace's time stamps, from\n"
+    "                        the earliest CPU's first; insns: one microsecond per\n"
+    "                        instruction, for traces without timing packets\n"
+    "  -h, --help            show this help\n"
+    "\n"
+    "Exit status: 0 done, 2 usage error, 3 bad input, 4 cannot write FILE.\n";
+
+/* A JSON string: UTF-8 as it is, quotes, backslashes and controls escaped, and bytes that
+ * are not UTF-8 as U+FFFD, so any name gives valid JSON. */
+static void put_json_string(const char *s, FILE *out)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t left = strlen(s);
+    fputc('"', out);
+    while (left) {
+        uint32_t cp;
+        size_t n = text_utf8_decode(p, left, &cp);
+        if (!n) {
+            fputs("\\ufffd", out);
+            n = 1;
+        } else if (cp == '"' || cp == '\\') {
+            fprintf(out, "\\%c", (char)cp);
+        } else if (cp < 0x20) {
+            fprintf(out, "\\u%04x", (unsigned)cp);
+        } else {
+            fwrite(p, 1, n, out);
+        }
+        p += n;
+        left -= n;
+    }
+    fputc('"', out);
+}
+
+static const char *const end_names[] = {
+    [PT_END_OPEN] = "running at end", [PT_END_RETURN] = "return",        [PT_END_GAP] = "gap",
+    [PT_END_OVERFLOW] = "overflow",   [PT_END_DISABLED] = "tracing off",
+};
+
+struct chrome {
+    const struct pt_input *in;
+    FILE *out;
+    bool by_insns;
+    uint64_t base_tsc; /* time 0: the earliest first time stamp of the CPUs exported */
+    bool first;        /* no event written yet */
+};
+
+static double ts_us(const struct chrome *c, uint64_t tsc)
+{
+    return pt_input_us(c->in, (double)(tsc - c->base_tsc));
+}
+
+static void begin_event(struct chrome *c)
+{
+    fputs(c->first ? "\n" : ",\n", c->out);
+    c->first = false;
+}
+
+static void write_cpu(struct chrome *c, const struct pt_flow *f)
+{
+    begin_event(c);
+    fprintf(c->out,
+            "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":%" PRIu32
+            ",\"args\":{\"name\":\"cpu %" PRIu32 "\"}},\n"
+            "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":0,\"tid\":%" PRIu32
+            ",\"args\":{\"sort_index\":%" PRIu32 "}}",
+            f->cpu, f->cpu, f->cpu, f->cpu);
+    size_t g = 0;
+    for (size_t i = 0; i <= f->num_calls; i++) {
+        /* Gaps come where they happened: before the first call after them. */
+        uint64_t at = i < f->num_calls ? f->calls[i].first_insn : UINT64_MAX;
+        for (; g < f->num_gaps && f->gap_insns[g] <= at; g++) {
+            char what[512];
+            pt_gap_describe(&f->gaps[g], what, sizeof what);
+            begin_event(c);
+            fprintf(c->out,
+                    "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"gap\",\"cat\":\"gap\",\"pid\":0,"
+                    "\"tid\":%" PRIu32 ",\"ts\":",
+                    f->cpu);
+            if (c->by_insns)
+                fprintf(c->out, "%" PRIu64, f->gap_insns[g]);
+            else
+                fprintf(c->out, "%.3f",
+                        ts_us(c, f->gaps[g].tsc < c->base_tsc ? c->base_tsc : f->gaps[g].tsc));
+            fputs(",\"args\":{\"what\":", c->out);
+            put_json_string(what, c->out);
+            fputs("}}", c->out);
+        }
+        if (i == f->num_calls)
+            break;
+        const struct pt_call *call = &f->calls[i];
+        begin_event(c);
+        fputs("{\"ph\":\"X\",\"name\":", c->out);
+        put_json_string(pt_code_name(&c->in->code, call->name), c->out);
+        fprintf(c->out, ",\"cat\":\"%s\",\"pid\":0,\"tid\":%" PRIu32 ",",
+                call->interrupt ? "interrupt" : "call", f->cpu);
+        if (c->by_insns)
+            fprintf(c->out, "\"ts\":%" PRIu64 ",\"dur\":%" PRIu64, call->first_insn, call->insns);
+        else
+            fprintf(c->out, "\"ts\":%.3f,\"dur\":%.3f", ts_us(c, call->start_tsc),
+                    pt_input_us(c->in, (double)(call->end_tsc - call->start_tsc)));
+        fprintf(c->out,
+                ",\"args\":{\"insns\":%" PRIu64 ",\"self_insns\":%" PRIu64 ",\"depth\":%" PRIu32
+                ",\"end\":\"%s\"}}",
+                call->insns, call->self_insns, call->depth, end_names[call->end]);
+    }
+}
+
+int export_chrome(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"elf", required_argument, NULL, 'e'}, {"output", required_argument, NULL, 'o'},
+        {"cpu", required_argument, NULL, 'c'}, {"clock", required_argument, NULL, 'k'},
+        {"help", no_argument, NULL, 'h'},      {NULL, 0, NULL, 0},
+    };
+    const char **elfs = calloc((size_t)argc, sizeof *elfs);
+    size_t num_elfs = 0;
+    const char *output = NULL;
+    int64_t only = -1;
+    bool by_insns = false;
+    uint64_t v;
+    int opt, rc = -1;
+    if (!elfs)
+        return ACART_EXIT_FAILURE;
+    optind = 1;
+    while (rc < 0 && (opt = getopt_long(argc, argv, "e:o:c:k:h", longopts, NULL)) != -1) {
+        if (opt == 'e')
+            elfs[num_elfs++] = optarg;
+        else if (opt == 'o')
+            output = optarg;
+        else if (opt == 'c' && cli_parse_uint(optarg, UINT32_MAX, &v) == 0)
+            only = (int64_t)v;
+        else if (opt == 'k' && (strcmp(optarg, "tsc") == 0 || strcmp(optarg, "insns") == 0))
+            by_insns = strcmp(optarg, "insns") == 0;
+        else if (opt == 'h')
+            rc = cli_help(chrome_usage);
+        else
+            rc = cli_usage_error("export chrome", chrome_usage, "bad option or argument");
+    }
+    if (rc < 0 && optind + 1 != argc)
+        rc = cli_usage_error("export chrome", chrome_usage, "expected one collection folder");
+    else if (rc < 0 && (!num_elfs || !output))
+        rc = cli_usage_error("export chrome", chrome_usage, "--elf and -o are required");
+    struct pt_input in;
+    struct diag d = {0};
+    if (rc < 0 && pt_input_open(&in, argv[optind], elfs, num_elfs, &d) != 0)
+        rc = diag_report("export chrome", &d);
+    if (rc >= 0) {
+        free(elfs);
+        return rc;
+    }
+    uint32_t cpus = in.p.session.num_cpus, from = 0, to = cpus;
+    if (only >= 0 && (uint64_t)only >= cpus) {
+        fprintf(stderr,
+                "acart export chrome: --cpu %" PRId64 ": the collection has CPUs 0 to %" PRIu32
+                "\n",
+                only, cpus - 1);
+        pt_input_close(&in);
+        free(elfs);
+        return ACART_EXIT_USAGE;
+    }
+    if (only >= 0) {
+        from = (uint32_t)only;
+        to = from + 1;
+    }
+    struct pt_flow *flows = calloc(to - from, sizeof *flows);
+    rc = flows ? ACART_EXIT_OK : ACART_EXIT_FAILURE;
+    struct chrome c = {.in = &in, .by_insns = by_insns, .base_tsc = UINT64_MAX, .first = true};
+    for (uint32_t cpu = from; cpu < to && rc == ACART_EXIT_OK; cpu++) {
+        struct pt_flow *f = &flows[cpu - from];
+        if (pt_input_flow(&in, cpu, f, &d) != 0)
+            rc = diag_report("export chrome", &d);
+        else if (f->have_tsc && f->first_tsc < c.base_tsc)
+            c.base_tsc = f->first_tsc;
+    }
+    if (c.base_tsc == UINT64_MAX)
+        c.base_tsc = 0;
+    if (rc == ACART_EXIT_OK) {
+        c.out = fopen(output, "w");
+        if (c.out) {
+            fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"acart export chrome\","
+                  "\"collection\":",
+                  c.out);
+            put_json_string(argv[optind], c.out);
+            fprintf(c.out, ",\"clock\":\"%s\",\"tsc_hz\":%" PRIu64 ",\"base_tsc\":%" PRIu64 "},\n",
+                    by_insns ? "insns" : "tsc", in.p.session.tsc_hz, c.base_tsc);
+            fputs("\"traceEvents\":[", c.out);
+            begin_event(&c);
+            fputs("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":", c.out);
+            put_json_string(in.p.session.hostname, c.out);
+            fputs("}}", c.out);
+            for (uint32_t cpu = from; cpu < to; cpu++)
+                write_cpu(&c, &flows[cpu - from]);
+            fputs("\n]}\n", c.out);
+        }
+        if (!c.out || ferror(c.out) || fclose(c.out) != 0) {
+            fprintf(stderr, "acart export chrome: %s: cannot write\n", output);
+            remove(output);
+            rc = ACART_EXIT_OUTPUT;
+        }
+    }
+    for (uint32_t cpu = from; flows && cpu < to; cpu++)
+        pt_flow_free(&flows[cpu - from]);
+    free(flows);
+    pt_input_close(&in);
+    free(elfs);
+    return rc;
+}
