@@ -14,6 +14,7 @@ struct command {
 static const struct command commands[] = {
 #ifdef ACART_HAVE_COLLECT
     {"collect", cmd_collect, "record a collection from a target into a folder"},
+    {"fetch", cmd_fetch, "copy a target's IPROBE sample files into a folder"},
 #endif
     {"import", cmd_import, "convert a collection folder into a bound tb5 file"},
     {"report", cmd_report, "samples by function, source line, task, CPU or module"},

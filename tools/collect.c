@@ -351,6 +351,14 @@ static int configure_driver(struct collection *c, struct diag *d)
     int rc = query_u32(c, SEP_OP_RESERVE, &busy, d);
     if (rc)
         return rc;
+    struct acart_extensions ext = {0};
+    if (busy &&
+        link_request(&c->link, ACART_OP_EXTENSIONS, NULL, 0, &ext, sizeof ext, sizeof ext, NULL,
+                     NULL) == 0 &&
+        ext.pmu_owner == ACART_PMU_IPROBE)
+        return diag_fail(d, COLLECT_DIAG_TARGET,
+                         "RESERVE: the target is busy: a program on the target owns the "
+                         "counters through IPROBE (IprAllocate) until it calls IprDeallocate");
     if (busy)
         return diag_fail(d, COLLECT_DIAG_TARGET,
                          "RESERVE: the target is busy: a collection is already running");

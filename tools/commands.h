@@ -14,6 +14,7 @@ enum acart_exit {
 };
 
 int cmd_collect(int argc, char **argv);
+int cmd_fetch(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);

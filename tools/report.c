@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "code_places.h"
 #include "commands.h"
+#include "ipr_report.h"
 #include "progress.h"
 #include "stack_tally.h"
 #include "symbols.h"
@@ -18,6 +19,9 @@
 
 static const char usage[] =
     "usage: acart report (DIR|FILE.tb5) [--elf IMAGE] [--by KEY] [--top N] [--event EVENT]\n"
+    "\n"
+    "A folder of IPROBE sample files (acart fetch) is reported as its histograms by function\n"
+    "and address bucket and its sample buffers by function.\n"
     "\n"
     "Counts samples of a collection folder or tb5 file by function, source line, task,\n"
     "CPU or module, per event: samples, percent of the event's samples, and event count\n"
@@ -509,6 +513,8 @@ int cmd_report(int argc, char **argv)
     }
     if (optind + 1 != argc)
         return cli_usage_error("report", usage, "expected one collection folder or tb5 file");
+    if (ipr_report_applies(argv[optind])) /* a folder from `acart fetch` */
+        return ipr_report(argv[optind], elf, top);
 
     struct profile p;
     struct report r = {.by = by, .p = &p};

@@ -12,6 +12,7 @@
 #include "smp.h"
 #include "tasks.h"
 #include "trap_report.h"
+#include "selfmeasure.h"
 #include "trap.h"
 #include "tsc.h"
 #include "workloads.h"
@@ -60,7 +61,7 @@ struct boot_options {
 
 /* Parses "workload=NAME dhcp ip=A.B.C.D transfer=immediate bench-timer-hz=N
  * keepalive=IDLE_MS,INTERVAL_MS,COUNT handshake-timeout-ms=N drain-stall-ms=N
- * drain-min-bytes=N ring-kib=N" from the
+ * drain-min-bytes=N ring-kib=N selfmeasure=DELAY_MS,SECONDS" from the
  * kernel command line. */
 static void parse_cmdline(const char *cmdline, struct boot_options *opt)
 {
@@ -94,6 +95,8 @@ static void parse_cmdline(const char *cmdline, struct boot_options *opt)
             ring_kib = (uint32_t)strtoul(tok + 9, NULL, 10);
         } else if (strncmp(tok, "drain-min-bytes=", 16) == 0) {
             session_timeouts.drain_min_bytes = (uint32_t)strtoul(tok + 16, NULL, 10);
+        } else if (strncmp(tok, "selfmeasure=", 12) == 0) {
+            selfmeasure_configure(tok + 12);
         } else if (strcmp(tok, "dhcp") == 0) {
             opt->net.use_dhcp = 1;
         } else if (strncmp(tok, "ip=", 3) == 0) {

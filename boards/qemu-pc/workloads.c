@@ -3,6 +3,8 @@
  * every sample lands within a few bytes of the printed hotspot address. */
 #include "workloads.h"
 #include "console.h"
+#include "selfmeasure.h"
+#include "smp.h"
 #include "io.h"
 #include "tasks.h"
 #include "tsc.h"
@@ -138,6 +140,14 @@ static void run_overlay(uint32_t cpu)
     run_hotspot(cpu);
 }
 
+/* `selfmeasure`: the last CPU measures its own control loop through IPROBE. */
+static void run_selfmeasure(uint32_t cpu)
+{
+    if (cpu == smp_num_cpus() - 1)
+        selfmeasure_run(cpu);
+    run_idle(cpu);
+}
+
 static const struct workload workloads[] = {
     {"idle", "every CPU halts until an interrupt", run_idle},
     {"hotspot", "every CPU spins in acart_demo_hotspot touching 16 KiB", run_hotspot},
@@ -146,6 +156,8 @@ static const struct workload workloads[] = {
      run_stack_overflow},
     {"overlay", "cpu 1 loads, runs and unloads overlay-a.bin / overlay-b.bin at one address",
      run_overlay},
+    {"selfmeasure", "the last CPU measures its control loop with IPROBE (selfmeasure=DELAY_MS,S)",
+     run_selfmeasure},
 };
 
 uint32_t workload_hotspot_passes(uint32_t cpu)
