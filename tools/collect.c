@@ -352,9 +352,10 @@ static int configure_driver(struct collection *c, struct diag *d)
     if (rc)
         return rc;
     struct acart_extensions ext = {0};
+    struct diag ignored = {0}; /* a target without the extension answers 159: just "busy" */
     if (busy &&
         link_request(&c->link, ACART_OP_EXTENSIONS, NULL, 0, &ext, sizeof ext, sizeof ext, NULL,
-                     NULL) == 0 &&
+                     &ignored) == 0 &&
         ext.pmu_owner == ACART_PMU_IPROBE)
         return diag_fail(d, COLLECT_DIAG_TARGET,
                          "RESERVE: the target is busy: a program on the target owns the "
