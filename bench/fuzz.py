@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
-TARGETS = ["ecb", "tb5", "collection", "collect", "control"]
+TARGETS = ["ecb", "tb5", "collection", "collect", "control", "pt"]
 # Extra seed folders beside tests/fuzz/corpus/<target>.
 EXTRA_SEEDS = {"ecb": [os.path.join(TOP, "tests", "fixtures", "aca")]}
 

@@ -1,13 +1,15 @@
 """acart pt on real PT packet streams: each tests/pt/traces/*.ptt is compiled by libipt's
 pttc, decoded by `acart pt trace`, `pt calls` and `pt functions`, and every result is
 compared with the expectations the .ptt file writes down from what its assembly executes
-(ptcase.py explains the blocks). Usage:
-  test_pt_traces.py --acart ACART --pttc PTTC --traces DIR --workdir DIR [NAME...]"""
+(ptcase.py explains the blocks). The README's `pt calls` excerpt is checked against demo.ptt's. Usage:
+  test_pt_traces.py --acart ACART --pttc PTTC --traces DIR --workdir DIR
+                    [--readme README.md] [NAME...]"""
 
 import argparse
 import difflib
 import glob
 import os
+import re
 import sys
 
 from ptcase import Case, TestFailure, call_lines, check, function_lines, run, time_lines, trace_lines
@@ -64,7 +66,17 @@ def run_case(args, ptt):
         compare(case, "functions", function_lines(functions), case.exp("functions"))
         checked.append("functions")
     check(checked, "%s: no expectations to check" % case.name)
-    return case.name, checked
+    return case, checked
+
+
+def check_readme(args, case):
+    """The README's `pt calls` excerpt is what acart prints for demo.ptt."""
+    with open(args.readme) as f:
+        text = f.read()
+    m = re.search(r"This is `pt calls` on `tests/pt/traces/demo.ptt`.*?```\n(.*?)```", text, re.S)
+    check(m, "README: no pt calls excerpt of demo.ptt")
+    out, _ = run([args.acart, "pt", "calls", case.collection, "--elf", case.elf])
+    check(out == m.group(1), "README's pt calls excerpt is not acart's output:\n" + out)
 
 
 def main():
@@ -73,6 +85,7 @@ def main():
     p.add_argument("--pttc", required=True)
     p.add_argument("--traces", required=True)
     p.add_argument("--workdir", required=True)
+    p.add_argument("--readme", help="README.md, whose pt calls excerpt is demo.ptt's")
     p.add_argument("names", nargs="*")
     args = p.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
@@ -85,8 +98,11 @@ def main():
     failures = 0
     for ptt in ptts:
         try:
-            name, checked = run_case(args, ptt)
-            print("ok   %-20s %s" % (name, ", ".join(checked)))
+            case, checked = run_case(args, ptt)
+            if case.name == "demo" and args.readme:
+                check_readme(args, case)
+                checked.append("README")
+            print("ok   %-20s %s" % (case.name, ", ".join(checked)))
         except TestFailure as e:
             failures += 1
             print("FAIL %s" % e)
