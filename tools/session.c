@@ -553,6 +553,9 @@ static int read_pt(struct reader *r, const cJSON *root, struct session *s)
         (rc = get_u32(r, pt, "mtc_freq", "pt.mtc_freq", true, &p->mtc_freq)) ||
         (rc = get_u32(r, pt, "nom_freq", "pt.nom_freq", true, &p->nom_freq)))
         return rc;
+    /* MSR_PLATFORM_INFO[15:8]. */
+    if (p->nom_freq > 255)
+        return bad(r, "pt.nom_freq", "expected 0 to 255 (MSR_PLATFORM_INFO bits 15:8)");
     /* IA32_RTIT_CTL.MTCFreq, bits 17:14. */
     if (p->mtc_freq > 15 || p->mtc_freq != ((p->rtit_ctl >> 14) & 0xf))
         return bad(r, "pt.mtc_freq", "expected IA32_RTIT_CTL.MTCFreq (bits 17:14 of rtit_ctl)");

@@ -1,8 +1,9 @@
 """acart export chrome and acart pt flamegraph on pttc traces (traces/*.ptt): the JSON
 parses (Python's json), has one timeline per CPU, every call a complete event nested in
 its caller, with the times and instructions the assembly gives; gaps are instant events;
-the flame graph's frames hold the instructions of the call tree. Usage:
-  test_pt_export.py --acart ACART --pttc PTTC --traces DIR --workdir DIR"""
+the flame graph's frames hold the instructions of the call tree. And the image: a
+position-independent ELF goes where module.bin says. Usage:
+  test_pt_export.py --acart ACART --pttc PTTC --synth SYNTH --traces DIR --workdir DIR"""
 
 import argparse
 import json
@@ -109,18 +110,48 @@ def check_gaps(args, case):
           "resync: gap events %s" % gaps)
 
 
+def check_pie(args, case):
+    """calls.ptt's code as a position-independent image linked at 0, placed where module.bin
+    says it was loaded: the same trace as the fixed-address image gives."""
+    run(["ld", "-m", "elf_i386", "-pie", "-Ttext=0", "-e", "0", "-z", "noexecstack",
+         "--no-dynamic-linker", case.name + ".o", "-o", "pie.elf"], cwd=case.dir)
+    folder = os.path.join(case.dir, "pie")
+    run([args.synth, folder, "--module", "/fw/pie.elf:0x%x:0x1000" % case.settings["org"]])
+    for name in ("session.json", "pt-cpu0.bin"):
+        with open(os.path.join(case.collection, name), "rb") as f:
+            data = f.read()
+        if name == "session.json":
+            pt = json.loads(data)["pt"]
+            with open(os.path.join(folder, name)) as f:
+                doc = json.load(f)
+            doc["pt"] = pt
+            data = json.dumps(doc).encode()
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(data)
+    pie = os.path.join(case.dir, "pie.elf")
+    fixed, _ = run([args.acart, "pt", "trace", case.collection, "--elf", case.elf])
+    placed, _ = run([args.acart, "pt", "trace", folder, "--elf", pie])
+    check(placed == fixed and "work+0x" in placed,
+          "the PIE image placed by module.bin decodes differently:\n" + placed)
+    os.remove(os.path.join(folder, "module.bin"))
+    out, err = run([args.acart, "pt", "trace", folder, "--elf", pie], expect=3)
+    check("no module of the collection is named pie.elf" in err, "PIE without module: " + err)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--acart", required=True)
     p.add_argument("--pttc", required=True)
+    p.add_argument("--synth", required=True, help="tests/tools' acart_synth_collection")
     p.add_argument("--traces", required=True)
     p.add_argument("--workdir", required=True)
     args = p.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     try:
-        for name, fn in (("timing", check_timing), ("calls", check_calls), ("resync", check_gaps)):
+        for name, fn in (("timing", check_timing), ("calls", check_calls), ("resync", check_gaps),
+                         ("calls", check_pie)):
             fn(args, Case(os.path.join(args.traces, name + ".ptt"), args.pttc, args.workdir))
-            print("ok   %s" % name)
+            print("ok   %s (%s)" % (name, fn.__name__))
         out, err = run([args.acart, "export", "chrome", args.workdir, "--elf", "x", "-o",
                         os.path.join(args.workdir, "none.json")], expect=3)
         check("session.json" in err, "a folder with no collection: %r" % err)

@@ -205,6 +205,7 @@ int main(int argc, char **argv)
     check_refused(session, "\"mtc_freq\": 3", "\"mtc_freq\": 4", "pt.mtc_freq");
     check_refused(session, "\"mtc_to_tsc\": 704", "\"mtc_to_tsc\": 700", "pt.mtc_to_tsc");
     check_refused(session, "\"nom_freq\": 22,", "", "pt.nom_freq: missing");
+    check_refused(session, "\"nom_freq\": 22,", "\"nom_freq\": 256,", "pt.nom_freq");
     check_refused(session, "\"end\": \"0x101fff\"", "\"end\": \"0x100fff\"", "pt.filters[].end");
     check_refused(session, "{\"cpu\": 0, \"bytes\": 65536},", "", "pt.per_cpu");
     check_refused(session, "{\"cpu\": 0, \"bytes\"", "{\"cpu\": 1, \"bytes\"", "pt.per_cpu[].cpu");
