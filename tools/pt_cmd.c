@@ -181,55 +181,110 @@ struct trace_out {
     FILE *out;
 };
 
+/* ", ip: ADDRESS" unless the event's address is suppressed. */
+static void print_ip(const struct pt_event *ev, const char *what, uint64_t ip, FILE *out)
+{
+    if (!ev->ip_suppressed)
+        fprintf(out, ", %s: %016" PRIx64, what, ip);
+}
+
+/* As Intel's ptxed prints events with --event:ip --event:time. */
 static void print_event(const struct pt_event *ev, FILE *out)
 {
+    static const char *const modes[] = {"unknown", "16-bit", "32-bit", "64-bit"};
     fprintf(out, "[%016" PRIx64 "  ", ev->tsc);
     switch (ev->type) {
     case ptev_enabled:
-        fprintf(out, "%s at 0x%" PRIx64 "]\n", ev->variant.enabled.resumed ? "resumed" : "enabled",
-                ev->variant.enabled.ip);
-        return;
+        fputs(ev->variant.enabled.resumed ? "resumed" : "enabled", out);
+        print_ip(ev, "ip", ev->variant.enabled.ip, out);
+        break;
     case ptev_disabled:
+        fputs("disabled", out);
+        print_ip(ev, "ip", ev->variant.disabled.ip, out);
+        break;
     case ptev_async_disabled:
-        if (ev->ip_suppressed)
-            fputs("disabled]\n", out);
-        else
-            fprintf(out, "disabled at 0x%" PRIx64 "]\n",
-                    ev->type == ptev_disabled ? ev->variant.disabled.ip
-                                              : ev->variant.async_disabled.ip);
-        return;
+        fprintf(out, "disabled, at: %016" PRIx64, ev->variant.async_disabled.at);
+        print_ip(ev, "ip", ev->variant.async_disabled.ip, out);
+        break;
     case ptev_async_branch:
-        fprintf(out, "interrupt at 0x%" PRIx64 " to 0x%" PRIx64 "]\n",
-                ev->variant.async_branch.from, ev->variant.async_branch.to);
-        return;
+        fprintf(out, "interrupt, from: %016" PRIx64, ev->variant.async_branch.from);
+        print_ip(ev, "to", ev->variant.async_branch.to, out);
+        break;
+    case ptev_paging:
+        fprintf(out, "paging, cr3: %016" PRIx64 "%s", ev->variant.paging.cr3,
+                ev->variant.paging.non_root ? ", nr" : "");
+        break;
+    case ptev_async_paging:
+        fprintf(out, "paging, cr3: %016" PRIx64 "%s", ev->variant.async_paging.cr3,
+                ev->variant.async_paging.non_root ? ", nr" : "");
+        print_ip(ev, "ip", ev->variant.async_paging.ip, out);
+        break;
     case ptev_overflow:
-        if (ev->ip_suppressed)
-            fputs("overflow]\n", out);
-        else
-            fprintf(out, "overflow, resumed at 0x%" PRIx64 "]\n", ev->variant.overflow.ip);
-        return;
-    case ptev_exec_mode: {
-        static const char *const modes[] = {"unknown", "16-bit", "32-bit", "64-bit"};
-        unsigned m = (unsigned)ev->variant.exec_mode.mode;
-        fprintf(out, "exec mode: %s]\n", m < 4 ? modes[m] : "unknown");
-        return;
-    }
+        fputs("overflow", out);
+        print_ip(ev, "ip", ev->variant.overflow.ip, out);
+        break;
+    case ptev_exec_mode:
+        fprintf(out, "exec mode: %s", modes[ev->variant.exec_mode.mode & 3]);
+        print_ip(ev, "ip", ev->variant.exec_mode.ip, out);
+        break;
+    case ptev_tsx:
+        fputs(ev->variant.tsx.aborted       ? "aborted"
+              : ev->variant.tsx.speculative ? "begin transaction"
+                                            : "committed",
+              out);
+        print_ip(ev, "ip", ev->variant.tsx.ip, out);
+        break;
     case ptev_stop:
-        fputs("trace stopped]\n", out);
-        return;
+        fputs("stopped", out);
+        break;
+    case ptev_vmcs:
+        fprintf(out, "vmcs, base: %016" PRIx64, ev->variant.vmcs.base);
+        break;
+    case ptev_async_vmcs:
+        fprintf(out, "vmcs, base: %016" PRIx64, ev->variant.async_vmcs.base);
+        print_ip(ev, "ip", ev->variant.async_vmcs.ip, out);
+        break;
+    case ptev_exstop:
+        fputs("exstop", out);
+        print_ip(ev, "ip", ev->variant.exstop.ip, out);
+        break;
+    case ptev_mwait:
+        fprintf(out, "mwait %" PRIx32 " %" PRIx32, ev->variant.mwait.hints, ev->variant.mwait.ext);
+        print_ip(ev, "ip", ev->variant.mwait.ip, out);
+        break;
+    case ptev_pwre:
+        fprintf(out, "pwre c%u.%u%s", (ev->variant.pwre.state + 1u) & 0xf,
+                (ev->variant.pwre.sub_state + 1u) & 0xf, ev->variant.pwre.hw ? " hw" : "");
+        break;
+    case ptev_pwrx:
+        fprintf(out, "pwrx %sc%u (c%u)",
+                ev->variant.pwrx.interrupt    ? "int: "
+                : ev->variant.pwrx.store      ? "st: "
+                : ev->variant.pwrx.autonomous ? "hw: "
+                                              : "",
+                (ev->variant.pwrx.last + 1u) & 0xf, (ev->variant.pwrx.deepest + 1u) & 0xf);
+        break;
+    case ptev_ptwrite:
+        fprintf(out, "ptwrite: %" PRIx64, ev->variant.ptwrite.payload);
+        print_ip(ev, "ip", ev->variant.ptwrite.ip, out);
+        break;
     case ptev_cbr:
-        fprintf(out, "core:bus ratio %u]\n", (unsigned)ev->variant.cbr.ratio);
-        return;
+        fprintf(out, "cbr: %x", (unsigned)ev->variant.cbr.ratio);
+        break;
+    case ptev_mnt:
+        fprintf(out, "mnt: %" PRIx64, ev->variant.mnt.payload);
+        break;
     default:
-        fprintf(out, "event %d]\n", (int)ev->type);
-        return;
+        fprintf(out, "event %d", (int)ev->type);
+        break;
     }
+    fputs("]\n", out);
 }
 
 static int trace_event(void *ctx, const struct pt_event *ev)
 {
     struct trace_out *t = ctx;
-    /* Tick events only move the clock; CBR is printed since it changes cycles per tick. */
+    /* Tick events only move the clock (ptxed too shows them only when asked). */
     if (ev->type != ptev_tick && !ev->status_update)
         print_event(ev, t->out);
     return 0;
@@ -274,6 +329,13 @@ static int trace_gap(void *ctx, const struct pt_gap *gap)
     return 0;
 }
 
+static int trace_end(void *ctx, uint64_t tsc)
+{
+    struct trace_out *t = ctx;
+    fprintf(t->out, "[%016" PRIx64 "  end of trace]\n", tsc);
+    return 0;
+}
+
 static int pt_trace(int argc, char **argv)
 {
     struct pt_args a;
@@ -290,6 +352,7 @@ static int pt_trace(int argc, char **argv)
                            .block = trace_block,
                            .event = trace_event,
                            .gap = trace_gap,
+                           .end = trace_end,
                            .ctx = &t};
     struct diag d = {0};
     rc = ACART_EXIT_OK;

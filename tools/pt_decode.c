@@ -235,25 +235,52 @@ static int emit_gap(struct run *r, struct pt_gap *gap)
 
 static int decode_stretch(struct run *r, uint64_t begin, uint64_t end, bool prefix);
 
-/* The PSB+ libipt could not synchronise on: the last PSB before `at`, at or after `from`;
- * `at` itself if there is none. */
-static uint64_t psb_before(const struct pt_cpu_trace *t, uint64_t from, uint64_t at)
+static const uint8_t psb_bytes[16] = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+                                      0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82};
+
+/* The first PSB in [from, end) of the file, or end. */
+static uint64_t psb_after(const struct pt_cpu_trace *t, uint64_t from, uint64_t end)
 {
-    static const uint8_t psb[16] = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
-                                    0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82};
-    for (uint64_t p = at; p-- > from;)
-        if (p + sizeof psb <= at && memcmp(t->data + p, psb, sizeof psb) == 0)
+    for (uint64_t p = from; p + sizeof psb_bytes <= end; p++)
+        if (memcmp(t->data + p, psb_bytes, sizeof psb_bytes) == 0)
             return p;
+    return end;
+}
+
+/* Where libipt's synchronisation on the PSB at psb failed: the first packet from there
+ * that the packet decoder cannot read (its error in *errcode), else the decoder's own
+ * position, which a failed synchronisation leaves where the search began. */
+static uint64_t sync_failure(const struct decoder *x, uint64_t psb, int *errcode)
+{
+    struct pt_config config = *x->r->config;
+    config.begin = x->r->t->data + x->base;
+    config.end = x->r->t->data + x->end;
+    struct pt_packet_decoder *pkt = pt_pkt_alloc_decoder(&config);
+    uint64_t at = dec_offset(x), off;
+    if (at < psb)
+        at = psb;
+    if (pkt && pt_pkt_sync_set(pkt, psb - x->base) == 0) {
+        struct pt_packet packet;
+        int rc;
+        while ((rc = pt_pkt_next(pkt, &packet, sizeof packet)) >= 0)
+            ;
+        if (rc != -pte_eos && pt_pkt_get_offset(pkt, &off) == 0) {
+            at = x->base + off;
+            *errcode = rc;
+        }
+    }
+    pt_pkt_free_decoder(pkt);
     return at;
 }
 
 /* Follows the trace from PSB to PSB. Decoding stops at an error, which becomes a gap, and
  * resumes at the next PSB: sync_forward searches past the last PSB, so every round makes
  * progress. libipt reads ahead past the PSB+ and the event after it, so a bad packet soon
- * after a PSB fails the synchronisation, or the first event, before anything is decoded;
- * the trace between that PSB and the bad packet is then decoded on its own, where it ends
- * cleanly before the bad packet. A prefix stretch is such a piece: it reports no gap of
- * its own for where it ends. */
+ * after a PSB fails the first event before anything is decoded; the trace between that
+ * PSB and the bad packet is then decoded on its own, where it ends cleanly before the bad
+ * packet. A prefix stretch is such a piece: it reports no gap of its own for where it
+ * ends. (A bad packet that fails the synchronisation itself leaves nothing before it to
+ * decode: a PSB+ alone.) */
 static int decode_segment(struct decoder *x, bool prefix)
 {
     struct run *r = x->r;
@@ -266,10 +293,8 @@ static int decode_segment(struct decoder *x, bool prefix)
         if (status < 0) {
             if (status == -pte_eos)
                 break;
-            uint64_t at = dec_offset(x);
-            uint64_t psb = psb_before(r->t, search, at);
-            if (!prefix && psb < at && (stop = decode_stretch(r, psb, at, true)))
-                return stop;
+            uint64_t psb = psb_after(r->t, search, x->end);
+            uint64_t at = sync_failure(x, psb, &status);
             if (!have_pending) {
                 pending = (struct pt_gap){.kind = PT_GAP_DECODE,
                                           .offset = at,
@@ -279,7 +304,7 @@ static int decode_segment(struct decoder *x, bool prefix)
                 have_pending = true;
             }
             /* The next search starts past this PSB, unless libipt stands still. */
-            if (at == last_fail || prefix)
+            if (at == last_fail || psb == x->end || prefix)
                 break;
             last_fail = at;
             search = psb + 1;
@@ -309,9 +334,14 @@ static int decode_segment(struct decoder *x, bool prefix)
                 return stop;
             if (status < 0)
                 break;
-            /* At the end of the trace with tracing off there is nothing more to follow;
-             * with tracing on, instructions that need no trace still ran. */
-            if ((status & pts_eos) && (status & pts_ip_suppressed)) {
+            /* The end of the trace: what the CPU did after its last packet is unknown,
+             * even the instructions that would need no trace (an interrupt or the end
+             * of tracing would have come first). */
+            if (status & pts_eos) {
+                /* The end of the file, not of a piece before lost or bad bytes. */
+                if (!(status & pts_ip_suppressed) && !prefix && x->end == r->t->size &&
+                    r->sink->end && (stop = r->sink->end(r->sink->ctx, r->tsc)))
+                    return stop;
                 status = -pte_eos;
                 break;
             }
@@ -335,7 +365,9 @@ static int decode_segment(struct decoder *x, bool prefix)
         return 0;
     if (have_pending)
         return emit_gap(r, &pending);
-    if (first && x->end > x->base) {
+    /* A stretch with no PSB at all cannot be decoded; one whose PSBs lead nowhere (no IP
+     * after them) holds nothing to decode, as for libipt. */
+    if (first && psb_after(r->t, x->base, x->end) == x->end) {
         struct pt_gap g = {.kind = PT_GAP_NO_SYNC, .offset = x->base, .tsc = r->tsc};
         return emit_gap(r, &g);
     }

@@ -48,6 +48,8 @@ struct pt_sink {
     int (*block)(void *ctx, const struct pt_block *block, uint64_t tsc);
     int (*event)(void *ctx, const struct pt_event *ev);
     int (*gap)(void *ctx, const struct pt_gap *gap);
+    /* The trace ends here with tracing on: what ran after the last packet is unknown. */
+    int (*end)(void *ctx, uint64_t tsc);
     void *ctx;
 };
 

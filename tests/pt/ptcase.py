@@ -150,7 +150,7 @@ class Case:
 # Normal forms of acart's output, the form the .exp blocks are written in.
 
 def norm_event(text):
-    """'[0000000000001000  enabled at 0x100000]' -> '[enabled]'; gaps keep offsets and
+    """'[0000000000001000  enabled, ip: 0000000000100000]' -> '[enabled]'; gaps keep offsets and
     the libipt error: '[gap 00000000000000a0 pte_bad_opc resync 00000000000000c0]'."""
     body = text.strip()[1:-1]
     m = re.match(r"gap at offset 0x([0-9a-f]+): (.*)$", body)
@@ -170,8 +170,7 @@ def norm_event(text):
         out += " resync %016x]" % int(r.group(1), 16) if r else "]"
         return out
     what = body.split("  ", 1)[1]
-    what = re.split(r" at 0x|, resumed at", what)[0]
-    return "[%s]" % what
+    return "[%s]" % what.split(", ")[0]
 
 
 def trace_lines(out):

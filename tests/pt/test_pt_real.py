@@ -35,7 +35,7 @@ def acart_lines(out):
     for line in out.splitlines():
         m = re.match(r"\[([0-9a-f]+)  (.*)\]$", line)
         if m:
-            what = re.split(r" at 0x", m.group(2))[0]
+            what = m.group(2).split(", ")[0]
             lines.append("%x [%s]" % (int(m.group(1), 16), what))
             continue
         m = re.match(r"([0-9a-f]{16})  ([0-9a-f]{16})  ", line)
