@@ -81,31 +81,57 @@ uint32_t aca_plat_num_cpus(void)
     return SHIM_CPUS;
 }
 
-struct cpu_call {
-    uint32_t cpu;
-    aca_plat_cpu_fn fn;
-    void *arg;
-};
+/* One thread per simulated CPU besides the caller's, started once and kept: creating
+ * threads per call cost more than the session itself under ASan. A call is a generation:
+ * the caller publishes the function, every worker runs it once and reports done. */
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pool_work = PTHREAD_COND_INITIALIZER, pool_done = PTHREAD_COND_INITIALIZER;
+static aca_plat_cpu_fn pool_fn;
+static void *pool_arg;
+static unsigned pool_generation, pool_finished;
 
-static void *run_on_cpu(void *p)
+static void *cpu_worker(void *p)
 {
-    struct cpu_call *c = p;
-    current = c->cpu;
-    c->fn(c->arg);
+    current = (uint32_t)(uintptr_t)p;
+    unsigned seen = 0;
+    for (;;) {
+        pthread_mutex_lock(&pool_lock);
+        while (pool_generation == seen)
+            pthread_cond_wait(&pool_work, &pool_lock);
+        seen = pool_generation;
+        aca_plat_cpu_fn fn = pool_fn;
+        void *arg = pool_arg;
+        pthread_mutex_unlock(&pool_lock);
+        fn(arg);
+        pthread_mutex_lock(&pool_lock);
+        pool_finished++;
+        pthread_cond_signal(&pool_done);
+        pthread_mutex_unlock(&pool_lock);
+    }
     return NULL;
 }
 
 void aca_plat_call_on_all_cpus(aca_plat_cpu_fn fn, void *arg)
 {
-    struct cpu_call calls[SHIM_CPUS];
-    pthread_t threads[SHIM_CPUS];
-    smp_calls++;
-    for (uint32_t cpu = 1; cpu < SHIM_CPUS; cpu++) {
-        calls[cpu] = (struct cpu_call){cpu, fn, arg};
-        if (pthread_create(&threads[cpu], NULL, run_on_cpu, &calls[cpu]) != 0)
-            abort();
+    static int started;
+    if (!started) {
+        for (uint32_t cpu = 1; cpu < SHIM_CPUS; cpu++) {
+            pthread_t t;
+            if (pthread_create(&t, NULL, cpu_worker, (void *)(uintptr_t)cpu) != 0)
+                abort();
+            pthread_detach(t);
+        }
+        started = 1;
     }
+    smp_calls++;
+    pthread_mutex_lock(&pool_lock);
+    pool_fn = fn, pool_arg = arg, pool_finished = 0;
+    pool_generation++;
+    pthread_cond_broadcast(&pool_work);
+    pthread_mutex_unlock(&pool_lock);
     fn(arg); /* the caller's own CPU */
-    for (uint32_t cpu = 1; cpu < SHIM_CPUS; cpu++)
-        pthread_join(threads[cpu], NULL);
+    pthread_mutex_lock(&pool_lock);
+    while (pool_finished < SHIM_CPUS - 1)
+        pthread_cond_wait(&pool_done, &pool_lock);
+    pthread_mutex_unlock(&pool_lock);
 }
