@@ -10,8 +10,9 @@
 #include <stddef.h>
 
 enum msr_access_kind {
-    MSR_R = 1,  /* read only */
-    MSR_RW = 3, /* read and write */
+    MSR_R = 1,     /* read only */
+    MSR_RW = 3,    /* read and write */
+    MSR_R_OWN = 5, /* the host reads; only acart's own trace code writes */
 };
 
 /* How many consecutive MSRs a row covers. */
@@ -23,6 +24,9 @@ enum msr_bound {
     BOUND_LBR_FROM, /* lbr_depth, from lbr_from_base */
     BOUND_LBR_TO,   /* lbr_depth, from lbr_to_base */
     BOUND_LBR_INFO, /* lbr_depth, from lbr_info_base */
+    BOUND_PT,       /* one, on a CPU with Intel PT */
+    BOUND_PT_OUT,   /* one, on a CPU with PT output to memory */
+    BOUND_PT_ADDR,  /* 2 * pt_ranges */
 };
 
 struct msr_rule {
@@ -34,7 +38,8 @@ struct msr_rule {
 
 /* Architectural performance monitoring (Intel SDM vol. 4, table 2-2), plus the few
  * model-specific PMU registers SEP's core ECBs program (off-core response, load latency,
- * LBR) and the read-only registers the platform and setup replies report. */
+ * LBR), the read-only registers the platform and setup replies report, and Intel PT's
+ * (vol. 3C, "Intel Processor Trace"). */
 static const struct msr_rule rules[] = {
     {"IA32_TSC", 0x010, BOUND_ONE, MSR_R},
     {"IA32_PLATFORM_ID", 0x017, BOUND_ONE, MSR_R},
@@ -59,6 +64,11 @@ static const struct msr_rule rules[] = {
     {"MSR_PEBS_LD_LAT", 0x3F6, BOUND_ONE, MSR_RW},
     {"MSR_PEBS_FRONTEND", 0x3F7, BOUND_ONE, MSR_RW},
     {"IA32_A_PMC", 0x4C1, BOUND_GP_FULL, MSR_RW},
+    {"IA32_RTIT_OUTPUT_BASE", 0x560, BOUND_PT_OUT, MSR_R_OWN},
+    {"IA32_RTIT_OUTPUT_MASK_PTRS", 0x561, BOUND_PT_OUT, MSR_R_OWN},
+    {"IA32_RTIT_CTL", 0x570, BOUND_PT, MSR_R_OWN},
+    {"IA32_RTIT_STATUS", 0x571, BOUND_PT, MSR_R_OWN},
+    {"IA32_RTIT_ADDR", 0x580, BOUND_PT_ADDR, MSR_R_OWN},
     {"IA32_DS_AREA", 0x600, BOUND_ONE, MSR_RW},
     {"MSR_LASTBRANCH_FROM_IP", 0, BOUND_LBR_FROM, MSR_RW},
     {"MSR_LASTBRANCH_TO_IP", 0, BOUND_LBR_TO, MSR_RW},
@@ -82,7 +92,7 @@ const char *msr_policy_strerror(int err)
     case MSR_POLICY_ERR_READ_ONLY:
         return "MSR may only be read";
     case MSR_POLICY_ERR_INDEX:
-        return "counter or LBR index beyond what this CPU implements";
+        return "counter, LBR or trace address range beyond what this CPU implements";
     default:
         return "unknown MSR policy error";
     }
@@ -124,6 +134,16 @@ static struct span rule_span(const struct msr_rule *r)
         s.first = limits.lbr_info_base;
         s.max = s.actual = s.first ? limits.lbr_depth : 0;
         break;
+    case BOUND_PT: /* without PT these are no registers at all, not missing indexes */
+        s.max = s.actual = limits.pt ? 1 : 0;
+        break;
+    case BOUND_PT_OUT:
+        s.max = s.actual = limits.pt && limits.pt_output ? 1 : 0;
+        break;
+    case BOUND_PT_ADDR:
+        s.max = limits.pt ? 8 : 0; /* 0x580..0x587: four ranges */
+        s.actual = 2u * limits.pt_ranges;
+        break;
     default:
         break;
     }
@@ -156,8 +176,18 @@ int msr_policy_check(uint32_t msr, int write)
     if (r == NULL)
         return beyond_cpu ? MSR_POLICY_ERR_INDEX : MSR_POLICY_ERR_UNLISTED;
     if (write && r->access != MSR_RW)
-        return MSR_POLICY_ERR_READ_ONLY;
+        return MSR_POLICY_ERR_READ_ONLY; /* MSR_R_OWN included: never the host's to write */
     return MSR_POLICY_OK;
+}
+
+int msr_policy_check_own(uint32_t msr)
+{
+    int beyond_cpu;
+    const struct msr_rule *r = find_rule(msr, &beyond_cpu);
+
+    if (r == NULL)
+        return beyond_cpu ? MSR_POLICY_ERR_INDEX : MSR_POLICY_ERR_UNLISTED;
+    return r->access == MSR_R ? MSR_POLICY_ERR_READ_ONLY : MSR_POLICY_OK;
 }
 
 const char *msr_policy_name(uint32_t msr)

@@ -7,6 +7,12 @@
  * performance-monitoring MSRs are listed, each readable or read-write; counter and LBR
  * ranges are bounded by what the CPU reports, passed in with msr_policy_configure().
  * Until configured, the counter and LBR ranges are empty (fail closed).
+ *
+ * The Intel PT MSRs (IA32_RTIT_*) are listed too, but for the host to read only: their
+ * output registers hold physical addresses the trace unit writes to, so only acart's own
+ * trace code writes them, into memory it owns, and it checks each one here first
+ * (msr_policy_check_own). They exist in the list only on a CPU with PT, ADDRn_A/B only
+ * for the address ranges it has.
  */
 #ifndef ACART_RUNTIME_MSR_POLICY_H
 #define ACART_RUNTIME_MSR_POLICY_H
@@ -17,7 +23,7 @@ enum msr_policy_error {
     MSR_POLICY_OK = 0,
     MSR_POLICY_ERR_UNLISTED = -1,  /* not a performance-monitoring MSR acart allows */
     MSR_POLICY_ERR_READ_ONLY = -2, /* listed, but the host may only read it */
-    MSR_POLICY_ERR_INDEX = -3,     /* a counter or LBR beyond what this CPU has */
+    MSR_POLICY_ERR_INDEX = -3,     /* a counter, LBR or PT range beyond what this CPU has */
 };
 
 const char *msr_policy_strerror(int err);
@@ -31,6 +37,9 @@ struct msr_policy_limits {
     uint32_t lbr_from_base;     /* first MSR_LASTBRANCH_n_FROM_IP (0x680, or 0x40 on older) */
     uint32_t lbr_to_base;       /* first MSR_LASTBRANCH_n_TO_IP (0x6C0, or 0x60) */
     uint32_t lbr_info_base;     /* first MSR_LBR_INFO_n (0xDC0), 0 when absent */
+    uint8_t pt;                 /* Intel PT: the IA32_RTIT_* MSRs exist */
+    uint8_t pt_output;          /* ... with output to memory: OUTPUT_BASE, OUTPUT_MASK_PTRS */
+    uint8_t pt_ranges;          /* ADDRn_A/B pairs, CPUID.(14H,1):EAX[2:0] */
 };
 
 /* Sets the limits for all later checks. Call once at start, before any host request. */
@@ -39,6 +48,10 @@ void msr_policy_configure(const struct msr_policy_limits *limits);
 /* 0 if the host may read (write == 0) or write (write != 0) msr, else a negative
  * MSR_POLICY_ERR_*. */
 int msr_policy_check(uint32_t msr, int write);
+
+/* 0 if acart's own code (not the host) may write msr: the read-write MSRs and those
+ * only acart writes (Intel PT's); else a negative MSR_POLICY_ERR_*. */
+int msr_policy_check_own(uint32_t msr);
 
 /* The architectural name of msr (e.g. "IA32_PMC", "IA32_DEBUGCTL") when the policy allows
  * it on this CPU, else NULL. For logs. */

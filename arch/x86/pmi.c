@@ -99,6 +99,8 @@ static void give_up(struct pmu_cpu_state *cpu, uint64_t status)
     pmu_stop_cpu(cpu);
 }
 
+/* Bit 55 of the status (a filled Intel PT region) is left to pt_cpu_pmi(), which takes it
+ * first: counting it here would make a trace interrupt look stuck. */
 unsigned pmu_handle_overflow(struct pmu_cpu_state *cpu, pmu_overflow_fn on_overflow, void *ctx)
 {
     const struct pmu_caps *caps = cpu->caps;
@@ -109,7 +111,7 @@ unsigned pmu_handle_overflow(struct pmu_cpu_state *cpu, pmu_overflow_fn on_overf
     if (!caps)
         return 0; /* no PMU: the NMI came from elsewhere */
     msr_write(MSR_IA32_PERF_GLOBAL_CTRL, 0);
-    status = msr_read(MSR_IA32_PERF_GLOBAL_STATUS);
+    status = msr_read(MSR_IA32_PERF_GLOBAL_STATUS) & ~GLOBAL_STATUS_TRACE_TOPA;
     if (status && cpu->lbr_on) {
         ov.lbr = cpu->lbr;
         ov.lbr_count = lbr_read(&caps->lbr, cpu->lbr, LBR_MAX_ENTRIES);
@@ -138,7 +140,7 @@ unsigned pmu_handle_overflow(struct pmu_cpu_state *cpu, pmu_overflow_fn on_overf
             msr_write(pmu_counter_msr(caps, id), cpu->reload[slot]);
             handled++;
         }
-        status = msr_read(MSR_IA32_PERF_GLOBAL_STATUS);
+        status = msr_read(MSR_IA32_PERF_GLOBAL_STATUS) & ~GLOBAL_STATUS_TRACE_TOPA;
     }
     if (status) {
         give_up(cpu, status);

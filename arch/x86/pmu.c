@@ -13,7 +13,6 @@
 #define CPUID1_EDX_DS                   (1u << 21)
 #define CPUID7_EBX_HLE                  (1u << 4)
 #define CPUID7_EBX_RTM                  (1u << 11)
-#define CPUID7_EBX_PT                   (1u << 25)
 #define CPUID7_EDX_ARCH_LBR             (1u << 19)
 #define CPUIDA_EDX_ANYTHREAD_DEPRECATED (1u << 15)
 
@@ -114,6 +113,8 @@ static void probe_counters(struct pmu_caps *caps, const struct cpuid_regs *ra,
     caps->max_period_fixed = width_mask(caps->fixed_width) >> 1;
 }
 
+/* Bit 55 (ToPA PMI) is not the PMU's to clear: the trace unit's handler (pt_cpu.c) owns it,
+ * and clearing it here would lose the interrupt of a filled trace region. */
 static void probe_status_and_controls(struct pmu_caps *caps, const struct cpuid_regs *ra,
                                       const struct cpuid_regs *r7)
 {
@@ -126,8 +127,6 @@ static void probe_status_and_controls(struct pmu_caps *caps, const struct cpuid_
         ack |= GLOBAL_STATUS_UNCORE;
     if (caps->version >= 4)
         ack |= GLOBAL_STATUS_LBR_FROZEN | GLOBAL_STATUS_CTR_FROZEN | GLOBAL_STATUS_ASCI;
-    if (r7->ebx & CPUID7_EBX_PT)
-        ack |= GLOBAL_STATUS_TRACE_TOPA;
     if (caps->perf_capabilities & PERF_CAP_PERF_METRICS)
         ack |= GLOBAL_STATUS_PERF_METRICS;
     caps->status_ack_mask = ack;

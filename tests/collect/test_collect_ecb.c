@@ -165,7 +165,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s <fixtures/aca directory>\n", argv[0]);
         return 2;
     }
-    struct msr_policy_limits limits = {4, 3, 0, 0, 0, 0, 0};
+    struct msr_policy_limits limits = {.num_gp_counters = 4, .num_fixed_counters = 3};
     msr_policy_configure(&limits);
     test_fixture_identical(argv[1]);
     test_each_event();

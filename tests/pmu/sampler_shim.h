@@ -38,6 +38,11 @@ struct sim_instance {
     struct cpuid_regs (*cpuid_leaf)(uint32_t leaf, uint32_t subleaf);
     uint64_t (*rdmsr)(uint32_t msr);
     void (*wrmsr)(uint32_t msr, uint64_t value);
+    void (*pt_source)(const uint8_t *stream, size_t len);
+    void (*pt_run)(size_t bytes);
+    size_t (*pt_writes)(struct sim_pt_write *out, size_t max);
+    uint64_t (*pt_position)(void);
+    uint64_t (*pt_written)(void);
 };
 
 const struct sim_instance *shim_sim(uint32_t cpu);

@@ -29,6 +29,11 @@
 #define sim_faults            SHIM_NAME(sim_faults)
 #define sim_fault_text        SHIM_NAME(sim_fault_text)
 #define sim_clear_faults      SHIM_NAME(sim_clear_faults)
+#define sim_pt_source         SHIM_NAME(sim_pt_source)
+#define sim_pt_run            SHIM_NAME(sim_pt_run)
+#define sim_pt_writes         SHIM_NAME(sim_pt_writes)
+#define sim_pt_position       SHIM_NAME(sim_pt_position)
+#define sim_pt_written        SHIM_NAME(sim_pt_written)
 #define cpuid                 SHIM_NAME(cpuid)
 #define msr_read              SHIM_NAME(msr_read)
 #define msr_write             SHIM_NAME(msr_write)
@@ -54,4 +59,9 @@ const struct sim_instance SHIM_NAME(instance) = {
     .cpuid_leaf = cpuid,
     .rdmsr = msr_read,
     .wrmsr = msr_write,
+    .pt_source = sim_pt_source,
+    .pt_run = sim_pt_run,
+    .pt_writes = sim_pt_writes,
+    .pt_position = sim_pt_position,
+    .pt_written = sim_pt_written,
 };

@@ -34,7 +34,41 @@ enum {
     ARCH_LBR_DEPTH = 0x14cf,
     ARCH_LBR_FROM0 = 0x1500,
     ARCH_LBR_TO0 = 0x1600,
+    PLATFORM_INFO = 0xce,
+    RTIT_OUTPUT_BASE = 0x560,
+    RTIT_OUTPUT_MASK = 0x561,
+    RTIT_CTL = 0x570,
+    RTIT_STATUS = 0x571,
+    RTIT_CR3_MATCH = 0x572,
+    RTIT_ADDR0_A = 0x580,
 };
+
+/* IA32_RTIT_CTL and IA32_RTIT_STATUS bits, by SDM name. */
+enum {
+    CTL_TRACE_EN = 0,
+    CTL_CYC_EN = 1,
+    CTL_OS = 2,
+    CTL_USER = 3,
+    CTL_PWR_EVT = 4,
+    CTL_FUP_ON_PTW = 5,
+    CTL_FABRIC = 6,
+    CTL_CR3_FILTER = 7,
+    CTL_TOPA = 8,
+    CTL_MTC_EN = 9,
+    CTL_TSC_EN = 10,
+    CTL_DIS_RETC = 11,
+    CTL_PTW_EN = 12,
+    CTL_BRANCH_EN = 13,
+    ST_FILTER_EN = 0,
+    ST_CONTEXT_EN = 1,
+    ST_TRIGGER_EN = 2,
+    ST_ERROR = 4,
+    ST_STOPPED = 5,
+};
+
+#define SIM_MAXPHYADDR 48 /* the host's pointers are the simulated physical addresses */
+#define SIM_PT_WRITES  4096
+#define SIM_PSB_BYTES  16
 
 enum { MAX_GP = 8, MAX_FIXED = 4, MAX_LBR = 64 };
 
@@ -63,6 +97,17 @@ static struct sim {
     uint64_t reassert;
     unsigned reassert_left;
     char fault[256];
+    /* Intel PT: what CPUID enumerates, the MSRs, the trace unit */
+    int pt;
+    uint32_t pt_ebx, pt_ecx, pt_ranges, mtc_periods, cyc_thresholds, psb_periods;
+    uint64_t rtit_ctl, rtit_status, rtit_base, rtit_mask, rtit_cr3, rtit_addr[8];
+    uint64_t byte_cnt; /* PacketByteCnt */
+    const uint8_t *src;
+    size_t src_len;
+    uint64_t src_pos, written;
+    int psb_due;
+    struct sim_pt_write writes[SIM_PT_WRITES];
+    size_t num_writes;
 } S;
 
 static void fault(const char *fmt, ...)
@@ -142,6 +187,17 @@ void sim_reset(const struct sim_model *m)
         S.pebs_enable_valid = mask_bits(S.num_gp) | (uint64_t)S.fixed_mask << 32;
     else
         S.pebs_enable_valid = mask_bits(m->pebs_gp) | mask_bits(m->pebs_gp) << 32;
+    S.pt = (m->leaf7_ebx & BIT(25)) && m->max_leaf >= 0x14;
+    if (S.pt) {
+        S.pt_ebx = m->leaf_14[0].ebx;
+        S.pt_ecx = m->leaf_14[0].ecx;
+        if (m->leaf_14[0].eax >= 1) {
+            S.pt_ranges = (S.pt_ebx & BIT(2)) ? m->leaf_14[1].eax & 7 : 0;
+            S.mtc_periods = (S.pt_ebx & BIT(3)) ? m->leaf_14[1].eax >> 16 : 0;
+            S.cyc_thresholds = (S.pt_ebx & BIT(1)) ? m->leaf_14[1].ebx & 0xffff : 0;
+            S.psb_periods = (S.pt_ebx & BIT(1)) ? m->leaf_14[1].ebx >> 16 : 0;
+        }
+    }
     S.debugctl_valid = BIT(1) | BIT(11) | BIT(12);
     if (!S.arch_lbr && m->lbr_depth)
         S.debugctl_valid |= BIT(0);
@@ -221,6 +277,14 @@ struct cpuid_regs cpuid(uint32_t leaf, uint32_t subleaf)
     const struct sim_model *m = S.m;
 
     S.accesses++;
+    if (leaf == 0x80000000u) {
+        r.eax = 0x80000008u;
+        return r;
+    }
+    if (leaf == 0x80000008u) {
+        r.eax = SIM_MAXPHYADDR;
+        return r;
+    }
     if (leaf > m->max_leaf)
         return r; /* beyond the maximum basic leaf: nothing to report */
     switch (leaf) {
@@ -247,6 +311,13 @@ struct cpuid_regs cpuid(uint32_t leaf, uint32_t subleaf)
     case 0x1c:
         if (S.arch_lbr)
             r = m->leaf_1c;
+        break;
+    case 0x14:
+        if (S.pt && subleaf <= m->leaf_14[0].eax && subleaf < 2)
+            r = m->leaf_14[subleaf];
+        break;
+    case 0x15:
+        r = m->leaf_15;
         break;
     }
     return r;
@@ -315,6 +386,194 @@ static uint64_t misc_enable(void)
     return v;
 }
 
+/* ---- Intel PT: the MSRs ---- */
+
+static int reserved(uint32_t msr, uint64_t value, uint64_t valid);
+
+static int pt_has_output(void)
+{
+    return (S.pt_ecx & (BIT(0) | BIT(2))) != 0; /* ToPA or single range */
+}
+
+/* Is msr one of the IA32_RTIT_* MSRs this model's CPUID enumerates? */
+static int pt_msr(uint32_t msr)
+{
+    if (!S.pt)
+        return 0;
+    switch (msr) {
+    case RTIT_CTL:
+    case RTIT_STATUS:
+        return 1;
+    case RTIT_OUTPUT_BASE:
+    case RTIT_OUTPUT_MASK:
+        return pt_has_output();
+    case RTIT_CR3_MATCH:
+        return (S.pt_ebx & BIT(0)) != 0;
+    }
+    return in_range(msr, RTIT_ADDR0_A, 2 * S.pt_ranges);
+}
+
+static uint64_t pt_read(uint32_t msr)
+{
+    switch (msr) {
+    case RTIT_CTL:
+        return S.rtit_ctl;
+    case RTIT_STATUS: {
+        int trigger = (S.rtit_ctl & BIT(CTL_TRACE_EN)) &&
+                      !(S.rtit_status & (BIT(ST_ERROR) | BIT(ST_STOPPED)));
+
+        return S.rtit_status | (trigger ? BIT(ST_TRIGGER_EN) | BIT(ST_CONTEXT_EN) : 0) |
+               (S.byte_cnt & 0x1ffff) << 32;
+    }
+    case RTIT_OUTPUT_BASE:
+        return S.rtit_base;
+    case RTIT_OUTPUT_MASK:
+        return S.rtit_mask;
+    case RTIT_CR3_MATCH:
+        return S.rtit_cr3;
+    }
+    return S.rtit_addr[msr - RTIT_ADDR0_A];
+}
+
+static uint64_t pt_ctl_valid(void)
+{
+    uint64_t v = BIT(CTL_TRACE_EN) | BIT(CTL_OS) | BIT(CTL_USER) | BIT(CTL_TSC_EN) |
+                 BIT(CTL_DIS_RETC) | BIT(CTL_BRANCH_EN);
+
+    if (S.pt_ebx & BIT(1))
+        v |= BIT(CTL_CYC_EN) | 0xfull << 19 | 0xfull << 24; /* CycThresh, PSBFreq */
+    if (S.pt_ebx & BIT(3))
+        v |= BIT(CTL_MTC_EN) | 0xfull << 14; /* MTCFreq */
+    if (S.pt_ebx & BIT(4))
+        v |= BIT(CTL_PTW_EN) | BIT(CTL_FUP_ON_PTW);
+    if (S.pt_ebx & BIT(5))
+        v |= BIT(CTL_PWR_EVT);
+    if (S.pt_ebx & BIT(0))
+        v |= BIT(CTL_CR3_FILTER);
+    if (S.pt_ecx & BIT(0))
+        v |= BIT(CTL_TOPA);
+    if (S.pt_ecx & BIT(3))
+        v |= BIT(CTL_FABRIC);
+    for (unsigned n = 0; n < S.pt_ranges; n++)
+        v |= 0xfull << (32 + 4 * n);
+    return v;
+}
+
+static void pt_operational_error(const char *why)
+{
+    fprintf(stderr, "sim %s: Intel PT operational error: %s\n", S.m->name, why);
+    S.rtit_status |= BIT(ST_ERROR);
+}
+
+static void pt_enable(void)
+{
+    /* SDM: a PSB+ starts the output when PacketByteCnt is 0, and always on CPUs whose
+     * PSB period is not configurable. */
+    if (!(S.pt_ebx & BIT(1)) || S.byte_cnt == 0)
+        S.psb_due = 1;
+    if (!(S.rtit_ctl & BIT(CTL_TOPA))) {
+        uint64_t mask = S.rtit_mask & 0xffffffffull;
+
+        if (S.rtit_base & mask)
+            pt_operational_error("single-range base overlaps the mask");
+    } else if (S.rtit_base & 0xfff) {
+        pt_operational_error("ToPA table base not 4 KiB aligned");
+    }
+}
+
+static void pt_write_ctl(uint64_t v)
+{
+    uint64_t old = S.rtit_ctl;
+
+    if (reserved(RTIT_CTL, v, pt_ctl_valid()))
+        return;
+    /* SDM: any change while TraceEn is set is a #GP unless the write clears TraceEn; the
+     * same value written again is not. */
+    if ((old & BIT(CTL_TRACE_EN)) && (v & BIT(CTL_TRACE_EN)) && v != old) {
+        fault("wrmsr IA32_RTIT_CTL <- %#llx: changed while TraceEn is set (was %#llx)",
+              (unsigned long long)v, (unsigned long long)old);
+        return;
+    }
+    if ((S.pt_ebx & BIT(3)) && !(S.mtc_periods & BIT((v >> 14) & 0xf))) {
+        fault("wrmsr IA32_RTIT_CTL <- %#llx: MTCFreq %llu not supported", (unsigned long long)v,
+              (unsigned long long)((v >> 14) & 0xf));
+        return;
+    }
+    if ((S.pt_ebx & BIT(1)) && (!(S.cyc_thresholds & BIT((v >> 19) & 0xf)) ||
+                                ((v >> 24) & 0xf && !(S.psb_periods & BIT((v >> 24) & 0xf))))) {
+        fault("wrmsr IA32_RTIT_CTL <- %#llx: CycThresh or PSBFreq not supported",
+              (unsigned long long)v);
+        return;
+    }
+    for (unsigned n = 0; n < S.pt_ranges; n++) {
+        if (((v >> (32 + 4 * n)) & 0xf) > 2) {
+            fault("wrmsr IA32_RTIT_CTL <- %#llx: ADDR%u_CFG reserved", (unsigned long long)v, n);
+            return;
+        }
+    }
+    if ((v & BIT(CTL_TRACE_EN)) && !(v & (BIT(CTL_TOPA) | BIT(CTL_FABRIC))) &&
+        !(S.pt_ecx & BIT(2))) {
+        fault("wrmsr IA32_RTIT_CTL <- %#llx: TraceEn with single-range output, which this "
+              "CPU lacks",
+              (unsigned long long)v);
+        return;
+    }
+    S.rtit_ctl = v;
+    if (!(old & BIT(CTL_TRACE_EN)) && (v & BIT(CTL_TRACE_EN)))
+        pt_enable();
+}
+
+static int pt_canonical(uint64_t a)
+{
+    uint64_t top = a >> 47;
+
+    return top == 0 || top == 0x1ffff;
+}
+
+static void pt_write(uint32_t msr, uint64_t v)
+{
+    if (msr == RTIT_CTL) {
+        pt_write_ctl(v);
+        return;
+    }
+    /* SDM: the other trace MSRs are written only while TraceEn is clear. */
+    if (S.rtit_ctl & BIT(CTL_TRACE_EN)) {
+        fault("wrmsr %#x <- %#llx: Intel PT MSR written while TraceEn is set", msr,
+              (unsigned long long)v);
+        return;
+    }
+    switch (msr) {
+    case RTIT_STATUS: {
+        uint64_t valid = BIT(ST_FILTER_EN) | BIT(ST_CONTEXT_EN) | BIT(ST_TRIGGER_EN) |
+                         BIT(ST_ERROR) | BIT(ST_STOPPED);
+
+        if (S.pt_ebx & BIT(1))
+            valid |= 0x1ffffull << 32;
+        if (!reserved(msr, v, valid)) {
+            S.rtit_status = v & (BIT(ST_ERROR) | BIT(ST_STOPPED)); /* 2:0 are read-only */
+            S.byte_cnt = (v >> 32) & 0x1ffff;
+        }
+        return;
+    }
+    case RTIT_OUTPUT_BASE:
+        if (!reserved(msr, v, mask_bits(SIM_MAXPHYADDR) & ~0x7full))
+            S.rtit_base = v;
+        return;
+    case RTIT_OUTPUT_MASK:
+        S.rtit_mask = v | 0x7f; /* LowerMask reads as ones */
+        return;
+    case RTIT_CR3_MATCH:
+        if (!reserved(msr, v, ~0x1full))
+            S.rtit_cr3 = v;
+        return;
+    }
+    if (!pt_canonical(v)) {
+        fault("wrmsr %#x <- %#llx: address not canonical", msr, (unsigned long long)v);
+        return;
+    }
+    S.rtit_addr[msr - RTIT_ADDR0_A] = v;
+}
+
 /* The MSR's value, or 0 (and *ok = 0) when this model does not implement it. */
 static uint64_t read_msr(uint32_t msr, int *ok)
 {
@@ -334,7 +593,13 @@ static uint64_t read_msr(uint32_t msr, int *ok)
     lbr = lbr_slot(msr);
     if (lbr)
         return *lbr;
+    if (pt_msr(msr))
+        return pt_read(msr);
     switch (msr) {
+    case PLATFORM_INFO:
+        if (m->platform_info)
+            return m->platform_info;
+        break;
     case FIXED_CTR_CTRL:
         if (S.version >= 2)
             return S.fixed_ctrl;
@@ -516,7 +781,16 @@ void msr_write(uint32_t msr, uint64_t value)
         *lbr = value;
         return;
     }
+    if (pt_msr(msr)) {
+        pt_write(msr, value);
+        return;
+    }
     switch (msr) {
+    case PLATFORM_INFO:
+        if (!m->platform_info)
+            break;
+        fault("wrmsr %#x: read-only", msr);
+        return;
     case FIXED_CTR_CTRL:
         if (S.version < 2)
             break;
@@ -900,5 +1174,207 @@ void sim_branch(uint64_t from, uint64_t to, int mispredicted, uint16_t cycles)
         S.lbr_from[t] = from;
         S.lbr_to[t] = to;
         break;
+    }
+}
+
+/* ---- Intel PT: the trace unit ---- */
+
+void sim_pt_source(const uint8_t *stream, size_t len)
+{
+    S.src = stream;
+    S.src_len = len;
+    S.src_pos = 0;
+}
+
+uint64_t sim_pt_position(void)
+{
+    return S.src_pos;
+}
+
+uint64_t sim_pt_written(void)
+{
+    return S.written;
+}
+
+size_t sim_pt_writes(struct sim_pt_write *out, size_t max)
+{
+    for (size_t i = 0; i < S.num_writes && i < max; i++)
+        out[i] = S.writes[i];
+    return S.num_writes;
+}
+
+static int pt_triggered(void)
+{
+    return (S.rtit_ctl & BIT(CTL_TRACE_EN)) && !(S.rtit_status & (BIT(ST_ERROR) | BIT(ST_STOPPED)));
+}
+
+static int src_psb_at(uint64_t pos)
+{
+    for (unsigned j = 0; j < SIM_PSB_BYTES; j++) {
+        if (S.src[(pos + j) % S.src_len] != ((j & 1) ? 0x82 : 0x02))
+            return 0;
+    }
+    return 1;
+}
+
+static void log_write(uint64_t address, size_t n)
+{
+    struct sim_pt_write *last = S.num_writes ? &S.writes[S.num_writes - 1] : NULL;
+
+    if (last && last->source + last->bytes == S.src_pos && last->address + last->bytes == address) {
+        last->bytes += n;
+        return;
+    }
+    if (S.num_writes == SIM_PT_WRITES) {
+        fault("trace unit: more than %d separate writes to log", SIM_PT_WRITES);
+        return;
+    }
+    S.writes[S.num_writes++] = (struct sim_pt_write){S.src_pos, address, n};
+}
+
+/* Copies n source bytes to `address` (a host pointer), counting PacketByteCnt from the
+ * last PSB written. */
+static void emit(uint64_t address, size_t n)
+{
+    uint8_t *dst = (uint8_t *)(uintptr_t)address;
+
+    log_write(address, n);
+    for (size_t i = 0; i < n; i++) {
+        if (src_psb_at(S.src_pos))
+            S.byte_cnt = 0;
+        dst[i] = S.src[S.src_pos % S.src_len];
+        S.src_pos++;
+        S.byte_cnt++;
+    }
+    S.written += n;
+}
+
+/* The current ToPA entry, following END entries; 0 after an operational error. */
+static uint64_t topa_current(uint64_t *region, uint64_t *size)
+{
+    uint64_t valid_base = mask_bits(SIM_MAXPHYADDR) & ~0xfffull;
+
+    for (int hops = 0; hops < 4; hops++) {
+        const uint64_t *table = (const uint64_t *)(uintptr_t)S.rtit_base;
+        unsigned index = (unsigned)((S.rtit_mask & 0xffffffffull) >> 7);
+        uint64_t e = table[index];
+
+        /* Reserved bits: 1, 3, 5, 11:10, and above MAXPHYADDR. */
+        if (e & ~(valid_base | BIT(0) | BIT(2) | BIT(4) | 0xfull << 6)) {
+            pt_operational_error("ToPA entry with reserved bits set");
+            return 0;
+        }
+        if (e & BIT(0)) {
+            if (e & (BIT(2) | BIT(4))) {
+                pt_operational_error("INT or STOP on an END entry");
+                return 0;
+            }
+            if (index == 0) {
+                pt_operational_error("END in entry 0 of a ToPA table");
+                return 0;
+            }
+            S.rtit_base = e & valid_base;
+            S.rtit_mask = 0x7f;
+            continue;
+        }
+        if (!(S.pt_ecx & BIT(1)) && index > 0) {
+            pt_operational_error("second output entry on a one-entry ToPA CPU");
+            return 0;
+        }
+        if (!(S.pt_ecx & BIT(1)) &&
+            ((table[1] & ~0xfffull) != S.rtit_base || !(table[1] & BIT(0)))) {
+            pt_operational_error("one-entry ToPA: entry 1 is not END to the table's base");
+            return 0;
+        }
+        *size = 4096ull << ((e >> 6) & 0xf);
+        *region = e & valid_base;
+        if (*region & (*size - 1)) {
+            pt_operational_error("ToPA region not aligned to its size");
+            return 0;
+        }
+        if ((S.rtit_mask >> 32) >= *size) {
+            pt_operational_error("ToPA OutputOffset beyond its region");
+            return 0;
+        }
+        return e;
+    }
+    pt_operational_error("ToPA END entries that lead nowhere");
+    return 0;
+}
+
+/* Writes up to n bytes into the current ToPA region; returns how many it took. */
+static size_t topa_output(size_t n)
+{
+    uint64_t region, size, e = topa_current(&region, &size);
+    uint64_t offset = S.rtit_mask >> 32;
+    size_t k;
+
+    if (!e)
+        return 0;
+    k = size - offset < n ? (size_t)(size - offset) : n;
+    emit(region + offset, k);
+    offset += k;
+    S.rtit_mask = (S.rtit_mask & 0xffffffffull) | offset << 32;
+    if (offset < size)
+        return k;
+    /* The region is full. */
+    if (e & BIT(2)) {
+        S.status |= BIT(55);
+        raise_pmi();
+    }
+    if (e & BIT(4)) {
+        /* ToPA STOP: the pointers stay on this entry, OutputOffset = its size. */
+        S.rtit_status |= BIT(ST_STOPPED);
+        return k;
+    }
+    unsigned index = (unsigned)((S.rtit_mask & 0xffffffffull) >> 7) + 1;
+    const uint64_t *table = (const uint64_t *)(uintptr_t)S.rtit_base;
+
+    S.rtit_mask = (uint64_t)index << 7 | 0x7f;
+    if (table[index] & BIT(0)) /* the unit follows END at once: the pointers never rest on it */
+        topa_current(&region, &size);
+    return k;
+}
+
+/* Single-range output: the region wraps at its mask. */
+static size_t single_output(size_t n)
+{
+    uint64_t size = (S.rtit_mask & 0xffffffffull) + 1;
+    uint64_t offset = S.rtit_mask >> 32;
+    size_t k = size - offset < n ? (size_t)(size - offset) : n;
+
+    emit(S.rtit_base + offset, k);
+    offset = (offset + k) % size;
+    S.rtit_mask = (S.rtit_mask & 0xffffffffull) | offset << 32;
+    return k;
+}
+
+void sim_pt_run(size_t bytes)
+{
+    if (!S.src_len) {
+        fault("sim_pt_run without a source stream");
+        return;
+    }
+    while (bytes) {
+        if (!pt_triggered()) {
+            S.src_pos += bytes; /* the code runs untraced */
+            return;
+        }
+        if (S.psb_due) {
+            while (bytes && !src_psb_at(S.src_pos)) {
+                S.src_pos++;
+                bytes--;
+            }
+            if (!bytes)
+                return;
+            S.psb_due = 0;
+        }
+        size_t k = (S.rtit_ctl & BIT(CTL_TOPA)) ? topa_output(bytes) : single_output(bytes);
+
+        if (k == 0 && pt_triggered()) {
+            fault("trace unit made no progress");
+            return;
+        }
+        bytes -= k;
     }
 }

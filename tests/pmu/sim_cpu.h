@@ -18,10 +18,23 @@
  *
  * Modelled GP events: 0x3C/0x00 core cycles, 0xC0/0x00 instructions, 0xC4/0x00 branches.
  * Fixed counters: 0 instructions, 1 core cycles, 2 reference cycles, 3 slots (4/cycle).
- * One batch passed to sim_retire is atomic: all counters see all of it. */
+ * One batch passed to sim_retire is atomic: all counters see all of it.
+ *
+ * Intel PT (SDM vol. 3C, "Intel Processor Trace"), on models whose CPUID leaf 0x14 says
+ * so: the IA32_RTIT_* MSRs with the SDM's #GP cases (a write of any of them but
+ * IA32_RTIT_CTL while TraceEn is set, a change of IA32_RTIT_CTL that keeps TraceEn set,
+ * reserved bits and unsupported encodings, non-canonical ADDRn values, MSRs the CPUID
+ * enumeration leaves out), and a trace unit that writes a real packet stream into memory
+ * as the simulated code "runs" (sim_pt_run): through the ToPA tables (END, INT with a PMI
+ * and GLOBAL_STATUS bit 55, STOP with RTIT_STATUS.Stopped) or a single range that wraps,
+ * with the SDM's operational errors (RTIT_STATUS.Error) for malformed tables. Enabling
+ * TraceEn with PacketByteCnt 0 (or on CPUs without configurable PSB) starts the output
+ * at a PSB, as the hardware's PSB+ at enable does: the source stream skips to its next
+ * PSB. Physical addresses are the host's pointers, so the models report MAXPHYADDR 48. */
 #ifndef ACART_TESTS_PMU_SIM_CPU_H
 #define ACART_TESTS_PMU_SIM_CPU_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cpuid.h"
@@ -42,6 +55,9 @@ struct sim_model {
     uint8_t pebs_gp;                     /* GP counters with legacy (non-adaptive) PEBS */
     uint8_t lbr_depth;                   /* model-specific LBR stack */
     uint32_t lbr_from, lbr_to, lbr_info; /* lbr_info 0: no LBR_INFO MSRs */
+    struct cpuid_regs leaf_14[2];        /* Intel PT, sub-leaves 0 and 1 */
+    struct cpuid_regs leaf_15;           /* TSC / crystal clock */
+    uint64_t platform_info;              /* MSR_PLATFORM_INFO; 0: the MSR is absent */
 };
 
 /* The models (sim_models.c). Values are those of the real parts as far as the SDM and
@@ -60,6 +76,8 @@ extern const struct sim_model sim_core2;           /* 06_17, v2, fixed counters 
 extern const struct sim_model sim_qemu_tcg;        /* leaf 0xA EAX = 0: no PMU */
 extern const struct sim_model sim_perfmon_v1;      /* version 1: not usable */
 extern const struct sim_model sim_amd;             /* AuthenticAMD */
+extern const struct sim_model sim_broadwell;       /* 06_3D, first PT: one ToPA entry */
+extern const struct sim_model sim_pt_topa_one;     /* PT with only one-entry ToPA output */
 
 /* Power-on state of `model` (all MSRs zero, no faults, ring 0). */
 void sim_reset(const struct sim_model *model);
@@ -99,6 +117,28 @@ unsigned sim_overflows(void);
  * for ever): an overflow that keeps coming back while the handler runs, the case of
  * Linux's "perfevents: irq loop stuck!". */
 void sim_reassert_overflow(uint64_t counters, unsigned times);
+
+/* ---- Intel PT ---- */
+
+/* The packet stream the trace unit writes, taken in a loop: what the simulated code's
+ * execution produces. The caller keeps it alive. */
+void sim_pt_source(const uint8_t *stream, size_t len);
+
+/* The code runs on for `bytes` bytes of the stream: while TriggerEn (TraceEn set, no
+ * Stopped, no Error) they are written to the output, else they are not traced. */
+void sim_pt_run(size_t bytes);
+
+/* Where the trace unit wrote, in order: `source` is the stream position (counting the
+ * loop, never wrapping) of the first byte, `address` where it went. Adjacent writes are
+ * merged. Returns how many there are (all of them, whatever max). */
+struct sim_pt_write {
+    uint64_t source, address, bytes;
+};
+size_t sim_pt_writes(struct sim_pt_write *out, size_t max);
+
+/* Stream bytes run so far (traced or not), and of them written to memory. */
+uint64_t sim_pt_position(void);
+uint64_t sim_pt_written(void);
 
 /* MSR reads+writes and CPUID calls the code made, for "touched nothing" checks. */
 unsigned sim_accesses(void);

@@ -23,6 +23,33 @@
 #define LEAF_0A_EAX(ver, gp, width, len)  ((ver) | (gp) << 8 | (width) << 16 | (len) << 24)
 #define LEAF_0A_EDX(fixed, width, no_any) ((fixed) | (width) << 5 | (no_any) << 15)
 
+/* CPUID.14H: sub-leaf 0 EBX = CR3 filter | PSB+CYC | IP filter | MTC (| PTWRITE | power
+ * events), ECX = ToPA | ToPA multi-entry | single range | LIP; sub-leaf 1 EAX = 2 address
+ * ranges | MTC periods 0, 3, 6, 9 << 16, EBX = CYC thresholds 0-13 | PSB periods 0-5 << 16:
+ * what Skylake client reports (leaf 0x14: 1, 0xf, 0x80000007; 0x02490002, 0x003f3fff); the
+ * Goldmont Plus generation adds PTWRITE and power events (EBX 0x3f). */
+#define LEAF_14_SKYLAKE                                                                            \
+    {                                                                                              \
+        {1, 0xf, 0x80000007u, 0},                                                                  \
+        {                                                                                          \
+            0x02490002, 0x003f3fff, 0, 0                                                           \
+        }                                                                                          \
+    }
+#define LEAF_14_GLP                                                                                \
+    {                                                                                              \
+        {1, 0x3f, 0x80000007u, 0},                                                                 \
+        {                                                                                          \
+            0x02490002, 0x003f3fff, 0, 0                                                           \
+        }                                                                                          \
+    }
+/* CPUID.15H: a 24 MHz crystal and TSC = crystal * 250 / 3 = 2 GHz; MSR_PLATFORM_INFO's
+ * maximum non-turbo ratio (bits 15:8) 20, so nom_freq x 100 MHz is that TSC rate. */
+#define LEAF_15_2GHZ                                                                               \
+    {                                                                                              \
+        3, 250, 24000000, 0                                                                        \
+    }
+#define PLATFORM_INFO_20 0x1400ull
+
 #define INTEL "GenuineIntel"
 
 const struct sim_model sim_skylake = {
@@ -41,6 +68,9 @@ const struct sim_model sim_skylake = {
     .lbr_from = 0x680,
     .lbr_to = 0x6c0,
     .lbr_info = 0xdc0,
+    .leaf_14 = LEAF_14_SKYLAKE,
+    .leaf_15 = LEAF_15_2GHZ,
+    .platform_info = PLATFORM_INFO_20,
 };
 
 const struct sim_model sim_skylake_no_fw = {
@@ -58,6 +88,9 @@ const struct sim_model sim_skylake_no_fw = {
     .lbr_from = 0x680,
     .lbr_to = 0x6c0,
     .lbr_info = 0xdc0,
+    .leaf_14 = LEAF_14_SKYLAKE,
+    .leaf_15 = LEAF_15_2GHZ,
+    .platform_info = PLATFORM_INFO_20,
 };
 
 const struct sim_model sim_skylake_no_pebs = {
@@ -76,6 +109,9 @@ const struct sim_model sim_skylake_no_pebs = {
     .lbr_from = 0x680,
     .lbr_to = 0x6c0,
     .lbr_info = 0xdc0,
+    .leaf_14 = LEAF_14_SKYLAKE,
+    .leaf_15 = LEAF_15_2GHZ,
+    .platform_info = PLATFORM_INFO_20,
 };
 
 const struct sim_model sim_haswell = {
@@ -126,6 +162,9 @@ const struct sim_model sim_goldmont = {
     .lbr_from = 0x680,
     .lbr_to = 0x6c0,
     .lbr_info = 0xdc0,
+    .leaf_14 = LEAF_14_SKYLAKE,
+    .leaf_15 = LEAF_15_2GHZ,
+    .platform_info = PLATFORM_INFO_20,
 };
 
 const struct sim_model sim_goldmont_plus = {
@@ -144,6 +183,9 @@ const struct sim_model sim_goldmont_plus = {
     .lbr_from = 0x680,
     .lbr_to = 0x6c0,
     .lbr_info = 0xdc0,
+    .leaf_14 = LEAF_14_GLP,
+    .leaf_15 = LEAF_15_2GHZ,
+    .platform_info = PLATFORM_INFO_20,
 };
 
 const struct sim_model sim_tremont = {
@@ -161,6 +203,9 @@ const struct sim_model sim_tremont = {
     .lbr_from = 0x680,
     .lbr_to = 0x6c0,
     .lbr_info = 0xdc0,
+    .leaf_14 = LEAF_14_GLP,
+    .leaf_15 = LEAF_15_2GHZ,
+    .platform_info = PLATFORM_INFO_20,
 };
 
 const struct sim_model sim_tigerlake = {
@@ -178,6 +223,9 @@ const struct sim_model sim_tigerlake = {
     .lbr_from = 0x680,
     .lbr_to = 0x6c0,
     .lbr_info = 0xdc0,
+    .leaf_14 = LEAF_14_GLP,
+    .leaf_15 = LEAF_15_2GHZ,
+    .platform_info = PLATFORM_INFO_20,
 };
 
 const struct sim_model sim_sapphire_rapids = {
@@ -195,6 +243,9 @@ const struct sim_model sim_sapphire_rapids = {
     .leaf_1c = {0x4000000f, 0x7, 0x7, 0},
     /* LBR format 0x3f (architectural), adaptive PEBS format 4. */
     .perf_capabilities = 0xf4ff,
+    .leaf_14 = LEAF_14_GLP,
+    .leaf_15 = LEAF_15_2GHZ,
+    .platform_info = PLATFORM_INFO_20,
 };
 
 /* Perfmon v2 whose CPUID.0AH:EDX reports no fixed counters although the three exist
@@ -226,4 +277,45 @@ const struct sim_model sim_amd = {
     .vendor = "AuthenticAMD",
     .max_leaf = 0x10,
     .signature = 0xa50f00,
+};
+
+/* Broadwell, the first generation with Intel PT: ToPA tables of a single entry (MENTRY
+ * clear), single-range output, CR3 filtering only, no sub-leaf 1. */
+const struct sim_model sim_broadwell = {
+    .name = "broadwell",
+    .vendor = INTEL,
+    .max_leaf = 0x14,
+    .signature = 0x306d4, /* 06_3D */
+    .leaf1_ecx = ECX_DTES64 | ECX_PDCM,
+    .leaf1_edx = EDX_DS,
+    .leaf7_ebx = EBX_HLE | EBX_RTM | EBX_PT,
+    .leaf_0a = {LEAF_0A_EAX(3, 4, 48, 7), 0, 0, LEAF_0A_EDX(3, 48, 0)},
+    .perf_capabilities = 0x32c4,
+    .pebs_gp = 4,
+    .lbr_depth = 16,
+    .lbr_from = 0x680,
+    .lbr_to = 0x6c0,
+    .leaf_14 = {{0, 0x1, 0x80000005u, 0}, {0, 0, 0, 0}},
+};
+
+/* Not a real part: Skylake whose trace unit offers only one-entry ToPA output (no
+ * multi-entry, no single range), the one output scheme the others leave untested. */
+const struct sim_model sim_pt_topa_one = {
+    .name = "pt-topa-one-entry",
+    .vendor = INTEL,
+    .max_leaf = 0x16,
+    .signature = 0x506e3,
+    .leaf1_ecx = ECX_DTES64 | ECX_PDCM,
+    .leaf1_edx = EDX_DS,
+    .leaf7_ebx = EBX_HLE | EBX_RTM | EBX_PT,
+    .leaf_0a = {LEAF_0A_EAX(4, 4, 48, 7), 0, 0, LEAF_0A_EDX(3, 48, 0)},
+    .perf_capabilities = 0x33c5,
+    .pebs_gp = 4,
+    .lbr_depth = 32,
+    .lbr_from = 0x680,
+    .lbr_to = 0x6c0,
+    .lbr_info = 0xdc0,
+    .leaf_14 = {{1, 0xf, 0x1, 0}, {0x02490002, 0x003f3fff, 0, 0}},
+    .leaf_15 = LEAF_15_2GHZ,
+    .platform_info = PLATFORM_INFO_20,
 };

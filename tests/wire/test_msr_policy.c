@@ -142,6 +142,41 @@ static void test_names_and_strings(void)
     CHECK(strcmp(msr_policy_strerror(-4), "unknown MSR policy error") == 0);
 }
 
+/* Intel PT: the host may read the trace unit's MSRs, never write them; acart's own trace
+ * code may. Without PT they are no registers at all. */
+static void test_pt(void)
+{
+    struct msr_policy_limits lim = {.num_gp_counters = 4, .num_fixed_counters = 3};
+    msr_policy_configure(&lim);
+    CHECK_EQ(msr_policy_check(0x570, R), MSR_POLICY_ERR_UNLISTED);
+    CHECK_EQ(msr_policy_check_own(0x570), MSR_POLICY_ERR_UNLISTED);
+    CHECK_EQ(msr_policy_check_own(0x580), MSR_POLICY_ERR_UNLISTED);
+
+    lim.pt = 1;
+    lim.pt_output = 1;
+    lim.pt_ranges = 2;
+    msr_policy_configure(&lim);
+    static const uint32_t listed[] = {0x560, 0x561, 0x570, 0x571, 0x580, 0x581, 0x582, 0x583};
+    for (size_t i = 0; i < sizeof listed / sizeof listed[0]; i++) {
+        CHECK_EQ(msr_policy_check(listed[i], R), MSR_POLICY_OK);
+        CHECK_EQ(msr_policy_check(listed[i], W), MSR_POLICY_ERR_READ_ONLY);
+        CHECK_EQ(msr_policy_check_own(listed[i]), MSR_POLICY_OK);
+    }
+    CHECK(strcmp(msr_policy_name(0x570), "IA32_RTIT_CTL") == 0);
+    CHECK_EQ(msr_policy_check_own(0x584), MSR_POLICY_ERR_INDEX); /* ADDR2: two ranges */
+    CHECK_EQ(msr_policy_check_own(0x588), MSR_POLICY_ERR_UNLISTED);
+    CHECK_EQ(msr_policy_check_own(0x572), MSR_POLICY_ERR_UNLISTED); /* CR3_MATCH: unused */
+    /* The PMI's acknowledgement of bit 55 goes through a PMU register acart may write. */
+    CHECK_EQ(msr_policy_check_own(0x390), MSR_POLICY_OK);
+    CHECK_EQ(msr_policy_check_own(0x38E), MSR_POLICY_ERR_READ_ONLY);
+    lim.pt_output = 0;
+    msr_policy_configure(&lim);
+    CHECK_EQ(msr_policy_check_own(0x560), MSR_POLICY_ERR_UNLISTED);
+    CHECK_EQ(msr_policy_check_own(0x570), MSR_POLICY_OK);
+    lim.pt = 0;
+    msr_policy_configure(&lim);
+}
+
 int main(void)
 {
     test_unconfigured_fails_closed();
@@ -149,5 +184,6 @@ int main(void)
     test_single_registers();
     test_lbr();
     test_names_and_strings();
+    test_pt();
     return check_report("test_msr_policy");
 }
