@@ -16,6 +16,7 @@
 #include "msr_policy.h"
 #include "platform_check.h"
 #include "pmu_owner.h"
+#include "pt_session.h"
 
 #include "ipr.h"
 
@@ -74,8 +75,14 @@ static void fill_target_status(struct sep_target_status *st, int32_t status)
     st->hardware_info_size = sizeof(st->hardware_info);
     strcpy(st->os_info.sysname, "acart");
     strcpy(st->os_info.release, "0.1");
-    strcpy(st->os_info.version, agent.pmu_usable ? "bare-metal i686, PMU sampling"
-                                                 : "bare-metal i686, time-based sampling");
+    /* What a host (or a person reading VTune's target information) first sees of the
+     * board: its sampling and whether it has Intel PT. */
+    strcpy(st->os_info.version,
+           agent.pmu_usable ? (agent.pt_usable ? "bare-metal i686, PMU sampling, Intel PT"
+                                               : "bare-metal i686, PMU sampling, no Intel PT")
+                            : (agent.pt_usable ? "bare-metal i686, time-based sampling, Intel PT"
+                                               : "bare-metal i686, time-based sampling, no "
+                                                 "Intel PT"));
     st->collect_switch.bits = SEP_AGENT_NATIVE << SEP_SWITCH_AGENT_MODE_SHIFT;
     if (agent.cfg.transfer == ACA_TRANSFER_DELAYED)
         st->collect_switch.bits |= SEP_SWITCH_DATA_TRANSFER_MODE;
@@ -216,8 +223,11 @@ static int on_accept(struct channel *ch, void *arg, uint32_t remote_ip)
         if (k < agent.num_cpus) {
             l->type = SEP_DATA_CPU;
             l->id = (uint16_t)k;
-        } else {
+        } else if (k < agent.num_cpus + SEP_NONCORE_DATA_CONNECTIONS) {
             l->type = k == agent.num_cpus ? SEP_DATA_UNCORE : SEP_DATA_MODULE;
+            l->id = 0;
+        } else {
+            l->type = ACART_DATA_PT; /* only after PT_CONFIG raised data_expected */
             l->id = 0;
         }
         channel_set_callback(ch, on_data_channel_event, l);
@@ -328,6 +338,8 @@ static void on_data_channel_event(struct channel *ch, void *arg, enum channel_ev
 
 void agent_end_session(const char *why)
 {
+    /* Tracing stops before the sampler lets go of the PMI, which the trace unit shares. */
+    pt_session_reset();
     sampler_reset();
     pmu_owner_release(PMU_OWNER_HOST);
     /* Graceful: a reply still queued (TERMINATE's, an error's) goes out before the FIN. */
@@ -340,7 +352,7 @@ void agent_end_session(const char *why)
      * has records it will never send, and a reset tells the host its stream is cut, where
      * a FIN would pass it off as whole. */
     uint32_t cut = 0;
-    for (uint32_t i = 0; i < ACA_MAX_CPUS + SEP_NONCORE_DATA_CONNECTIONS; i++) {
+    for (uint32_t i = 0; i < sizeof(agent.links) / sizeof(agent.links[0]); i++) {
         if (agent.links[i].ch) {
             struct channel *c = agent.links[i].ch;
             agent.links[i].ch = 0;
@@ -423,6 +435,14 @@ int aca_start(const struct aca_config *cfg)
         limits.num_gp_counters = 8;
         limits.num_fixed_counters = 4;
     }
+    int pt_err = pt_session_probe(cfg->pt_memory, cfg->pt_memory_bytes, ncpus);
+    const struct pt_caps *pt = pt_session_caps();
+    agent.pt_usable = pt_err == 0;
+    if (pt) {
+        limits.pt = 1;
+        limits.pt_output = pt->topa || pt->single_range;
+        limits.pt_ranges = pt->num_ranges;
+    }
     msr_policy_configure(&limits);
 
     int err = channel_listen(agent.cfg.port, on_accept, 0);
@@ -440,6 +460,18 @@ int aca_start(const struct aca_config *cfg)
     else
         agent_log("acart: %s: samples are time-based (the platform's sampling timer)",
                   agent.sampling_note);
+    if (pt)
+        agent_log(
+            "acart: Intel PT: %s%s, %u address ranges%s%s%s%s; %u KiB of trace memory",
+            pt->topa_multi ? "ToPA regions"
+            : pt->topa     ? "one-entry ToPA"
+                           : "",
+            pt->single_range ? (pt->topa ? ", single range" : "single range") : "",
+            (unsigned)pt->num_ranges, pt->mtc ? ", MTC" : "", pt->psb_cyc ? ", CYC" : "",
+            pt->ptwrite ? ", PTWRITE" : "", pt->power_events ? ", power events" : "",
+            (unsigned)(cfg->pt_memory ? cfg->pt_memory_bytes / 1024 : ACA_PT_POOL_BYTES / 1024));
+    else
+        agent_log("acart: no Intel PT (%s): PT requests are refused", pt_session_why());
     agent_log("acart: %u cpus, %s transfer, rings %u KiB per cpu", (unsigned)ncpus,
               agent.cfg.transfer == ACA_TRANSFER_DELAYED ? "delayed" : "immediate",
               (unsigned)(agent.ring_bytes_per_cpu / 1024));
@@ -486,6 +518,7 @@ void aca_poll(void)
     pmu_owner_net_enter();
     aca_ipr_poll();
     pmu_owner_net_leave();
+    pt_session_poll();
     uint64_t now = agent_now_ms();
     expire_refused(now);
     if (agent.control && !agent.handshake_done &&
@@ -501,8 +534,11 @@ void aca_poll(void)
         agent_log("acart: data connection %u (%s %u) took %u bytes in %u ms with records "
                   "waiting",
                   (unsigned)(stalled - agent.links),
-                  stalled->type == SEP_DATA_CPU ? "cpu" : "module", (unsigned)stalled->id,
-                  (unsigned)stalled->window_bytes, (unsigned)(now - stalled->window_start_ms));
+                  stalled->type == SEP_DATA_CPU    ? "cpu"
+                  : stalled->type == ACART_DATA_PT ? "pt"
+                                                   : "module",
+                  (unsigned)stalled->id, (unsigned)stalled->window_bytes,
+                  (unsigned)(now - stalled->window_start_ms));
         agent_end_session("the host stopped reading a data connection");
         return;
     }

@@ -49,6 +49,7 @@ struct agent {
     uint32_t ring_bytes_per_cpu;
     int pmu_usable;
     const char *sampling_note; /* why sampling is time-based, or NULL */
+    int pt_usable;             /* Intel PT present, with memory (pt_session.h) */
     uint32_t keepalive_idle_ms, keepalive_interval_ms, keepalive_count;
     uint32_t handshake_timeout_ms, drain_stall_ms, drain_min_bytes;
 
@@ -60,7 +61,9 @@ struct agent {
     uint32_t remote_ip;        /* the holder, network byte order */
     uint16_t remote_port;
     uint32_t data_expected, data_accepted;
-    struct data_link links[ACA_MAX_CPUS + SEP_NONCORE_DATA_CONNECTIONS];
+    /* CPU channels, uncore, module, then the PT channel (ACART_DATA_PT) of a session that
+     * configured PT. */
+    struct data_link links[ACA_MAX_CPUS + SEP_NONCORE_DATA_CONNECTIONS + 1];
     int terminate_after_send; /* TERMINATE answered: end the session once it is queued */
     int report_ready;         /* log lwIP's counts once the session's connections are gone */
 
@@ -87,6 +90,7 @@ struct agent {
     uint64_t start_tsc, stop_tsc;
     struct module_stream modules;
     int extensions_negotiated; /* ACART_OP_EXTENSIONS sent: acart's file commands answer */
+    int pt_link_expected;      /* PT_CONFIG done: one more data connection, the PT channel */
 };
 
 extern struct agent agent;

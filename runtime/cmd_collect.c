@@ -4,6 +4,7 @@
 #include "log.h"
 #include "msr_policy.h"
 #include "pmu_owner.h"
+#include "pt_session.h"
 #include "sampler_plan.h"
 
 #include "io.h"
@@ -216,8 +217,11 @@ int32_t cmd_start(struct cmd_request *req)
         agent_log("acart: START: the event plan does not fit this CPU's PMU");
         return SEP_STATUS_NO_PMU_RESOURCES;
     }
+    /* After the sampler, which routes the PMI that the trace unit's regions raise too. */
+    pt_session_start();
     agent.state = COLLECTION_RUNNING;
     if (agent.drv_config.collection_config & SEP_DRV_CFG_START_PAUSED) {
+        pt_session_pause();
         sampler_pause();
         agent.state = COLLECTION_PAUSED;
     }
@@ -234,6 +238,7 @@ int32_t cmd_stop(struct cmd_request *req)
     (void)req;
     if (agent.state != COLLECTION_RUNNING && agent.state != COLLECTION_PAUSED)
         return SEP_STATUS_SAMP_IN_STOP_STATE;
+    pt_session_stop(); /* while the PMI is still routed: its last regions are taken */
     sampler_stop();
     agent.stop_tsc = rdtsc();
     transfer_queue_module_changes(agent.start_tsc);
@@ -266,6 +271,7 @@ int32_t cmd_pause(struct cmd_request *req)
     (void)req;
     if (agent.state != COLLECTION_RUNNING)
         return SEP_STATUS_INVALID_STATE_TRANS;
+    pt_session_pause();
     sampler_pause();
     agent.state = COLLECTION_PAUSED;
     return SEP_STATUS_SUCCESS;
@@ -277,6 +283,7 @@ int32_t cmd_resume(struct cmd_request *req)
     if (agent.state != COLLECTION_PAUSED)
         return SEP_STATUS_INVALID_STATE_TRANS;
     sampler_resume();
+    pt_session_resume();
     agent.state = COLLECTION_RUNNING;
     return SEP_STATUS_SUCCESS;
 }
@@ -334,8 +341,10 @@ int32_t cmd_get_drop_reasons(struct cmd_request *req)
 int32_t cmd_terminate(struct cmd_request *req)
 {
     (void)req;
-    if (agent.state == COLLECTION_RUNNING || agent.state == COLLECTION_PAUSED)
+    if (agent.state == COLLECTION_RUNNING || agent.state == COLLECTION_PAUSED) {
+        pt_session_stop();
         sampler_stop();
+    }
     return SEP_STATUS_SUCCESS;
 }
 

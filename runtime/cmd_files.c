@@ -1,7 +1,7 @@
-/* acart's extension commands: what the board offers beyond SEP, and the IPROBE sample
- * files (ipr_file.c) for `acart fetch`. The file commands answer like an unknown command
- * until the session asked for ACART_OP_EXTENSIONS, so a SEP host that never does (VTune)
- * sees exactly the reference's behaviour (docs/sep-protocol.md 4.3). */
+/* acart's extension commands: what the board offers beyond SEP (Intel PT's commands are in
+ * cmd_pt.c), and the IPROBE sample files (ipr_file.c) for `acart fetch`. The file commands answer
+ * like an unknown command until the session asked for ACART_OP_EXTENSIONS, so a SEP host that never
+ * does (VTune) sees exactly the reference's behaviour (docs/sep-protocol.md 4.3). */
 #include "agent.h"
 #include "commands.h"
 #include "ipr_internal.h"
@@ -11,7 +11,8 @@
 
 int32_t cmd_extensions(struct cmd_request *req)
 {
-    struct acart_extensions ext = {1, ACART_EXT_DROP_REASONS | ACART_EXT_FILES, 0, 0};
+    struct acart_extensions ext = {1, ACART_EXT_DROP_REASONS | ACART_EXT_FILES | ACART_EXT_PT, 0,
+                                   0};
     switch (pmu_owner_current()) {
     case PMU_OWNER_HOST:
         ext.pmu_owner = ACART_PMU_HOST;

@@ -72,5 +72,9 @@ int32_t cmd_terminate(struct cmd_request *req);
 int32_t cmd_extensions(struct cmd_request *req); /* cmd_files.c */
 int32_t cmd_list_files(struct cmd_request *req);
 int32_t cmd_read_file(struct cmd_request *req);
+int32_t cmd_pt_info(struct cmd_request *req); /* cmd_pt.c */
+int32_t cmd_pt_config(struct cmd_request *req);
+int32_t cmd_pt_freeze(struct cmd_request *req);
+int32_t cmd_pt_status(struct cmd_request *req);
 
 #endif

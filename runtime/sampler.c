@@ -34,6 +34,7 @@ static uint8_t pebs_memory[ACA_MAX_CPUS][PEBS_DS_BYTES_PER_CPU]
 static struct sampler_config config;
 static uint32_t num_cpus;
 static volatile int running;
+static sampler_trace_pmi_fn trace_pmi;
 
 /* Return addresses of the interrupted code's callers, innermost first, found by following
  * saved frame pointers (the image is built with -fno-omit-frame-pointer). Reads only
@@ -196,12 +197,25 @@ static int on_pmi(const struct aca_frame *frame)
         return 0;
     if (!pmu_caps.pmi_ack_late)
         pmi_lvt_unmask();
-    unsigned handled = pmu_handle_overflow(pmu, on_overflow, (void *)frame);
+    /* The trace unit first: its status bit is not the PMU's to clear. */
+    unsigned handled = trace_pmi ? (unsigned)trace_pmi() : 0;
+    handled += pmu_handle_overflow(pmu, on_overflow, (void *)frame);
     if (pmu_caps.pmi_ack_late)
         pmi_lvt_unmask();
     if (!config.use_nmi)
         aca_plat_eoi();
     return handled != 0; /* 0: not ours, the platform passes the NMI on */
+}
+
+void sampler_set_trace_pmi(sampler_trace_pmi_fn fn)
+{
+    trace_pmi = fn;
+}
+
+/* The PMI is taken for the PMU's counters or the trace unit's regions. */
+static int wants_pmi(void)
+{
+    return config.source == SAMPLER_SOURCE_PMU || trace_pmi;
 }
 
 int sampler_probe_pmu(void)
@@ -256,6 +270,8 @@ static void start_on_this_cpu(void *arg)
     struct sampler_cpu *c = &cpus[cpu];
     if (config.source == SAMPLER_SOURCE_TIMER) {
         c->active = 1;
+        if (trace_pmi)
+            pmi_lvt_route(config.use_nmi, config.vector);
         int err = aca_plat_timer_arm(config.events[0].sample_after);
         /* No timer for acart: the port's own tick calls aca_sample_tick(). */
         c->timer_armed = err == 0;
@@ -281,6 +297,8 @@ static void stop_on_this_cpu(void *arg)
         if (cpus[cpu].timer_armed)
             aca_plat_timer_disarm();
         cpus[cpu].timer_armed = 0;
+        if (trace_pmi)
+            pmi_lvt_mask();
     } else {
         pmu_stop_cpu(&cpus[cpu].pmu);
         pmi_lvt_mask();
@@ -344,10 +362,10 @@ int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
     config = *cfg;
     num_cpus = ncpus;
     int err = ACA_OK;
-    if (cfg->source == SAMPLER_SOURCE_PMU && cfg->use_nmi && !nmi_installed) {
+    if (wants_pmi() && cfg->use_nmi && !nmi_installed) {
         err = aca_plat_nmi_install(on_pmi);
         nmi_installed = err == ACA_OK;
-    } else if (cfg->source == SAMPLER_SOURCE_PMU && !cfg->use_nmi) {
+    } else if (wants_pmi() && !cfg->use_nmi) {
         err = aca_plat_vector_install(cfg->vector, on_pmi);
         vector_installed = err == ACA_OK;
     }

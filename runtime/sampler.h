@@ -66,6 +66,13 @@ struct sampler_cpu_counts {
     uint32_t stuck_resets; /* those resets (sampling on the CPU ended) */
 };
 
+/* Intel PT's share of the PMI (a filled trace region sets IA32_PERF_GLOBAL_STATUS bit 55):
+ * called first on every PMI, returns 1 when it was the trace unit's. Set before
+ * sampler_setup, which then installs the handler and routes the LVT entry even for
+ * time-based sampling; NULL when the session has no PT. */
+typedef int (*sampler_trace_pmi_fn)(void);
+void sampler_set_trace_pmi(sampler_trace_pmi_fn fn);
+
 /* Probes the PMU once, on the boot CPU: 0 when it can sample (architectural perfmon
  * v2+), else a negative PMU_ERR_* (pmu_strerror names it) and sampling is time-based. */
 int sampler_probe_pmu(void);

@@ -1,5 +1,5 @@
 /* Moving records from RAM to the host: per-CPU rings to the CPU data channels, module
- * records to the module channel.
+ * records to the module channel, Intel PT trace to the PT channel (pt_session.c).
  *
  * Delayed transfer drains only after STOP; immediate transfer drains while collecting
  * too. Only whole records are sent (a channel takes a run of records or none), so the
@@ -7,6 +7,7 @@
  * STOP, each data channel is closed once everything it carries is queued: the host reads
  * until end of file. */
 #include "agent.h"
+#include "pt_session.h"
 #include "task_events.h"
 
 #include <string.h>
@@ -83,6 +84,18 @@ void transfer_pump(void)
             if (collecting)
                 drain_modules(l, closing);
             break;
+        case ACART_DATA_PT:
+            if (streaming) {
+                uint32_t queued = 0;
+                int ended = pt_session_drain(l->ch, &queued);
+                l->window_bytes += queued;
+                if (closing && ended) {
+                    struct channel *c = l->ch;
+                    l->ch = 0;
+                    channel_close(c);
+                }
+            }
+            break;
         default: /* uncore: acart has no uncore data yet */
             if (closing) {
                 struct channel *c = l->ch;
@@ -104,6 +117,8 @@ static int blocked(const struct data_link *l)
     }
     if (l->type == SEP_DATA_MODULE)
         return agent.modules.sent < agent.modules.len && room == 0;
+    if (l->type == ACART_DATA_PT)
+        return pt_session_blocked(l->ch);
     return 0;
 }
 

@@ -25,6 +25,7 @@
 #include "collect_layout.h"
 #include "collect_link.h"
 #include "collect_net.h"
+#include "collect_pt.h"
 #include "collect_sysinfo.h"
 #include "commands.h"
 #include "file_util.h"
@@ -34,6 +35,9 @@
 static const char usage[] =
     "usage: acart collect --target HOST[:PORT] --duration S -o DIR [--event NAME[:sa=N]]...\n"
     "                     [--callstack[=DEPTH]] [--transfer delayed|immediate] [--timeout S]\n"
+    "                     [--pt [--pt-snapshot] [--pt-filter SYMBOL|MODULE|START-END]...\n"
+    "                      [--pt-cyc] [--pt-no-tsc] [--pt-no-mtc] [--pt-cpl os|user|all]\n"
+    "                      [--elf IMAGE]]\n"
     "\n"
     "Records one sampling collection from a target running the acart agent (or any SEP\n"
     "protocol 6 target) into the folder DIR: cpu<N>.bin and module.bin (the data channels'\n"
@@ -53,6 +57,19 @@ static const char usage[] =
     "  --transfer MODE       delayed or immediate: fail unless the target runs that mode\n"
     "                        (the target chooses; by default any is fine)\n"
     "  --timeout S           longest wait for any reply or data from the target (default 30)\n"
+    "  --pt                  also record Intel PT: every branch each CPU takes, into\n"
+    "                        pt-cpu<N>.bin, with the decoder's sideband in session.json\n"
+    "                        (docs/pt.md); fails when the target's CPU has no Intel PT\n"
+    "  --pt-snapshot         keep only the last trace before a freeze (the flight recorder:\n"
+    "                        the firmware's aca_trace_freeze(), an exception, or the end);\n"
+    "                        the collection ends early when the target freezes\n"
+    "  --pt-filter WHAT      trace only a function (looked up in --elf IMAGE), a module the\n"
+    "                        target reports, or START-END (addresses, END included); up to\n"
+    "                        as many as the CPU has address ranges\n"
+    "  --pt-cyc              cycle-accurate: CYC packets, for exact cycles per function\n"
+    "  --pt-no-tsc, --pt-no-mtc  leave out TSC or MTC timing packets\n"
+    "  --pt-cpl WHICH        trace os (CPL 0), user or all code (default all)\n"
+    "  --elf IMAGE           the image --pt-filter SYMBOL names a function of\n"
     "  -h, --help            show this help\n"
     "\n"
     "Exit status: 0 every record arrived and the counts match what the target reports,\n"
@@ -80,6 +97,7 @@ struct options {
     struct collect_event events[COLLECT_ECB_MAX_EVENTS];
     size_t num_events;
     uint32_t callstack_depth; /* return addresses per sample; 0: no call stacks */
+    struct collect_pt_options pt;
 };
 
 struct collection {
@@ -99,6 +117,7 @@ struct collection {
     struct sep_sample_drop_info drops; /* GET_SAMPLE_DROP_INFO */
     struct acart_drop_reasons reasons; /* ACART_OP_GET_DROP_REASONS, if the target has it */
     int have_reasons;
+    struct collect_pt pt; /* --pt */
 };
 
 static volatile sig_atomic_t interrupted;
@@ -163,6 +182,14 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"transfer", required_argument, NULL, 'x'},
         {"timeout", required_argument, NULL, 'T'},
         {"callstack", optional_argument, NULL, 'c'},
+        {"pt", no_argument, NULL, 'P'},
+        {"pt-snapshot", no_argument, NULL, 'S'},
+        {"pt-filter", required_argument, NULL, 'F'},
+        {"pt-cyc", no_argument, NULL, 'C'},
+        {"pt-no-tsc", no_argument, NULL, 'N'},
+        {"pt-no-mtc", no_argument, NULL, 'M'},
+        {"pt-cpl", required_argument, NULL, 'L'},
+        {"elf", required_argument, NULL, 'E'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -214,12 +241,49 @@ static int parse_options(int argc, char **argv, struct options *o)
                                        "--timeout %s: expected a positive number of seconds",
                                        optarg);
             break;
+        case 'P':
+            o->pt.enabled = 1;
+            break;
+        case 'S':
+            o->pt.snapshot = 1;
+            break;
+        case 'F':
+            if (collect_pt_add_filter(&o->pt, optarg))
+                return cli_usage_error("collect", usage, "at most %d --pt-filter ranges",
+                                       ACART_PT_MAX_RANGES);
+            break;
+        case 'C':
+            o->pt.cyc = 1;
+            break;
+        case 'N':
+            o->pt.no_tsc = 1;
+            break;
+        case 'M':
+            o->pt.no_mtc = 1;
+            break;
+        case 'L':
+            if (strcmp(optarg, "os") == 0)
+                o->pt.cpl = ACART_PT_OS;
+            else if (strcmp(optarg, "user") == 0)
+                o->pt.cpl = ACART_PT_USER;
+            else if (strcmp(optarg, "all") == 0)
+                o->pt.cpl = ACART_PT_OS | ACART_PT_USER;
+            else
+                return cli_usage_error("collect", usage, "--pt-cpl %s: expected os, user or all",
+                                       optarg);
+            break;
+        case 'E':
+            o->pt.elf = optarg;
+            break;
         case 'h':
             return cli_help(usage);
         default:
             return cli_usage_error("collect", usage, "unknown option");
         }
     }
+    if (!o->pt.enabled && (o->pt.snapshot || o->pt.num_filters || o->pt.cyc || o->pt.no_tsc ||
+                           o->pt.no_mtc || o->pt.cpl || o->pt.elf))
+        return cli_usage_error("collect", usage, "the --pt-* options and --elf need --pt");
     if (optind != argc)
         return cli_usage_error("collect", usage, "unexpected argument %s", argv[optind]);
     if (!o->target)
@@ -380,6 +444,22 @@ static int configure_driver(struct collection *c, struct diag *d)
     return rc;
 }
 
+/* --pt: the negotiation, PT_CONFIG, the PT channel (in the data array's last place) and
+ * the pt-cpu<N>.bin files; before INIT_PMU, as the target needs. */
+static int configure_pt(struct collection *c, struct diag *d)
+{
+    if (!c->opt.pt.enabled)
+        return 0;
+    c->pt.opt = c->opt.pt;
+    int rc = collect_pt_configure(&c->pt, &c->link, c->num_cpus, d);
+    if (!rc)
+        rc = collect_pt_open_channel(&c->link, &c->data[c->num_cpus + SEP_NONCORE_DATA_CONNECTIONS],
+                                     d);
+    if (!rc)
+        rc = collect_pt_open_files(&c->pt, c->opt.output, d);
+    return rc;
+}
+
 static int configure_events(struct collection *c, struct diag *d)
 {
     struct sep_event_desc desc;
@@ -483,9 +563,10 @@ static int connect_target(struct collection *c, struct diag *d)
                          "line has transfer=immediate, else delayed)",
                          mode[c->opt.transfer], c->link.host, c->link.port, mode[c->transfer]);
     size_t n = c->num_cpus + SEP_NONCORE_DATA_CONNECTIONS;
-    c->data = calloc(n, sizeof *c->data);
+    c->data = calloc(n + 1, sizeof *c->data); /* and the PT channel's place */
     if (!c->data)
         return diag_fail(d, DIAG_NOMEM, "out of memory");
+    c->data[n].fd = -1;
     rc = link_open_data(&c->link, c->data, n, d);
     if (rc) {
         free(c->data);
@@ -503,8 +584,32 @@ static int control_lost(struct collection *c)
     return poll(&p, 1, 0) > 0 && recv(c->link.control, &byte, 1, MSG_PEEK | MSG_DONTWAIT) <= 0;
 }
 
-static void wait_duration(struct collection *c, struct status_line *sl)
+/* The freezes' names, by ACART_PT_FREEZE_*. */
+static const char *const freeze_names[] = {"the host", "aca_trace_freeze", "an exception"};
+
+/* Snapshot mode ends when the target freezes its trace: there is nothing more to wait
+ * for. Polled four times a second. */
+static int snapshot_frozen(struct collection *c, double now, double *next, int *frozen,
+                           struct diag *d)
 {
+    *frozen = 0;
+    if (!c->opt.pt.enabled || !c->opt.pt.snapshot || now < *next)
+        return 0;
+    *next = now + 0.25;
+    int rc = collect_pt_poll_frozen(&c->pt, &c->link, frozen, d);
+    if (!rc && *frozen)
+        fprintf(stderr,
+                "acart collect: the target froze its trace (%s, code %" PRIu32 ", on cpu %" PRIu32
+                ") after %.1f s: stopping the collection\n",
+                c->pt.status.freeze_reason < 3 ? freeze_names[c->pt.status.freeze_reason] : "?",
+                c->pt.status.freeze_code, c->pt.status.freeze_cpu, now - c->started);
+    return rc;
+}
+
+static int wait_duration(struct collection *c, struct status_line *sl, struct diag *d)
+{
+    double next_poll = 0;
+    int frozen = 0, rc = 0;
     struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_interrupt;
@@ -513,7 +618,8 @@ static void wait_duration(struct collection *c, struct status_line *sl)
     sigaction(SIGINT, &sa, &old);
     double end = c->started + c->opt.duration_s;
     for (double now = net_now(); now < end; now = net_now()) {
-        if (interrupted || atomic_load(&c->reader.failed) || control_lost(c))
+        if (interrupted || atomic_load(&c->reader.failed) || control_lost(c) ||
+            (rc = snapshot_frozen(c, now, &next_poll, &frozen, d)) != 0 || frozen)
             break;
         char b[31];
         bar(b, sizeof b - 1, (now - c->started) / c->opt.duration_s);
@@ -527,6 +633,7 @@ static void wait_duration(struct collection *c, struct status_line *sl)
     if (interrupted)
         fprintf(stderr, "acart collect: interrupted: stopping the collection after %.1f s\n",
                 net_now() - c->started);
+    return rc;
 }
 
 /* After STOP the target sends what it holds and closes every data channel. */
@@ -539,10 +646,21 @@ static void wait_duration(struct collection *c, struct status_line *sl)
 
 static int drain(struct collection *c, struct status_line *sl, struct diag *d)
 {
-    uint64_t last_bytes = atomic_load(&c->reader.bytes);
-    const uint64_t at_stop = last_bytes;
+    const uint64_t at_stop = atomic_load(&c->reader.bytes);
+    const uint64_t pt_at_stop = atomic_load(&c->reader.pt_bytes);
+    uint64_t last_bytes = at_stop + pt_at_stop;
+    /* After STOP a target sends at most its trace memory (in chunks), twice over for a
+     * ring that was being drained. */
+    const uint64_t pt_max = 2ull * c->pt.info.memory_bytes + (64ull << 20);
     double last_change = net_now();
     while (atomic_load(&c->reader.open) > 0 && !atomic_load(&c->reader.failed)) {
+        uint64_t pt_bytes = atomic_load(&c->reader.pt_bytes);
+        if (pt_bytes - pt_at_stop > pt_max)
+            return diag_fail(d, COLLECT_DIAG_TARGET,
+                             "after STOP the target sent %" PRIu64 " bytes of Intel PT trace and "
+                             "is still sending: more than its %" PRIu32 " bytes of trace memory; "
+                             "giving up",
+                             pt_bytes - pt_at_stop, c->pt.info.memory_bytes);
         uint64_t bytes = atomic_load(&c->reader.bytes);
         uint64_t sample_bytes = (uint64_t)atomic_load(&c->reader.samples) * c->layout.sample_size;
         if (bytes - at_stop > DRAIN_MAX_BYTES ||
@@ -553,8 +671,8 @@ static int drain(struct collection *c, struct status_line *sl, struct diag *d)
                              "target can hold; giving up",
                              bytes - at_stop, bytes > sample_bytes ? bytes - sample_bytes : 0);
         double now = net_now();
-        if (bytes != last_bytes) {
-            last_bytes = bytes;
+        if (bytes + pt_bytes != last_bytes) {
+            last_bytes = bytes + pt_bytes;
             last_change = now;
         } else if (now - last_change > c->opt.timeout_s) {
             status_clear(sl);
@@ -569,7 +687,9 @@ static int drain(struct collection *c, struct status_line *sl, struct diag *d)
                                             len ? ", " : "", ch->link.id);
                 else
                     len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "",
-                                            ch->link.type == SEP_DATA_MODULE ? "module" : "uncore");
+                                            ch->link.type == SEP_DATA_MODULE ? "module"
+                                            : ch->link.type == ACART_DATA_PT ? "Intel PT"
+                                                                             : "uncore");
             }
             return diag_fail(d, COLLECT_DIAG_TARGET,
                              "after STOP no data arrived for %.0f s and %d data channels are "
@@ -590,17 +710,20 @@ static int run(struct collection *c, struct diag *d)
 {
     struct status_line sl = {isatty(STDERR_FILENO), 0};
     uint32_t sizes[NUM_DESCRIPTORS] = {c->layout.sample_size};
-    int rc =
-        data_reader_init(&c->reader, c->data, c->num_cpus + SEP_NONCORE_DATA_CONNECTIONS,
-                         c->opt.output, sizes, NUM_DESCRIPTORS, (uint32_t)c->opt.num_events, d);
+    size_t n = c->num_cpus + SEP_NONCORE_DATA_CONNECTIONS + (c->opt.pt.enabled ? 1 : 0);
+    int rc = data_reader_init(&c->reader, c->data, n, c->opt.output, sizes, NUM_DESCRIPTORS,
+                              (uint32_t)c->opt.num_events, d);
     free(c->data); /* the reader owns the connections now */
     c->data = NULL;
+    if (c->opt.pt.enabled)
+        data_reader_set_pt(&c->reader, &c->pt);
     if (rc || (rc = data_reader_start(&c->reader, d)) ||
         (rc = request(c, SEP_OP_START, NULL, 0, NULL, 0, d)))
         return rc;
     c->started = net_now();
     c->started_wall = time(NULL);
-    wait_duration(c, &sl);
+    if ((rc = wait_duration(c, &sl, d)))
+        return rc;
     if (atomic_load(&c->reader.failed)) {
         data_reader_join(&c->reader);
         return data_reader_finish(&c->reader, d);
@@ -649,7 +772,8 @@ static int results(struct collection *c, struct diag *d)
                        d)) &&
         !(rc = request(c, SEP_OP_GET_SAMPLE_DROP_INFO, NULL, 0, &c->drops, sizeof c->drops, d)) &&
         !(rc = drop_reasons(c, d)) &&
-        !(rc = request(c, SEP_OP_TSC_SKEW_INFO, NULL, 0, skew, c->num_cpus * sizeof *skew, d)))
+        !(rc = request(c, SEP_OP_TSC_SKEW_INFO, NULL, 0, skew, c->num_cpus * sizeof *skew, d)) &&
+        !(rc = c->opt.pt.enabled ? collect_pt_results(&c->pt, &c->link, d) : 0))
         rc = request(c, SEP_OP_TERMINATE, NULL, 0, NULL, 0, d);
     free(skew);
     if (!rc && c->drops.size > SEP_MAX_SAMPLE_DROP_NODES)
@@ -748,6 +872,8 @@ static int write_session(struct collection *c, struct diag *d)
     s.num_tasks = c->num_tasks;
     c->tasks = NULL;
     c->num_tasks = 0;
+    if (c->opt.pt.enabled && !(s.pt = collect_pt_session(&c->pt)))
+        oom = 1;
     if (!s.topology || !s.descriptors || !s.events || !s.samples_per_cpu || !s.dropped_per_cpu)
         oom = 1;
     int rc = 0;
@@ -877,6 +1003,8 @@ static void print_summary(const struct collection *c)
                 "acart collect: warning: the target dropped %" PRIu64 " samples (its buffers "
                 "were full): sample less often (--event NAME:sa=N) or use immediate transfer\n",
                 dropped);
+    if (c->opt.pt.enabled)
+        collect_pt_summary(&c->pt, stdout);
     if (uncore->bytes)
         fprintf(stderr,
                 "acart collect: warning: the uncore channel sent %" PRIu64 " bytes, which acart "
@@ -909,9 +1037,10 @@ int cmd_collect(int argc, char **argv)
 
     int collected = 0;
     if (!(rc = connect_target(&c, &d)) && !(rc = target_description(&c, &d)) &&
-        !(rc = configure_driver(&c, &d)) && !(rc = configure_events(&c, &d)) &&
-        !(rc = read_tasks(&c, &d)) && !(rc = init_pmu(&c, &d)) && !(rc = run(&c, &d)) &&
-        !(rc = results(&c, &d)) && !(rc = write_session(&c, &d))) {
+        !(rc = configure_driver(&c, &d)) && !(rc = configure_pt(&c, &d)) &&
+        !(rc = configure_events(&c, &d)) && !(rc = read_tasks(&c, &d)) &&
+        !(rc = init_pmu(&c, &d)) && !(rc = run(&c, &d)) && !(rc = results(&c, &d)) &&
+        !(rc = write_session(&c, &d))) {
         collected = 1;
         if (!(rc = check_counts(&c, &d)))
             rc = check_silent_cpus(&c, &d);
@@ -920,11 +1049,13 @@ int cmd_collect(int argc, char **argv)
     if (collected)
         print_summary(&c);
     if (c.data)
-        for (size_t i = 0; i < c.num_cpus + SEP_NONCORE_DATA_CONNECTIONS; i++)
-            close(c.data[i].fd);
+        for (size_t i = 0; i <= c.num_cpus + SEP_NONCORE_DATA_CONNECTIONS; i++)
+            if (c.data[i].fd >= 0)
+                close(c.data[i].fd);
     free(c.data);
     data_reader_free(&c.reader);
     sysinfo_free(&c.sys);
+    collect_pt_free(&c.pt);
     for (size_t i = 0; i < c.num_tasks; i++)
         free(c.tasks[i].name);
     free(c.tasks);

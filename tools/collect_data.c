@@ -25,6 +25,9 @@ static const char *channel_name(const struct data_channel *c, char *buf, size_t 
     case SEP_DATA_MODULE:
         snprintf(buf, size, "module data channel");
         break;
+    case ACART_DATA_PT:
+        snprintf(buf, size, "Intel PT data channel");
+        break;
     default:
         snprintf(buf, size, "uncore data channel");
         break;
@@ -44,9 +47,10 @@ int data_reader_init(struct data_reader *r, const struct link_data *data, size_t
         return diag_fail(d, DIAG_NOMEM, "out of memory");
     }
     r->n = n;
-    r->num_cpus = (uint32_t)(n - SEP_NONCORE_DATA_CONNECTIONS);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         r->ch[i].link = data[i];
+        r->num_cpus += data[i].type == SEP_DATA_CPU;
+    }
     for (size_t i = 0; i < n; i++) {
         struct data_channel *c = &r->ch[i];
         char name[32];
@@ -102,6 +106,16 @@ static int drain_one(struct data_reader *r, struct data_channel *c, unsigned cha
         atomic_fetch_sub(&r->open, 1);
         return 0;
     }
+    if (c->link.type == ACART_DATA_PT) {
+        collect_pt_feed(r->pt, buf, (size_t)n);
+        atomic_fetch_add(&r->pt_bytes, (uint64_t)n);
+        if (r->pt->failed) {
+            r->write_failed = r->pt->write_failed;
+            thread_fail(r, "Intel PT data channel: %s", r->pt->error);
+            return -1;
+        }
+        return 0;
+    }
     if (c->file && fwrite(buf, 1, (size_t)n, c->file) != (size_t)n) {
         r->write_failed = 1;
         thread_fail(r, "%s: %s", c->path, strerror(errno));
@@ -149,6 +163,11 @@ static void *reader_main(void *arg)
     free(p);
     free(buf);
     return NULL;
+}
+
+void data_reader_set_pt(struct data_reader *r, struct collect_pt *pt)
+{
+    r->pt = pt;
 }
 
 int data_reader_start(struct data_reader *r, struct diag *d)

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "collect_link.h"
+#include "collect_pt.h"
 #include "collect_records.h"
 #include "diag.h"
 
@@ -27,7 +28,9 @@ struct data_channel {
 };
 
 struct data_reader {
-    struct data_channel *ch; /* CPUs 0..num_cpus-1, uncore, module (link_open_data order) */
+    /* CPUs 0..num_cpus-1, uncore, module (link_open_data order), then the PT channel when
+     * the collection traces (its chunks go to pt, not to a file of their own). */
+    struct data_channel *ch;
     size_t n;
     uint32_t num_cpus;
 
@@ -36,6 +39,8 @@ struct data_reader {
     atomic_int stop;
     /* For the progress display, updated as data arrives. */
     atomic_uint_fast64_t bytes, samples;
+    atomic_uint_fast64_t pt_bytes; /* the PT channel's, not in bytes */
+    struct collect_pt *pt;
     atomic_int open;   /* channels not yet at end of file */
     atomic_int failed; /* error holds the message */
     char error[512];
@@ -48,6 +53,10 @@ struct data_reader {
 int data_reader_init(struct data_reader *r, const struct link_data *data, size_t n, const char *dir,
                      const uint32_t *sizes, uint32_t num_descriptors, uint32_t num_events,
                      struct diag *d);
+
+/* The collection traces: the PT channel's chunks go to pt (collect_pt_feed). Before
+ * data_reader_start. */
+void data_reader_set_pt(struct data_reader *r, struct collect_pt *pt);
 
 /* Starts the thread. */
 int data_reader_start(struct data_reader *r, struct diag *d);

@@ -47,6 +47,11 @@ static const struct {
     NAME(SEP_OP_, SET_DEVICE_NUM_UNITS),
     NAME(SEP_OP_, GET_SAMPLE_DROP_INFO),
     NAME(ACART_OP_, GET_DROP_REASONS),
+    NAME(ACART_OP_, EXTENSIONS),
+    NAME(ACART_OP_, PT_INFO),
+    NAME(ACART_OP_, PT_CONFIG),
+    NAME(ACART_OP_, PT_FREEZE),
+    NAME(ACART_OP_, PT_STATUS),
     NAME(SEP_OP_, GET_DRV_SETUP_INFO),
     NAME(SEP_OP_, GET_THREAD_COUNT),
     NAME(SEP_OP_, GET_THREAD_INFO),
@@ -101,6 +106,7 @@ static const struct {
     NAME(SEP_STATUS_, COMMAND_NOT_HANDLED),
     NAME(SEP_STATUS_, DRIVER_VERSION_MISMATCH),
     NAME(SEP_STATUS_, DRIVER_COMM_FAILED),
+    NAME(ACART_STATUS_, NO_PT),
     NAME(SEP_STATUS_, UNSUPPORTED_UNCORE_ARCH_TYPE),
     NAME(SEP_STATUS_, EXCEEDED_MAX_EVENTS),
     NAME(SEP_STATUS_, INVALID_EVENT),
@@ -309,6 +315,8 @@ static const char *data_type_name(uint16_t type)
         return "uncore";
     case SEP_DATA_SIDEBAND:
         return "sideband";
+    case ACART_DATA_PT:
+        return "Intel PT";
     default:
         return "unknown";
     }

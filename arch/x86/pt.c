@@ -82,8 +82,7 @@ int pt_probe(struct pt_caps *caps)
     if (!is_intel(&r0))
         return absent(caps, "not an Intel CPU");
     if (r0.eax < 0x14 || !(cpuid(7, 0).ebx & CPUID7_EBX_PT))
-        return absent(caps, "CPUID.07H:EBX[25] is clear (QEMU TCG and most hypervisors "
-                            "do not offer Intel PT)");
+        return absent(caps, "CPUID.07H:EBX[25] is clear (QEMU TCG and most VMs offer no Intel PT)");
     r14 = cpuid(0x14, 0);
     if (!(r14.ecx & (PT14_ECX_TOPA | PT14_ECX_SINGLE)))
         return absent(caps, "the trace unit cannot write to memory (CPUID.14H:ECX[0,2] clear)");

@@ -1,7 +1,9 @@
 /* The board's report for an exception nobody claimed: vector, error code, registers,
- * then this CPU halts (registered with the kit's trap_set_fatal_handler). Never returns; printing
- * uses the UART directly so that it works whatever state the faulting code left the console lock
- * in. */
+ * then this CPU halts (registered with the kit's trap_set_fatal_handler). First it freezes
+ * an Intel PT flight recorder, if a host runs one, so the trace that led here survives. Never
+ * returns; printing uses the UART directly so that it works whatever state the faulting code left
+ * the console lock in. */
+#include "acart.h"
 #include "console.h"
 #include "io.h"
 #include "percpu.h"
@@ -40,6 +42,7 @@ void trap_report_fatal(struct trap_frame *f)
 {
     char buf[512];
     uint32_t cr0, cr2, cr3, cr4;
+    aca_trace_freeze_exception(f->vector);
     __asm__ volatile("movl %%cr0, %0; movl %%cr2, %1; movl %%cr3, %2; movl %%cr4, %3"
                      : "=r"(cr0), "=r"(cr2), "=r"(cr3), "=r"(cr4));
     const char *name = f->vector < 32 && exception_names[f->vector] ? exception_names[f->vector]

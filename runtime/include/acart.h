@@ -64,6 +64,11 @@ struct aca_config {
     uint32_t keepalive_idle_ms, keepalive_interval_ms, keepalive_count;
     uint32_t handshake_timeout_ms;
     uint32_t drain_stall_ms, drain_min_bytes;
+    /* Intel PT trace memory: 64 KiB aligned, identity-mapped (the trace unit writes to
+     * physical addresses), pt_memory_bytes long; NULL: the built-in pool
+     * (ACA_PT_POOL_BYTES). */
+    void *pt_memory;
+    uint32_t pt_memory_bytes;
 };
 
 /* Fills cfg with the defaults. */
@@ -147,6 +152,21 @@ int aca_port_net_memory(struct aca_net_memory *out);
 void aca_irq_enter(uint8_t vector);
 void aca_irq_exit(void);
 void aca_irq_named(uint8_t vector, const char *name);
+
+/* ---- Intel PT flight recorder (docs/pt.md) ----
+ * During a snapshot-mode PT collection (`acart collect --pt --pt-snapshot`) each CPU's
+ * trace ring wraps until something freezes it; the host fetches the frozen rings, the last
+ * trace before the freeze, when the collection ends. The firmware freezes them when it sees
+ * what it wants traced, a missed deadline for example: the calling CPU stops tracing at
+ * once, the others at the agent's next poll. The first freeze of a collection wins; `code`
+ * is the firmware's own, shown to the host. Any context, NMI and exception handlers
+ * included: a few stores and one MSR write on the calling CPU, no locks, no libc. Does
+ * nothing unless a snapshot-mode PT collection is running. */
+void aca_trace_freeze(uint32_t code);
+
+/* The same from the port's exception report, before it prints or halts: the trace that
+ * led to the fault. `vector` is the exception's (the host shows it). */
+void aca_trace_freeze_exception(uint32_t vector);
 
 /* ---- Events the port reports while acart runs (any task context, not interrupts). ---- */
 void aca_task_created(uint32_t pid, uint32_t tid, const char *name);

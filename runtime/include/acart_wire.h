@@ -1201,6 +1201,7 @@ SEP_WIRE_ASSERT_SIZE(struct acart_drop_reasons, 8 + 32 * ACART_MAX_DROP_REASON_C
 
 #define ACART_EXT_DROP_REASONS 0x1u /* ACART_OP_GET_DROP_REASONS */
 #define ACART_EXT_FILES        0x2u /* ACART_OP_LIST_FILES, ACART_OP_READ_FILE */
+#define ACART_EXT_PT           0x4u /* ACART_OP_PT_* and the PT data connection */
 
 /* Who holds the counters (acart_extensions.pmu_owner). */
 #define ACART_PMU_FREE   0
@@ -1242,6 +1243,150 @@ struct acart_file_read {
     uint32_t reserved;
 };
 SEP_WIRE_ASSERT_SIZE(struct acart_file_read, 16);
+
+/* acart extension: Intel Processor Trace (docs/sep-protocol.md 4.4, docs/pt.md). Negotiated
+ * like the file commands (ACART_OP_EXTENSIONS first). PT_CONFIG, in the IDLE state, makes
+ * the target expect one more data connection from this host, the PT channel: its answer
+ * to the host's first message has data_type ACART_DATA_PT, and it carries chunks (struct
+ * acart_pt_chunk) for every CPU, then closes once each CPU's trace has ended. */
+#define ACART_OP_PT_INFO   0x41430110u /* reply: struct acart_pt_info */
+#define ACART_OP_PT_CONFIG 0x41430111u /* acart_pt_config in, acart_pt_config_reply out */
+#define ACART_OP_PT_FREEZE 0x41430112u /* snapshot mode: freeze the rings now (reason host) */
+#define ACART_OP_PT_STATUS 0x41430113u /* reply: struct acart_pt_status, cut after num_cpus */
+
+#define ACART_DATA_PT 0x5450u /* data_type of the PT channel ("PT"); no SEP channel has it */
+
+/* The status of a PT command on a target whose CPU has no Intel PT, or that has no memory
+ * for it: outside the host's numbering, like the command numbers. */
+#define ACART_STATUS_NO_PT 0x41430001
+
+/* acart_pt_info.caps */
+#define ACART_PT_CAP_TOPA         0x001u /* ToPA output */
+#define ACART_PT_CAP_TOPA_MULTI   0x002u /* ... with several regions: full mode */
+#define ACART_PT_CAP_SINGLE_RANGE 0x004u
+#define ACART_PT_CAP_IP_FILTER    0x008u
+#define ACART_PT_CAP_MTC          0x010u
+#define ACART_PT_CAP_PSB_CYC      0x020u /* CYC packets, PSB period */
+#define ACART_PT_CAP_PTWRITE      0x040u
+#define ACART_PT_CAP_POWER        0x080u
+#define ACART_PT_CAP_CR3_FILTER   0x100u
+#define ACART_PT_CAP_PMI          0x200u /* the ToPA interrupt */
+
+struct acart_pt_info {
+    uint32_t version; /* 1 */
+    uint32_t present; /* 1: the CPUs have Intel PT and acart has memory for it */
+    uint32_t caps;    /* ACART_PT_CAP_* */
+    uint32_t num_ranges;
+    uint16_t mtc_periods, cyc_thresholds, psb_periods, reserved; /* CPUID.(14H,1) bitmaps */
+    uint32_t cpuid_15_eax, cpuid_15_ebx, cpuid_15_ecx;
+    uint32_t nom_freq;     /* MSR_PLATFORM_INFO[15:8]; 0 if unknown */
+    uint32_t memory_bytes; /* trace memory acart has for all CPUs together */
+    uint32_t reserved2;
+    char why[80]; /* without PT: why, NUL-terminated */
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_pt_info, 128);
+SEP_WIRE_ASSERT_OFFSET(struct acart_pt_info, cpuid_15_eax, 24);
+SEP_WIRE_ASSERT_OFFSET(struct acart_pt_info, why, 48);
+
+#define ACART_PT_MODE_FULL     0
+#define ACART_PT_MODE_SNAPSHOT 1
+
+/* acart_pt_config.flags */
+#define ACART_PT_OS         0x01u /* trace CPL 0 */
+#define ACART_PT_USER       0x02u /* trace CPL > 0 */
+#define ACART_PT_TSC        0x04u /* TSC packets */
+#define ACART_PT_MTC        0x08u /* MTC packets, every 2^mtc_freq crystal ticks */
+#define ACART_PT_CYC        0x10u /* CYC packets (cycle-accurate) */
+#define ACART_PT_PTWRITE    0x20u
+#define ACART_PT_POWER      0x40u
+#define ACART_PT_MAX_RANGES 4
+
+#define ACART_PT_RANGE_FILTER 1 /* trace only inside */
+#define ACART_PT_RANGE_STOP   2 /* stop tracing on entry */
+
+struct acart_pt_filter {
+    sep_u64_t start, end; /* end inclusive; ignored when module[0] is set */
+    uint32_t cfg;         /* ACART_PT_RANGE_* */
+    uint32_t reserved;
+    char module[48]; /* a module the target reports, by name or base name: its range */
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_pt_filter, 72);
+
+struct acart_pt_config {
+    uint32_t version; /* 1 */
+    uint32_t mode;    /* ACART_PT_MODE_* */
+    uint32_t flags;   /* ACART_PT_OS ... */
+    uint8_t mtc_freq, cyc_thresh, psb_freq, num_filters;
+    struct acart_pt_filter filters[ACART_PT_MAX_RANGES];
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_pt_config, 16 + 72 * ACART_PT_MAX_RANGES);
+
+#define ACART_PT_OUT_TOPA     0 /* ToPA regions */
+#define ACART_PT_OUT_TOPA_ONE 1 /* a one-entry ToPA */
+#define ACART_PT_OUT_SINGLE   2 /* single-range output */
+
+struct acart_pt_config_reply {
+    sep_u64_t rtit_ctl; /* IA32_RTIT_CTL while tracing (TraceEn set) */
+    uint32_t output;    /* ACART_PT_OUT_* */
+    uint32_t bytes_per_cpu, region_bytes, regions;
+    struct {
+        sep_u64_t start, end;
+    } filters[ACART_PT_MAX_RANGES]; /* as programmed, module names resolved */
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_pt_config_reply, 24 + 16 * ACART_PT_MAX_RANGES);
+
+#define ACART_PT_FREEZE_HOST      0
+#define ACART_PT_FREEZE_API       1 /* aca_trace_freeze(code) */
+#define ACART_PT_FREEZE_EXCEPTION 2 /* aca_trace_freeze_exception(vector) */
+
+#define ACART_MAX_PT_CPUS 64
+
+struct acart_pt_cpu_status {
+    sep_u64_t bytes;      /* trace bytes sent, or to send, on the PT channel for this CPU */
+    sep_u64_t lost_bytes; /* full mode: bytes the trace unit wrote while the ring was full */
+    uint32_t lost_events; /* ... times it was full */
+    uint32_t unrecorded;  /* ... of those, without a LOST chunk (too many too fast) */
+    uint32_t wrapped;     /* snapshot: older trace was overwritten */
+    uint32_t errors;      /* operational errors (IA32_RTIT_STATUS.Error) */
+    uint32_t pmis;        /* ToPA interrupts taken */
+    uint32_t reserved;
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_pt_cpu_status, 40);
+
+struct acart_pt_status {
+    uint32_t version; /* 1 */
+    uint32_t num_cpus;
+    uint32_t mode;          /* ACART_PT_MODE_* */
+    uint32_t tracing;       /* 1 while the CPUs trace */
+    uint32_t frozen;        /* snapshot: 1 once frozen (the fields below say by what) */
+    uint32_t freeze_reason; /* ACART_PT_FREEZE_* */
+    uint32_t freeze_code;   /* the firmware's code, or the exception vector */
+    uint32_t freeze_cpu;
+    sep_u64_t freeze_tsc;
+    struct acart_pt_cpu_status cpu[ACART_MAX_PT_CPUS];
+};
+SEP_WIRE_ASSERT_OFFSET(struct acart_pt_status, cpu, 40);
+SEP_WIRE_ASSERT_SIZE(struct acart_pt_status, 40 + 40 * ACART_MAX_PT_CPUS);
+
+/* On the PT channel: a chunk header, then `length` payload bytes. DATA: trace bytes of
+ * CPU `cpu` at `offset` of its pt-cpu<N>.bin (chunks of a CPU come in order, without
+ * holes). LOST: the target lost `value` bytes (0: an unknown number) of that CPU's trace
+ * just before `offset`. END: the CPU's trace ends at `offset`; `value` bit 0: snapshot,
+ * the ring had wrapped. */
+#define ACART_PT_CHUNK_DATA 1
+#define ACART_PT_CHUNK_LOST 2
+#define ACART_PT_CHUNK_END  3
+#define ACART_PT_CHUNK_MAX  (32 * 1024) /* payload bytes */
+
+struct acart_pt_chunk {
+    uint16_t type; /* ACART_PT_CHUNK_* */
+    uint16_t cpu;
+    uint32_t length;
+    sep_u64_t offset;
+    sep_u64_t value;
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_pt_chunk, 24);
+SEP_WIRE_ASSERT_OFFSET(struct acart_pt_chunk, value, 16);
 
 /* The content of an IPROBE sample file: this header, then records, each an
  * acart_ipr_record and `bytes` of payload, the next record at the next multiple of 8 bytes

@@ -4,7 +4,8 @@
  *           answer and every reply, in the order acart collect asks), the same with a
  *           failing reply, and data channel streams of sample and module records;
  *   control/ what acart collect sends a three-CPU board, request by request, in the
- *           delivery modes fuzz_control knows (at once, in pieces, with data connections).
+ *           delivery modes fuzz_control knows (at once, in pieces, with data connections),
+ *           also with --pt in full and snapshot mode.
  * Usage: make_seeds CORPUS_DIR */
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,7 +195,27 @@ static void request(FILE *f, uint32_t op, const void *payload, uint32_t in, uint
     put(f, payload, in);
 }
 
-static void control_session(const char *name, uint8_t mode, uint8_t piece, int with_stacks)
+/* Intel PT's negotiated commands, before INIT_PMU as acart collect --pt sends them: a
+ * module filter the fuzz harness's port lists, TSC and MTC. */
+static void pt_requests(FILE *f, uint32_t mode)
+{
+    struct acart_pt_config pt;
+    memset(&pt, 0, sizeof pt);
+    pt.version = 1;
+    pt.mode = mode;
+    pt.flags = ACART_PT_OS | ACART_PT_USER | ACART_PT_TSC | ACART_PT_MTC;
+    pt.mtc_freq = 3;
+    pt.num_filters = 1;
+    pt.filters[0].cfg = ACART_PT_RANGE_FILTER;
+    strcpy(pt.filters[0].module, "fuzz-image.elf");
+    request(f, ACART_OP_EXTENSIONS, NULL, 0, sizeof(struct acart_extensions));
+    request(f, ACART_OP_PT_INFO, NULL, 0, sizeof(struct acart_pt_info));
+    request(f, ACART_OP_PT_CONFIG, &pt, sizeof pt, sizeof(struct acart_pt_config_reply));
+    request(f, ACART_OP_PT_STATUS, NULL, 0, sizeof(struct acart_pt_status));
+}
+
+/* pt: -1 without Intel PT, else the ACART_PT_MODE_* to ask for. */
+static void control_session(const char *name, uint8_t mode, uint8_t piece, int with_stacks, int pt)
 {
     const uint32_t cpus = 3;
     FILE *f = out_file("control", name);
@@ -219,6 +240,8 @@ static void control_session(const char *name, uint8_t mode, uint8_t piece, int w
     cfg.num_events = 1;
     cfg.p_state_trigger_index = -1;
     request(f, SEP_OP_INIT_DRIVER, &cfg, sizeof cfg, 0);
+    if (pt >= 0)
+        pt_requests(f, (uint32_t)pt);
     static struct sep_cpu_topology topo[3];
     request(f, SEP_OP_SET_CPU_TOPOLOGY, topo, sizeof topo, 0);
     request(f, SEP_OP_NUM_DESCRIPTOR, &one, 4, 0);
@@ -242,6 +265,8 @@ static void control_session(const char *name, uint8_t mode, uint8_t piece, int w
     request(f, SEP_OP_GET_THREAD_INFO, NULL, 0, 4 * sizeof(struct sep_task_info));
     request(f, SEP_OP_INIT_PMU, &pmu_bytes, 4, 0);
     request(f, SEP_OP_START, NULL, 0, 0);
+    if (pt >= 0)
+        request(f, ACART_OP_PT_FREEZE, NULL, 0, 0);
     request(f, SEP_OP_STOP, NULL, 0, 0);
     request(f, SEP_OP_GET_NUM_SAMPLES, NULL, 0, 8);
     request(f, SEP_OP_GET_SAMPLE_DROP_INFO, NULL, 0, sizeof(struct sep_sample_drop_info));
@@ -264,8 +289,10 @@ int main(int argc, char **argv)
     conversation("conversation-em-config-refused", SEP_OP_EM_CONFIG_NEXT);
     conversation("conversation-no-drop-reasons", ACART_OP_GET_DROP_REASONS);
     data_seeds();
-    control_session("session-at-once", 0, 0, 0);
-    control_session("session-with-data-connections", 4, 0, 1);
-    control_session("session-in-pieces-small-window", 1 | 2 | 4, 47, 0);
+    control_session("session-at-once", 0, 0, 0, -1);
+    control_session("session-with-data-connections", 4, 0, 1, -1);
+    control_session("session-in-pieces-small-window", 1 | 2 | 4, 47, 0, -1);
+    control_session("session-pt-full", 4, 0, 0, ACART_PT_MODE_FULL);
+    control_session("session-pt-snapshot", 1 | 2 | 4, 61, 0, ACART_PT_MODE_SNAPSHOT);
     return 0;
 }

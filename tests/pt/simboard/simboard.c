@@ -1,0 +1,268 @@
+/* acart_simboard: the whole target runtime on the host, as a board a real `acart collect`
+ * talks to over loopback TCP. Four simulated CPUs (tests/pmu's sim_cpu.c, one instance
+ * each, strict about the SDM's #GP cases) run a workload whose trace unit writes a real
+ * Intel PT packet stream (a pttc trace, read from --trace and replayed in a loop) into the
+ * buffers the runtime programmed, while their counters count towards PMU samples; the
+ * platform seam is tests/pmu's recording board with CPUs as threads
+ * (tests/fuzz/control/fuzz_cpus.c), the network the host's sockets (sim_channel.c).
+ *
+ * It is the only place where capture, the SEP extension, the host's files and the decoder
+ * meet in one test (tests/pt/test_pt_capture.py); nothing here runs on a real board.
+ *
+ * Usage: acart_simboard --port N [--model skylake|broadwell|qemu] [--trace FILE]
+ *          [--pace BYTES] [--transfer immediate|delayed] [--pt-memory KIB]
+ *          [--freeze-after BYTES [--freeze-exception VECTOR]] [--seconds S]
+ * Prints the board's log on stdout; exits 3 when a simulated CPU raised a #GP. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "acart.h"
+#include "msr.h"
+#include "msr_safe.h"
+#include "pt.h"
+#include "sampler_shim.h"
+#include "sim_channel.h"
+
+#define MODULE_START 0x100000u
+#define MODULE_BYTES 0x1000u
+
+static struct {
+    const struct sim_model *model;
+    uint16_t port;
+    const char *trace;
+    size_t pace;
+    enum aca_transfer_mode transfer;
+    uint32_t pt_memory_kib;
+    uint64_t freeze_after;
+    int freeze_vector; /* -1: aca_trace_freeze(7) */
+    double seconds;
+} opt = {&sim_skylake, 0, NULL, 2048, ACA_TRANSFER_IMMEDIATE, 0, 0, -1, 0};
+
+static uint8_t *stream;
+static size_t stream_len;
+
+/* ---- the port (acart.h) ---- */
+
+int aca_port_module_list(struct aca_module_info *out, int max)
+{
+    if (max > 0) {
+        memset(out, 0, sizeof *out);
+        strcpy(out[0].name, "/boards/sim/demo.elf");
+        out[0].start = MODULE_START;
+        out[0].length = MODULE_BYTES;
+    }
+    return 1;
+}
+
+void aca_port_log(const char *line)
+{
+    printf("%s\n", line);
+    fflush(stdout);
+}
+
+/* A #GP from an MSR the CPU lacks makes the access fail, as acart's fixup does; every
+ * other fault stays for the loop to report. */
+static int faulted(unsigned before)
+{
+    const struct sim_instance *s = shim_sim(shim_current_cpu());
+    if (s->faults() == before)
+        return 0;
+    s->clear_faults();
+    return 1;
+}
+
+int msr_read_safe(uint32_t msr, uint64_t *value)
+{
+    unsigned before = shim_sim(shim_current_cpu())->faults();
+    *value = msr_read(msr);
+    return faulted(before) ? -1 : 0;
+}
+
+int msr_write_safe(uint32_t msr, uint64_t value)
+{
+    unsigned before = shim_sim(shim_current_cpu())->faults();
+    msr_write(msr, value);
+    return faulted(before) ? -1 : 0;
+}
+
+/* ---- the workload ---- */
+
+static void check_faults(void)
+{
+    for (uint32_t cpu = 0; cpu < SHIM_CPUS; cpu++) {
+        const struct sim_instance *s = shim_sim(cpu);
+        if (s->faults()) {
+            printf("simboard: cpu %u raised #GP: %s\n", (unsigned)cpu, s->fault_text());
+            fflush(stdout);
+            exit(3);
+        }
+    }
+}
+
+static uint64_t traced_on_cpu1;
+static int froze;
+
+/* One millisecond of every CPU: its code retires events and produces `pace` bytes of
+ * trace; any PMI it raised (a counter or a trace region) is taken at once. */
+static void workload_step(void)
+{
+    for (uint32_t cpu = 0; cpu < SHIM_CPUS; cpu++) {
+        const struct sim_instance *s = shim_sim(cpu);
+        struct sim_events ev = {opt.pace, opt.pace, 2 * opt.pace, opt.pace / 8};
+        struct trap_frame frame;
+
+        memset(&frame, 0, sizeof frame);
+        frame.eip = MODULE_START + 0x10 * cpu;
+        frame.cs = 0x08;
+        frame.eflags = 0x202;
+        s->set_ip(frame.eip);
+        s->retire(&ev);
+        if (stream) {
+            int tracing = (s->peek_msr(MSR_IA32_RTIT_CTL) & RTIT_CTL_TRACE_EN) != 0;
+            s->pt_run(opt.pace);
+            if (cpu == 1 && tracing)
+                traced_on_cpu1 += opt.pace;
+        }
+        shim_raise_pmi(cpu, &frame);
+        if (cpu == 1 && opt.freeze_after && !froze && traced_on_cpu1 >= opt.freeze_after) {
+            froze = 1;
+            shim_set_current_cpu(1);
+            if (opt.freeze_vector >= 0)
+                aca_trace_freeze_exception((uint32_t)opt.freeze_vector);
+            else
+                aca_trace_freeze(7);
+            shim_set_current_cpu(0);
+            printf("simboard: cpu 1 froze its trace at stream byte %llu\n",
+                   (unsigned long long)s->pt_position());
+            fflush(stdout);
+        }
+    }
+}
+
+static int load_stream(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    stream = n > 0 ? malloc((size_t)n) : NULL;
+    if (!stream || fread(stream, 1, (size_t)n, f) != (size_t)n) {
+        fclose(f);
+        return -1;
+    }
+    fclose(f);
+    stream_len = (size_t)n;
+    for (uint32_t cpu = 0; cpu < SHIM_CPUS; cpu++)
+        shim_sim(cpu)->pt_source(stream, stream_len);
+    return 0;
+}
+
+static int parse(int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"port", required_argument, NULL, 'p'},
+        {"model", required_argument, NULL, 'm'},
+        {"trace", required_argument, NULL, 't'},
+        {"pace", required_argument, NULL, 'a'},
+        {"transfer", required_argument, NULL, 'x'},
+        {"pt-memory", required_argument, NULL, 'k'},
+        {"freeze-after", required_argument, NULL, 'f'},
+        {"freeze-exception", required_argument, NULL, 'e'},
+        {"seconds", required_argument, NULL, 's'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            opt.port = (uint16_t)atoi(optarg);
+            break;
+        case 'm':
+            opt.model = !strcmp(optarg, "broadwell") ? &sim_broadwell
+                        : !strcmp(optarg, "qemu")    ? &sim_qemu_tcg
+                                                     : &sim_skylake;
+            break;
+        case 't':
+            opt.trace = optarg;
+            break;
+        case 'a':
+            opt.pace = (size_t)atol(optarg);
+            break;
+        case 'x':
+            opt.transfer =
+                !strcmp(optarg, "delayed") ? ACA_TRANSFER_DELAYED : ACA_TRANSFER_IMMEDIATE;
+            break;
+        case 'k':
+            opt.pt_memory_kib = (uint32_t)atoi(optarg);
+            break;
+        case 'f':
+            opt.freeze_after = (uint64_t)atoll(optarg);
+            break;
+        case 'e':
+            opt.freeze_vector = atoi(optarg);
+            break;
+        case 's':
+            opt.seconds = atof(optarg);
+            break;
+        default:
+            return -1;
+        }
+    }
+    return opt.port && opt.pace ? 0 : -1;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+    struct aca_config cfg;
+
+    if (parse(argc, argv)) {
+        fprintf(stderr, "usage: acart_simboard --port N [--model skylake|broadwell|qemu] "
+                        "[--trace FILE] [--pace BYTES] [--transfer immediate|delayed] "
+                        "[--pt-memory KIB] [--freeze-after BYTES [--freeze-exception V]] "
+                        "[--seconds S]\n");
+        return 2;
+    }
+    shim_power_on(opt.model);
+    if (opt.trace && load_stream(opt.trace)) {
+        fprintf(stderr, "acart_simboard: cannot read %s\n", opt.trace);
+        return 2;
+    }
+    aca_config_init(&cfg);
+    cfg.port = opt.port;
+    cfg.transfer = opt.transfer;
+    if (opt.pt_memory_kib) {
+        cfg.pt_memory_bytes = opt.pt_memory_kib * 1024u;
+        cfg.pt_memory = aligned_alloc(PT_MEMORY_ALIGN, cfg.pt_memory_bytes);
+    }
+    int err = aca_start(&cfg);
+    if (err) {
+        fprintf(stderr, "acart_simboard: aca_start: %s\n", aca_strerror(err));
+        return 1;
+    }
+    printf("simboard: %s, %u cpus, listening on 127.0.0.1:%u\n", opt.model->name,
+           (unsigned)SHIM_CPUS, (unsigned)opt.port);
+    fflush(stdout);
+    double end = opt.seconds > 0 ? now_s() + opt.seconds : 0;
+    const struct timespec tick = {0, 1000000};
+    while (!end || now_s() < end) {
+        for (int i = 0; i < 64 && sim_channel_poll(); i++)
+            aca_poll();
+        aca_poll();
+        workload_step();
+        check_faults();
+        nanosleep(&tick, NULL);
+    }
+    return 0;
+}

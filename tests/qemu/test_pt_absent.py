@@ -1,0 +1,34 @@
+"""Intel PT on the QEMU board, which has none (TCG offers no CPUID.07H:EBX[25]): the board
+says so once on its console, its target status says so, and `acart collect --pt` fails
+with the board's reason and exit status 5, leaving the board free for the next host (a
+plain collection right after succeeds)."""
+import argparse
+import re
+import subprocess
+import tempfile
+
+from board import Board
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--image", required=True)
+ap.add_argument("--acart", required=True)
+args = ap.parse_args()
+
+with Board(args.image, cpus=2, workload="hotspot") as b:
+    b.wait_for(r"^acart: listening on ", timeout=120)
+    con = b.console()
+    said = re.findall(r"^acart: no Intel PT \((.*)\): PT requests are refused$", con, re.M)
+    assert len(said) == 1 and "CPUID.07H:EBX[25] is clear" in said[0], con
+    out = tempfile.mkdtemp(prefix="acart-pt-")
+    r = subprocess.run([args.acart, "collect", "--target", "127.0.0.1:%d" % b.port, "--duration",
+                        "1", "--pt", "-o", out], capture_output=True, text=True, timeout=120)
+    print(r.stdout, r.stderr)
+    assert r.returncode == 5, "acart collect --pt exited %d" % r.returncode
+    assert ("--pt: 127.0.0.1:%d has no Intel PT: CPUID.07H:EBX[25] is clear" % b.port) in r.stderr
+    b.wait_for(r"^acart: session ended", timeout=60)
+    r = subprocess.run([args.acart, "collect", "--target", "127.0.0.1:%d" % b.port, "--duration",
+                        "1", "-o", out], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    con = b.console()
+    assert "EXCEPTION" not in con, con
+print("no Intel PT: said once on the console, --pt refused with the reason, exit 5")
