@@ -33,6 +33,7 @@ GROUPS = {
     "ecb": (["test_ecb", "test_collect_ecb", "test_sampler_pmu"],
             "^(wire_ecb|collect_ecb|sampler_pmu_sim)$"),
     "msr": (["test_msr_policy", "test_ecb"], "^(wire_msr_policy|wire_ecb)$"),
+    "pt": (["test_pt", "acart_simboard", "acart"], "^(pt_sim|pt_capture)$"),
     "board": (["target", "acart"], "^(qemu_collect_(delayed|immediate)|tools_board_backlog)$"),
     "selftest": (["target"], "^qemu_selftest$"),
     "kit": (["test_kit_platform"], "^kit_platform$"),

@@ -2,6 +2,8 @@
 #include "console.h"
 #include "gdt.h"
 
+#include "acart.h"
+
 #include <stddef.h>
 
 #define NMI_CHAIN_MAX 4
@@ -126,6 +128,7 @@ static void nmi(struct trap_frame *frame)
 
 static void __attribute__((noreturn)) fatal(const struct trap_frame *f)
 {
+    aca_trace_freeze_exception(f->vector); /* an Intel PT flight recorder keeps the way here */
     console_printf("EXCEPTION %lu (%s) error 0x%lx at eip 0x%08lx, esp 0x%08lx, ebp 0x%08lx\n",
                    (unsigned long)f->vector,
                    f->vector < 32 && exception_names[f->vector] ? exception_names[f->vector]
