@@ -268,7 +268,7 @@ static TBRW_U32 bind_records(struct binder *b, const struct tb5_section *data,
                              struct tb5_writer *out)
 {
     uint32_t rs = data->record_size;
-    uint32_t per_batch = tb5_batch_records(rs);
+    uint32_t per_batch = tb5_batch_records(rs, data->record_count);
     uint8_t *buf = malloc((size_t)per_batch * rs);
     uint8_t *binds = malloc((size_t)per_batch * TB5_REC_DATA_BIND);
     TBRW_U32 rc = (buf && binds) ? TBRW_SUCCESS : TBRW_NO_MEMORY;

@@ -97,7 +97,7 @@ TBRW_U32 TBRW_bind_enumerate_data(TBRW_PTR ptr, TBRW_U32 data_stream,
                         (uint64_t)data->record_count, rs, TB5_REC_DATA_BIND);
     if (start_index > data->record_count)
         return TBRW_INVALID_READ_START;
-    per_batch = tb5_batch_records(rs);
+    per_batch = tb5_batch_records(rs, data->record_count - start_index);
     buf = malloc((size_t)per_batch * rs);
     raw = malloc((size_t)per_batch * TB5_REC_DATA_BIND);
     binds = malloc((size_t)per_batch * sizeof(*binds));

@@ -130,7 +130,7 @@ TBRW_U32 TBRW_enumerate_data(TBRW_PTR ptr, TBRW_U32 stream, TBRW_DATA_CALLBACK *
         return rc;
     if (start_index > sec->record_count)
         return TBRW_INVALID_READ_START;
-    per_batch = tb5_batch_records(sec->record_size);
+    per_batch = tb5_batch_records(sec->record_size, sec->record_count - start_index);
     buf = malloc((size_t)per_batch * sec->record_size);
     if (!buf)
         return TBRW_NO_MEMORY;

@@ -16,10 +16,14 @@
 #include "tbrw.h"
 #include "wire.h"
 
-/* Records per batch of the enumerate functions and binding: whole records, at least one. */
-static inline uint32_t tb5_batch_records(uint32_t record_size)
+/* Records per batch of the enumerate functions and binding: whole records, at least one,
+ * and no more than are left to read (a small section must not cost a full batch buffer). */
+static inline uint32_t tb5_batch_records(uint32_t record_size, uint64_t records_left)
 {
     uint32_t n = TBRW_ENUMERATE_BATCH_BYTES / record_size;
+
+    if (records_left < n)
+        n = (uint32_t)records_left;
     return n ? n : 1;
 }
 

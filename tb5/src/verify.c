@@ -12,9 +12,12 @@
 
 TBRW_U32 tb5_verify_section_crc(const struct tb5 *tb, const struct tb5_section *sec)
 {
-    uint8_t *buf = malloc(CHUNK);
+    /* Sized to the section: most are small, and a fixed 1 MiB per section dominated
+     * verifying a small file. */
+    size_t size = sec->length < CHUNK ? (size_t)sec->length : CHUNK;
+    uint8_t *buf = size ? malloc(size) : NULL;
     uint32_t crc = 0;
-    TBRW_U32 rc = buf ? TBRW_SUCCESS : TBRW_NO_MEMORY;
+    TBRW_U32 rc = buf || !size ? TBRW_SUCCESS : TBRW_NO_MEMORY;
 
     for (uint64_t off = 0; rc == TBRW_SUCCESS && off < sec->length;) {
         size_t n = sec->length - off < CHUNK ? (size_t)(sec->length - off) : CHUNK;

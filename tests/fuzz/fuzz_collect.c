@@ -12,6 +12,7 @@
  *     call stacks) or the module channel; the rest is the stream, fed to the record
  *     scanner in pieces whose sizes come from byte 2. */
 #include <pthread.h>
+#include <semaphore.h>
 #include <sys/socket.h>
 
 #include "../../tools/collect.c"
@@ -55,6 +56,43 @@ static void *peer_main(void *arg)
     return NULL;
 }
 
+/* One peer thread for the whole campaign: creating a thread per execution cost ASan more
+ * than the conversation itself (its stack and TLS set-up and teardown). */
+static struct peer peer_job;
+static sem_t peer_ready, peer_done;
+
+static void *peer_worker(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        while (sem_wait(&peer_ready) != 0)
+            ;
+        peer_main(&peer_job);
+        sem_post(&peer_done);
+    }
+    return NULL;
+}
+
+static void peer_start(int fd, const uint8_t *data, size_t size)
+{
+    static pthread_t worker;
+    static int started;
+    if (!started) {
+        if (sem_init(&peer_ready, 0, 0) || sem_init(&peer_done, 0, 0) ||
+            pthread_create(&worker, NULL, peer_worker, NULL))
+            abort();
+        started = 1;
+    }
+    peer_job = (struct peer){fd, data, size};
+    sem_post(&peer_ready);
+}
+
+static void peer_wait(void)
+{
+    while (sem_wait(&peer_done) != 0)
+        ;
+}
+
 static int handshake(struct collection *c, struct diag *d)
 {
     size_t got = 0;
@@ -92,10 +130,7 @@ static void conversation(const uint8_t *data, size_t size)
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
         abort();
     c.link.control = sv[0];
-    struct peer peer = {sv[1], data, size};
-    pthread_t thread;
-    if (pthread_create(&thread, NULL, peer_main, &peer) != 0)
-        abort();
+    peer_start(sv[1], data, size);
 
     d.msg[0] = '\0';
     if (!handshake(&c, &d) && !target_description(&c, &d) && !configure_driver(&c, &d) &&
@@ -113,7 +148,7 @@ static void conversation(const uint8_t *data, size_t size)
     if (verbose)
         fprintf(stderr, "conversation: %s\n", d.msg);
     link_close(&c.link);
-    pthread_join(thread, NULL);
+    peer_wait();
     close(sv[1]);
     sysinfo_free(&c.sys);
     for (size_t i = 0; i < c.num_tasks; i++)
