@@ -63,8 +63,8 @@ def earlier_rows():
 
 def write_results():
     kept = earlier_rows()
-    lines = ["# make fuzz (bench/fuzz.py): libFuzzer (clang %s) under ASan+UBSan, leaks checked"
-             % clang_version(),
+    lines = ["# make fuzz (bench/fuzz.py): libFuzzer (clang %s) under ASan+UBSan, leaks checked;"
+             " commit %s" % (clang_version(), commit()),
              "# started %s, %d target(s) at once, seed %d; executions are what each run did"
              % (started.strftime("%Y-%m-%d %H:%M UTC"), args.parallel, args.seed),
              "# %-11s %12s %12s %9s %9s %7s %9s  %s"
@@ -87,6 +87,12 @@ def write_results():
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         f.write("\n".join(lines) + "\n")
+
+
+def commit():
+    out = subprocess.run(["git", "-C", TOP, "rev-parse", "--short", "HEAD"], capture_output=True,
+                         text=True).stdout.strip()
+    return out or "?"
 
 
 def clang_version():
