@@ -205,6 +205,24 @@ IPR_STATUS IprReadMultipleHistograms(IPR_CPUMASK cpus, int *cpuctxptr, IPR_HISTE
     return st;
 }
 
+struct hist_clear {
+    IPR_HMASK hmask;
+    unsigned index;
+    IPR_CPUMASK cpus;
+};
+
+/* On the histogram's own CPU: its interrupt increments cells with a plain read-modify-write,
+ * which a clear from another CPU could overwrite with the value it read before the clear. */
+static void clear_cpu(uint32_t cpu, void *arg)
+{
+    const struct hist_clear *op = arg;
+    for (uint32_t i = 0; i < IPR_MAX_HISTOGRAMS; i++) {
+        struct ipr_hist *h = &ipr_hists[i];
+        if (h->used && h->cpu == cpu && (h->type & op->hmask) && h->index == op->index)
+            memset(h->cells, 0, h->num_buckets * ipr_layout.num_counters * sizeof(IPR_HISTELEM));
+    }
+}
+
 IPR_STATUS IprClearHistograms(IPR_CPUMASK cpus, IPR_HMASK hmask, unsigned int index)
 {
     IPR_STATUS st = ipr_check_owner();
@@ -215,15 +233,16 @@ IPR_STATUS IprClearHistograms(IPR_CPUMASK cpus, IPR_HMASK hmask, unsigned int in
         return IPR__BADCPUMASK;
     if (!hmask || (hmask & ~IPR_HIST_ALL))
         return IPR__BADARG;
-    uint32_t matched = 0;
+    struct hist_clear op = {hmask, index, 0};
     for (uint32_t i = 0; i < IPR_MAX_HISTOGRAMS; i++) {
-        struct ipr_hist *h = &ipr_hists[i];
-        if (!h->used || !(mask & (1ull << h->cpu)) || !(h->type & hmask) || h->index != index)
-            continue;
-        matched++;
-        memset(h->cells, 0, h->num_buckets * ipr_layout.num_counters * sizeof(IPR_HISTELEM));
+        const struct ipr_hist *h = &ipr_hists[i];
+        if (h->used && (mask & (1ull << h->cpu)) && (h->type & hmask) && h->index == index)
+            op.cpus |= 1ull << h->cpu;
     }
-    return matched ? IPR__SUCCESS : IPR__BADHIST;
+    if (!op.cpus)
+        return IPR__BADHIST;
+    ipr_on_cpus(op.cpus, clear_cpu, &op);
+    return IPR__SUCCESS;
 }
 
 IPR_STATUS aca_ipr_write_histograms(IPR_CPUMASK cpus, IPR_HMASK hmask, unsigned int index)

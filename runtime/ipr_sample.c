@@ -195,6 +195,17 @@ static int valid_buffer(const IPR_SBUFFER *b)
            b->index < ipr_cpus[b->cpu].num_buffers && ipr_cpus[b->cpu].buf[b->index] == b;
 }
 
+/* On the buffer's own CPU, so that no sample of its interrupt is half written into a buffer
+ * being emptied (a partly filled buffer is still being filled). Emptied before it is
+ * unmarked full: an interrupt in between finds it full and leaves it alone. */
+static void mark_empty_cpu(uint32_t cpu, void *arg)
+{
+    IPR_SBUFFER *b = arg;
+    (void)cpu;
+    __atomic_store_n(&b->used, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&b->full, 0, __ATOMIC_RELEASE);
+}
+
 IPR_STATUS IprMarkEmptySampleBuffer(IPR_SBUFFER *Sptr)
 {
     IPR_STATUS st = ipr_check_owner();
@@ -202,8 +213,7 @@ IPR_STATUS IprMarkEmptySampleBuffer(IPR_SBUFFER *Sptr)
         return st;
     if (!valid_buffer(Sptr))
         return IPR__BADARG;
-    __atomic_store_n(&Sptr->used, 0, __ATOMIC_RELEASE);
-    __atomic_store_n(&Sptr->full, 0, __ATOMIC_RELEASE);
+    ipr_on_cpus(1ull << Sptr->cpu, mark_empty_cpu, Sptr);
     return IPR__SUCCESS;
 }
 

@@ -581,6 +581,9 @@ static void test_timer(void)
     EXPECT(IprSelectEventsFromArray(IPR_ALL_CPUS, tsc, fr, 1, 0), IPR__SUCCESS);
     EXPECT(IprSetEvents(IPR_ALL_CPUS, 0), IPR__SUCCESS);
     EXPECT(IprCreateHistogramBuffers(IPR_ALL_CPUS, IPR_HIST_MODE, 0, 0, 0, 0), IPR__SUCCESS);
+    EXPECT(IprCreateSampleBuffers(IPR_ALL_CPUS, 1, 4 * 16, IPR_DATA_PC | IPR_DATA_CPU,
+                                  IPR_DATA_PC | IPR_DATA_CPU, 0, IPR_FULL_NONE, 0, 0, 0),
+           IPR__SUCCESS);
     EXPECT(IprStart(IPR_ALL_CPUS, 0), IPR__SUCCESS);
     for (uint32_t c = 0; c < CPUS; c++)
         CHECK_EQ(shim_lapic(c)->timer_starts, 1);
@@ -602,6 +605,27 @@ static void test_timer(void)
                             IPR_HACTION_SUM),
            IPR__SUCCESS);
     CHECK_EQ(h[IPR_MODE_KERNEL * 8] + h[IPR_MODE_IDLE * 8], 6);
+
+    /* Emptying another CPU's histogram or buffer runs on that CPU, whose interrupt is the
+     * only writer; the caller's own CPU needs no cross-CPU call. */
+    unsigned calls = shim_smp_calls();
+    EXPECT(IprClearHistograms(1, IPR_HIST_MODE, 0), IPR__SUCCESS);
+    CHECK_EQ(shim_smp_calls(), calls);
+    EXPECT(IprClearHistograms(2, IPR_HIST_MODE, 0), IPR__SUCCESS);
+    CHECK_EQ(shim_smp_calls(), calls + 1);
+    EXPECT(IprReadHistogram(2, 0, h, IPR_MODE_COUNT * 8, 0, IPR_HIST_MODE, 0, IPR_HACTION_COPY),
+           IPR__SUCCESS);
+    CHECK_EQ(h[IPR_MODE_KERNEL * 8], 0);
+    IPR_SBUFFER *b = 0;
+    IPR_SIZE bytes = 0;
+    EXPECT(IprNextFullSampleBuffer(2, &b, &bytes, 1), IPR__PARTBUFF);
+    CHECK_EQ(bytes, 2 * 16); /* two ticks of a 16-byte PC+CPU record */
+    calls = shim_smp_calls();
+    EXPECT(IprMarkEmptySampleBuffer(b), IPR__SUCCESS);
+    CHECK_EQ(shim_smp_calls(), calls + 1);
+    CHECK_EQ(b->used, 0);
+    b = 0;
+    EXPECT(IprNextFullSampleBuffer(2, &b, &bytes, 1), IPR__NOMOREBUFF);
     EXPECT(IprStop(IPR_ALL_CPUS, 0), IPR__SUCCESS);
     for (uint32_t c = 0; c < CPUS; c++)
         CHECK_EQ(shim_lapic(c)->timer_stops, 1);
