@@ -14,6 +14,9 @@
 _Static_assert(MEMP_NUM_TCP_PCB >= CHANNEL_POOL + 4,
                "lwIP needs a pcb per channel, plus the listeners and the board's services");
 
+#define LISTEN_BACKLOG (ACA_MAX_CPUS + 4)
+_Static_assert(LISTEN_BACKLOG <= 255, "lwIP's backlog is a u8");
+
 struct channel {
     struct tcp_pcb *pcb;
     struct pbuf *rx;    /* received, not yet read (tot_len is u16: not used) */
@@ -194,7 +197,10 @@ int channel_listen(uint16_t port, channel_accept_fn fn, void *arg)
         tcp_abort(pcb);
         return ACA_ERR_NET;
     }
-    struct tcp_pcb *lpcb = tcp_listen_with_backlog(pcb, 8);
+    /* A host opens a session's data connections in one burst (CPUs + 2); a SYN beyond the
+     * backlog is dropped and its sender retries only after a growing timeout, which on a
+     * 64-CPU board outlasted the handshake timeout. */
+    struct tcp_pcb *lpcb = tcp_listen_with_backlog(pcb, LISTEN_BACKLOG);
     if (!lpcb) {
         tcp_abort(pcb);
         return ACA_ERR_NO_MEMORY;

@@ -322,10 +322,12 @@ int32_t cmd_get_drop_reasons(struct cmd_request *req)
     memset(&info, 0, sizeof(info));
     uint32_t n = sampler_num_cpus();
     info.size = n;
+    info.flags = ACART_DROP_REASONS_DELIVERED;
     for (uint32_t i = 0; i < n; i++) {
         struct sampler_cpu_counts c;
         sampler_counts(i, &c);
         struct acart_drop_reasons_cpu *e = &info.cpu[i];
+        e->delivered = c.sampled - c.dropped;
         e->cpu_id = i;
         e->ring_full = c.ring_full;
         e->no_counter = c.no_counter;

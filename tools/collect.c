@@ -809,7 +809,9 @@ static int reasons_of(const struct collection *c, uint32_t cpu, uint32_t dropped
     return diag_fail(d, COLLECT_DIAG_TARGET, "GET_DROP_REASONS: no entry for CPU %" PRIu32, cpu);
 }
 
-/* What GET_SAMPLE_DROP_INFO says about a CPU; 0 if it does not mention it. */
+/* What the target says a CPU delivered and dropped: GET_SAMPLE_DROP_INFO, which holds 20
+ * CPUs, or past those acart's GET_DROP_REASONS where it gives `delivered`; 0 if neither
+ * mentions the CPU. */
 static int drop_entry(const struct collection *c, uint32_t cpu, struct sep_sample_drop *out)
 {
     for (uint32_t i = 0; i < c->drops.size; i++) {
@@ -817,6 +819,18 @@ static int drop_entry(const struct collection *c, uint32_t cpu, struct sep_sampl
             *out = c->drops.drop_info[i];
             return 1;
         }
+    }
+    if (!c->have_reasons || !(c->reasons.flags & ACART_DROP_REASONS_DELIVERED))
+        return 0;
+    for (uint32_t i = 0; i < c->reasons.size; i++) {
+        const struct acart_drop_reasons_cpu *e = &c->reasons.cpu[i];
+        if (e->cpu_id != cpu)
+            continue;
+        uint64_t dropped = (uint64_t)e->ring_full + e->no_counter + e->malformed +
+                           e->collision + e->stuck;
+        *out = (struct sep_sample_drop){0, cpu, e->delivered,
+                                        dropped > UINT32_MAX ? UINT32_MAX : (uint32_t)dropped};
+        return 1;
     }
     return 0;
 }
@@ -982,8 +996,11 @@ static int check_silent_cpus(const struct collection *c, struct diag *d)
 static void print_summary(const struct collection *c)
 {
     uint64_t dropped = 0;
-    for (uint32_t i = 0; i < c->drops.size; i++)
-        dropped += c->drops.drop_info[i].dropped;
+    for (uint32_t i = 0; i < c->num_cpus; i++) {
+        struct sep_sample_drop e;
+        if (drop_entry(c, i, &e))
+            dropped += e.dropped;
+    }
     char stacks[48] = "";
     if (c->opt.callstack_depth)
         snprintf(stacks, sizeof stacks, ", call stacks up to %" PRIu32 " deep",

@@ -42,7 +42,7 @@
 #ifndef MEM_SIZE
 #define MEM_SIZE (2 * 1024 * 1024)
 #endif
-#define MEMP_NUM_TCP_PCB        48 /* a session: control + CPUs + 2; echo and bench */
+#define MEMP_NUM_TCP_PCB        80 /* a session: control + up to 64 CPUs + 2; echo and bench */
 #define MEMP_NUM_TCP_PCB_LISTEN 4
 #define MEMP_NUM_TCP_SEG        1024
 #define MEMP_NUM_PBUF           256

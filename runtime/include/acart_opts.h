@@ -4,7 +4,7 @@
 #define ACART_OPTS_H
 
 #ifndef ACA_MAX_CPUS
-#define ACA_MAX_CPUS 32
+#define ACA_MAX_CPUS 64
 #endif
 
 /* The built-in sample rings: one pool in .bss (section .bss.acart_rings, NOBITS), split

@@ -1175,16 +1175,20 @@ struct acart_drop_reasons_cpu {
     uint32_t collision;    /* a PEBS record (format <= 2) naming several PEBS counters */
     uint32_t stuck;        /* lost when a PMI that would not clear made the PMU reset */
     uint32_t stuck_resets; /* those resets; sampling on the CPU ended with the first */
-    uint32_t reserved;
+    uint32_t delivered;    /* samples delivered, as GET_SAMPLE_DROP_INFO's `sampled`, which
+                            * covers 20 CPUs only (valid with ACART_DROP_REASONS_DELIVERED) */
 };
 SEP_WIRE_ASSERT_SIZE(struct acart_drop_reasons_cpu, 32);
 SEP_WIRE_ASSERT_OFFSET(struct acart_drop_reasons_cpu, stuck_resets, 24);
+SEP_WIRE_ASSERT_OFFSET(struct acart_drop_reasons_cpu, delivered, 28);
 
 /* ACART_OP_GET_DROP_REASONS reply: the header and `size` entries; as every reply, it is
  * as long as the host asked (entries past `size` are zero), at least 8 + 32 * size. */
+#define ACART_DROP_REASONS_DELIVERED 1u /* flags: every entry's `delivered` is filled in */
+
 struct acart_drop_reasons {
-    uint32_t size; /* entries that follow */
-    uint32_t reserved;
+    uint32_t size;  /* entries that follow */
+    uint32_t flags; /* ACART_DROP_REASONS_*; 0 from a target older than `delivered` */
     struct acart_drop_reasons_cpu cpu[ACART_MAX_DROP_REASON_CPUS];
 };
 SEP_WIRE_ASSERT_OFFSET(struct acart_drop_reasons, cpu, 8);

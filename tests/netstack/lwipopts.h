@@ -32,7 +32,7 @@
 
 #define MEM_ALIGNMENT           8
 #define MEM_SIZE                (256 * 1024)
-#define MEMP_NUM_TCP_PCB        48
+#define MEMP_NUM_TCP_PCB        80
 #define MEMP_NUM_TCP_PCB_LISTEN 4
 #define MEMP_NUM_TCP_SEG        96
 #define MEMP_NUM_PBUF           64

@@ -7,9 +7,14 @@ the folder it wrote. It must succeed when the collection was too short for 20 ti
 the target samples PMU events (which may never occur), when CPU 1 dropped what it took,
 and when every CPU sent samples.
 
+A board with more than 20 CPUs overflows GET_SAMPLE_DROP_INFO (20 entries): acart's
+GET_DROP_REASONS then carries each CPU's `delivered` (docs/sep-protocol.md 4.2), and every
+CPU's count is checked through it.
+
 The target is written from docs/sep-protocol.md with its own struct layouts, like
 tests/qemu/sep.py, not from acart_wire.h."""
 
+import json
 import os
 import shutil
 import socket
@@ -24,6 +29,10 @@ HEADER = struct.Struct("<IIIiQQQQ")      # header_size, proto, command, status, 
 DATA_FIRST = struct.Struct("<IHH")       # proto, data_type, data_id
 SAMPLE = struct.Struct("<IIQQHHIIIQ")    # sep_sample_pc, 48 bytes
 DROP = struct.Struct("<IIII")            # os_id, cpu_id, sampled, dropped
+REASONS_HEAD = struct.Struct("<II")      # size, flags
+REASON = struct.Struct("<8I")            # cpu_id, ring_full, no_counter, malformed, collision,
+#                                          stuck, stuck_resets, delivered
+MAX_DROP_NODES, REASONS_DELIVERED = 20, 1
 DATA_CPU, DATA_MODULE, DATA_UNCORE = 0, 1, 2
 OP_STOP, OP_TERMINATE, OP_NUM_CORES = 2, 35, 28
 OP_GET_NUM_SAMPLES, OP_GET_SAMPLE_DROP_INFO = 76, 85
@@ -59,9 +68,11 @@ def recv_exact(sock, n):
 class Target(threading.Thread):
     """One session: `samples[i]` records on CPU i's channel, `dropped[i]` reported lost."""
 
-    def __init__(self, version, samples, dropped=None, flood=False):
+    def __init__(self, version, samples, dropped=None, flood=False, delivered=None):
         super().__init__(daemon=True)
         self.version, self.samples, self.flood = version, samples, flood
+        # With `delivered` (what the target claims each CPU sent), GET_DROP_REASONS answers.
+        self.delivered = delivered
         self.dropped = dropped or [0] * len(samples)
         self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.listener.bind(("127.0.0.1", 0))
@@ -104,8 +115,15 @@ class Target(threading.Thread):
             elif op == OP_GET_NUM_SAMPLES:
                 reply = struct.pack("<Q", sum(self.samples))
             elif op == OP_GET_SAMPLE_DROP_INFO:
-                reply = struct.pack("<I", n) + b"".join(
-                    DROP.pack(0, i, self.samples[i], self.dropped[i]) for i in range(n))
+                claimed = self.delivered or self.samples
+                m = min(n, MAX_DROP_NODES)
+                reply = struct.pack("<I", m) + b"".join(
+                    DROP.pack(0, i, claimed[i], self.dropped[i]) for i in range(m))
+                reply += bytes(from_size - len(reply))
+            elif op == OP_GET_DROP_REASONS and self.delivered:
+                reply = REASONS_HEAD.pack(n, REASONS_DELIVERED) + b"".join(
+                    REASON.pack(i, self.dropped[i], 0, 0, 0, 0, 0, self.delivered[i])
+                    for i in range(n))
                 reply += bytes(from_size - len(reply))
             elif op == OP_GET_DROP_REASONS:
                 status, reply = STATUS_DRIVER_COMM_FAILED, b""
@@ -145,8 +163,8 @@ class Target(threading.Thread):
 
 
 def collect(args, name, version, samples, dropped=None, duration="0.5", event=None, expect=0,
-            flood=False):
-    t = Target(version, samples, dropped, flood)
+            flood=False, delivered=None):
+    t = Target(version, samples, dropped, flood, delivered)
     t.start()
     folder = os.path.join(args.workdir, name)
     cmd = [args.acart, "collect", "--target", "127.0.0.1:%d" % t.port, "--duration", duration,
@@ -188,6 +206,26 @@ def test(args):
     # Every CPU sampled.
     out, _ = collect(args, "all_time_based", TIME_BASED, [120, 110])
     check("230 samples" in out, "summary: %s" % out)
+
+    # 40 CPUs: GET_SAMPLE_DROP_INFO names the first 20, GET_DROP_REASONS all of them.
+    many = [100 + i for i in range(40)]
+    out, err = collect(args, "cpus_40", TIME_BASED, many, delivered=list(many))
+    check("%d samples" % sum(many) in out, "summary: %s" % out)
+    check("covers" not in err, "a CPU went unchecked:\n%s" % err)
+    with open(os.path.join(args.workdir, "cpus_40", "session.json")) as f:
+        samples = json.load(f)["samples"]
+    check(samples["per_cpu"] == many, "per-CPU counts: %r" % samples.get("per_cpu"))
+    # CPU 33 sent one record fewer than the target claims: named, though past the 20.
+    claimed = list(many)
+    claimed[33] += 1
+    _, err = collect(args, "cpus_40_short", TIME_BASED, many, delivered=claimed, expect=5)
+    check("CPU 33: received 133 sample records, the target reports 134" in err,
+          "CPU 33's shortfall not named:\n%s" % err)
+    # A silent CPU past the 20 is named too.
+    quiet = list(many)
+    quiet[37] = 0
+    _, err = collect(args, "cpus_40_silent", TIME_BASED, quiet, delivered=list(quiet), expect=5)
+    check("CPU 37 took no sample in" in err, "silent CPU 37 not named:\n%s" % err)
 
     # A target that goes on sending module records after STOP: the host gives up once it
     # has more than a target can hold (256 MiB that are not samples), never drains for ever.

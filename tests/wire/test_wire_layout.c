@@ -624,6 +624,7 @@ static void test_sample_drop_info(void)
     static uint8_t rb[8 + 32 * ACART_MAX_DROP_REASON_CPUS];
     memset(&r, 0, sizeof r);
     r.size = 2;
+    r.flags = ACART_DROP_REASONS_DELIVERED;
     r.cpu[1].cpu_id = 1;
     r.cpu[1].ring_full = 2;
     r.cpu[1].no_counter = 3;
@@ -631,9 +632,10 @@ static void test_sample_drop_info(void)
     r.cpu[1].collision = 5;
     r.cpu[1].stuck = 6;
     r.cpu[1].stuck_resets = 7;
-    r.cpu[ACART_MAX_DROP_REASON_CPUS - 1].reserved = 0x63;
+    r.cpu[ACART_MAX_DROP_REASON_CPUS - 1].delivered = 0x63;
     ROUND_TRIP(r, rb, rback);
     CHECK_EQ(wire_le(rb, 0, 4), 2);
+    CHECK_EQ(wire_le(rb, 4, 4), 1);
     for (unsigned k = 0; k < 7; k++)
         CHECK_EQ(wire_le(rb, 8 + 32 + 4 * k, 4), 1 + k);
     CHECK_EQ(wire_le(rb, 8 + 32 * 63 + 28, 4), 0x63);
