@@ -826,8 +826,8 @@ static int drop_entry(const struct collection *c, uint32_t cpu, struct sep_sampl
         const struct acart_drop_reasons_cpu *e = &c->reasons.cpu[i];
         if (e->cpu_id != cpu)
             continue;
-        uint64_t dropped = (uint64_t)e->ring_full + e->no_counter + e->malformed +
-                           e->collision + e->stuck;
+        uint64_t dropped =
+            (uint64_t)e->ring_full + e->no_counter + e->malformed + e->collision + e->stuck;
         *out = (struct sep_sample_drop){0, cpu, e->delivered,
                                         dropped > UINT32_MAX ? UINT32_MAX : (uint32_t)dropped};
         return 1;
