@@ -121,9 +121,11 @@ with tempfile.TemporaryDirectory() as tmp, \
 
     # A session costs something per second besides its samples (the agent's poll in the
     # net tick): two rates separate the two, the slope being the cost of one sample.
+    slowdowns = []
     for name, extra in (("acart sample", []), ("acart sample, --callstack=16", ["--callstack=16"])):
         low, high = RATE_HZ, 4 * RATE_HZ
         p_low, p_high = collecting(extra, low), collecting(extra, high)
+        slowdowns.append((name, p_low))
         lost_low = (1 - p_low / base) * INSTRUCTIONS_PER_S
         lost_high = (1 - p_high / base) * INSTRUCTIONS_PER_S
         per_sample = (lost_high - lost_low) / (high - low)
@@ -131,6 +133,15 @@ with tempfile.TemporaryDirectory() as tmp, \
         out("%s: %.1f passes/s at %d Hz, %.1f at %d Hz: %.0f instructions per sample (%.0f "
             "more than the bare timer), plus %.0f instructions per second of an open session"
             % (name, p_low, low, p_high, high, per_sample, per_sample - bare_cost, per_second))
+
+    # The hotspot's slowdown at RATE_HZ: acart's (its samples and the open session's poll)
+    # against bare timer interrupts at the same rate with an empty handler.
+    bare_pct = 100 * (1 - bare / base)
+    for name, p_low in slowdowns:
+        pct = 100 * (1 - p_low / base)
+        out("slowdown at %d Hz per cpu, %s: %.3f %% (bare timer %.3f %%): acart's excess %.3f "
+            "percentage points (target: at most 0.5)" % (RATE_HZ, name, pct, bare_pct,
+                                                        pct - bare_pct))
 
     again, _, _ = window(bp)
     out("no sampling again: %.1f passes/s (%.4f of the first: the floor of this method)" % (

@@ -116,12 +116,13 @@ class Host:
 
     def start_readers(self):
         self.received = {}
+        self.first_byte_at, self.last_byte_at = {}, {}  # time.monotonic() per channel
         self.threads = []
         for dtype, did, s in self.channels:
             key = (dtype, did)
             self.received[key] = bytearray()
 
-            def reader(sock=s, buf=self.received[key]):
+            def reader(sock=s, buf=self.received[key], key=key):
                 try:
                     sock.settimeout(120)
                 except OSError:  # closed by the test before the thread ran
@@ -133,6 +134,9 @@ class Host:
                         return
                     if not chunk:
                         return
+                    now = time.monotonic()
+                    self.first_byte_at.setdefault(key, now)
+                    self.last_byte_at[key] = now
                     buf.extend(chunk)
             t = threading.Thread(target=reader, daemon=True)
             t.start()
