@@ -115,9 +115,18 @@ void pt_gap_describe(const struct pt_gap *gap, char *buf, size_t size)
                      gap->offset);
         break;
     case PT_GAP_LOST:
-        n = snprintf(buf, size,
-                     "gap at offset 0x%" PRIx64 ": the target lost %" PRIu64 " bytes of trace here",
-                     gap->offset, gap->lost_bytes);
+        /* 0: the trace unit stopped at a full ring, so what it would have written is not
+         * known (docs/pt.md); never print it as "0 bytes". */
+        if (gap->lost_bytes)
+            n = snprintf(buf, size,
+                         "gap at offset 0x%" PRIx64 ": the target lost %" PRIu64
+                         " bytes of trace here",
+                         gap->offset, gap->lost_bytes);
+        else
+            n = snprintf(buf, size,
+                         "gap at offset 0x%" PRIx64 ": the target lost trace here (how many "
+                         "bytes is not known: its trace unit stopped at a full buffer)",
+                         gap->offset);
         break;
     case PT_GAP_TRUNCATED:
         n = snprintf(buf, size,

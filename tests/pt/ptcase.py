@@ -151,7 +151,8 @@ class Case:
 
 def norm_event(text):
     """'[0000000000001000  enabled, ip: 0000000000100000]' -> '[enabled]'; gaps keep offsets and
-    the libipt error: '[gap 00000000000000a0 pte_bad_opc resync 00000000000000c0]'."""
+    the libipt error: '[gap 00000000000000a0 pte_bad_opc resync 00000000000000c0]', losses
+    their size: '[gap 00000000000000a0 lost 4096]', '[gap ... lost unknown]' for a loss of 0."""
     body = text.strip()[1:-1]
     m = re.match(r"gap at offset 0x([0-9a-f]+): (.*)$", body)
     if m:
@@ -161,7 +162,8 @@ def norm_event(text):
         if e:
             out += " " + e.group(1)
         elif "lost" in rest:
-            out += " lost"
+            n = re.search(r"lost (\d+) bytes", rest)
+            out += " lost %s" % (n.group(1) if n else "unknown" if "not known" in rest else "?")
         elif "no PSB to synchronise" in rest:
             out += " nosync"
         elif "file ends" in rest:
