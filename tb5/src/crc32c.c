@@ -1,16 +1,24 @@
 /*
  * crc32c.c - CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), the checksum of
- * every tb5 section, the directory and the header. Slicing by 8 keeps checksumming
- * well above disk speed, so writing and verifying large streams is I/O bound.
+ * every tb5 section, the directory and the header. Every byte of a data stream is
+ * checksummed as it is written, so on x86-64 the SSE4.2 crc32 instruction does it (it
+ * computes exactly this CRC): slicing by 8 took a fifth of `acart import` once its blocks
+ * were compressed. Slicing by 8 remains for other CPUs.
  */
 #include <pthread.h>
 
 #include "wire.h"
 
+#if defined(__x86_64__)
+#include <nmmintrin.h>
+#define HAVE_CRC32_INSN 1
+#endif
+
 #define CRC32C_POLY 0x82F63B78u
 
 static uint32_t crc_table[8][256];
 static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+static int use_insn;
 
 static void crc_init(void)
 {
@@ -23,13 +31,39 @@ static void crc_init(void)
     for (uint32_t n = 0; n < 256; n++)
         for (int t = 1; t < 8; t++)
             crc_table[t][n] = (crc_table[t - 1][n] >> 8) ^ crc_table[0][crc_table[t - 1][n] & 0xff];
+#ifdef HAVE_CRC32_INSN
+    use_insn = __builtin_cpu_supports("sse4.2");
+#endif
 }
+
+#ifdef HAVE_CRC32_INSN
+__attribute__((target("sse4.2"))) static uint32_t crc_insn(uint32_t crc, const uint8_t *p,
+                                                           size_t len)
+{
+    uint64_t c = crc;
+
+    while (len >= 8) {
+        uint64_t v;
+        memcpy(&v, p, sizeof(v));
+        c = _mm_crc32_u64(c, v);
+        p += 8;
+        len -= 8;
+    }
+    while (len--)
+        c = _mm_crc32_u8((uint32_t)c, *p++);
+    return (uint32_t)c;
+}
+#endif
 
 uint32_t tb5_crc32c(uint32_t crc, const void *data, size_t len)
 {
     const uint8_t *p = data;
 
     pthread_once(&crc_once, crc_init);
+#ifdef HAVE_CRC32_INSN
+    if (use_insn)
+        return ~crc_insn(~crc, p, len);
+#endif
     crc = ~crc;
     while (len >= 8) {
         uint32_t lo = crc ^ tb5_get32(p);

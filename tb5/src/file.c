@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "tb5_internal.h"
 
@@ -38,6 +39,7 @@ static TBRW_U32 write_header(struct tb5 *tb)
     uint8_t h[TB5_HEADER_SIZE] = {0};
 
     memcpy(h + TB5_HDR_MAGIC, TB5_MAGIC, TB5_MAGIC_LEN);
+    tb->major = TB5_FORMAT_MAJOR;
     tb5_put16(h + TB5_HDR_VERSION_MAJOR, TB5_FORMAT_MAJOR);
     tb5_put16(h + TB5_HDR_VERSION_MINOR, TB5_FORMAT_MINOR);
     tb5_put32(h + TB5_HDR_HEADER_SIZE, TB5_HEADER_SIZE);
@@ -61,11 +63,11 @@ static TBRW_U32 read_header(struct tb5 *tb, uint64_t size)
     if (have < sizeof(h))
         return tb5_fail(TBRW_TRUNCATED_FILE, "header: the file ends at byte offset %zu, inside it",
                         have);
-    if (tb5_get16(h + TB5_HDR_VERSION_MAJOR) != TB5_FORMAT_MAJOR)
+    tb->major = tb5_get16(h + TB5_HDR_VERSION_MAJOR);
+    if (tb->major != TB5_FORMAT_MAJOR && tb->major != TB5_FORMAT_MAJOR_V1)
         return tb5_fail(TBRW_INCOMPATIBLE_VERSION,
-                        "header field version_major at byte offset %u: %u, expected %u",
-                        TB5_HDR_VERSION_MAJOR, tb5_get16(h + TB5_HDR_VERSION_MAJOR),
-                        TB5_FORMAT_MAJOR);
+                        "header field version_major at byte offset %u: %u, expected %u or %u",
+                        TB5_HDR_VERSION_MAJOR, tb->major, TB5_FORMAT_MAJOR_V1, TB5_FORMAT_MAJOR);
     if (tb5_get32(h + TB5_HDR_CRC) != tb5_crc32c(0, h, TB5_HDR_CRC))
         return tb5_fail(TBRW_CHECKSUM_MISMATCH,
                         "header field crc at byte offset %u does not match bytes 0..%u",
@@ -81,6 +83,11 @@ static int kind_is_known(uint16_t kind)
 {
     return (kind >= TB5_K_HARDWARE && kind <= TB5_K_TID_BIND) ||
            (kind >= TB5_K_STREAM_INFO && kind <= TB5_K_DATA_BIND);
+}
+
+static uint32_t block_entry_size(const struct tb5 *tb)
+{
+    return tb->major == TB5_FORMAT_MAJOR_V1 ? TB5_BLOCK_ENTRY_SIZE_V1 : TB5_BLOCK_ENTRY_SIZE;
 }
 
 /* One directory entry: bounds, block sums and the global/stream split are checked.
@@ -128,15 +135,39 @@ static TBRW_U32 parse_section(struct tb5 *tb, const uint8_t *e, const uint8_t *b
     if (tb5_find(tb, sec->kind, sec->stream))
         BAD_ENTRY("a second %s", index, name, entry_off, name);
     for (uint32_t i = 0; i < count; i++) {
-        const uint8_t *b = blocks + (size_t)(first + i) * TB5_BLOCK_ENTRY_SIZE;
+        uint64_t entry = blocks_off + (uint64_t)(first + i) * block_entry_size(tb);
+        const uint8_t *b = blocks + (size_t)(first + i) * block_entry_size(tb);
         uint64_t off = tb5_get64(b + TB5_BLK_OFFSET), len = tb5_get64(b + TB5_BLK_LENGTH);
+        uint64_t raw = len;
+        uint32_t enc = TB5_ENC_STORED;
         if (off < TB5_HEADER_SIZE || off > data_end || len > data_end - off)
             BAD_ENTRY("block %u (entry at byte offset %" PRIu64 ") spans [%" PRIu64 ", +%" PRIu64
                       "), outside the data area [%u, %" PRIu64 ")",
-                      index, name, entry_off, first + i,
-                      blocks_off + (uint64_t)(first + i) * TB5_BLOCK_ENTRY_SIZE, off, len,
-                      TB5_HEADER_SIZE, data_end);
-        rc = tb5_section_add_block(sec, off, len);
+                      index, name, entry_off, first + i, entry, off, len, TB5_HEADER_SIZE,
+                      data_end);
+        if (tb->major != TB5_FORMAT_MAJOR_V1) {
+            raw = tb5_get32(b + TB5_BLK_RAW_LENGTH);
+            enc = tb5_get32(b + TB5_BLK_ENCODING);
+        }
+        if (enc == TB5_ENC_STORED && raw != len)
+            BAD_ENTRY("block %u (entry at byte offset %" PRIu64 "): stored as is, %" PRIu64
+                      " bytes in the file for %" PRIu64 " bytes of the section",
+                      index, name, entry_off, first + i, entry, len, raw);
+        if (enc == TB5_ENC_ZSTD &&
+            (raw == 0 || raw > TB5_MAX_ZSTD_BLOCK || len == 0 || len > ZSTD_compressBound(raw)))
+            BAD_ENTRY("block %u (entry at byte offset %" PRIu64 "): a zstd frame of %" PRIu64
+                      " bytes for %" PRIu64 " bytes of the section (1 to %u bytes, in a frame of "
+                      "at most %zu)",
+                      index, name, entry_off, first + i, entry, len, raw, TB5_MAX_ZSTD_BLOCK,
+                      ZSTD_compressBound(raw));
+        if (enc == TB5_ENC_ZSTD && sec->record_size && raw % sec->record_size)
+            BAD_ENTRY("block %u (entry at byte offset %" PRIu64 "): a zstd block of %" PRIu64
+                      " bytes holds no whole number of %u-byte records",
+                      index, name, entry_off, first + i, entry, raw, sec->record_size);
+        if (enc != TB5_ENC_STORED && enc != TB5_ENC_ZSTD)
+            BAD_ENTRY("block %u (entry at byte offset %" PRIu64 "): encoding %u is not known",
+                      index, name, entry_off, first + i, entry, enc);
+        rc = tb5_section_add_block(sec, off, len, raw, enc);
         if (rc)
             goto fail;
     }
@@ -180,7 +211,7 @@ static TBRW_U32 read_directory(struct tb5 *tb, uint64_t size)
     tb->commit_count = tb5_get32(t + TB5_TRL_COMMIT_COUNT);
     if (dir_off < TB5_HEADER_SIZE || dir_off > size - TB5_TRAILER_SIZE ||
         dir_len != size - TB5_TRAILER_SIZE - dir_off ||
-        dir_len != (uint64_t)nsec * TB5_SECTION_ENTRY_SIZE + (uint64_t)nblk * TB5_BLOCK_ENTRY_SIZE)
+        dir_len != (uint64_t)nsec * TB5_SECTION_ENTRY_SIZE + (uint64_t)nblk * block_entry_size(tb))
         return tb5_fail(TBRW_CORRUPT_FILE,
                         "trailer at byte offset %" PRIu64 ": directory at byte offset %" PRIu64
                         ", %" PRIu64 " bytes, for %u sections and %u blocks, does not end where "
@@ -230,7 +261,7 @@ static TBRW_U32 commit(struct tb5 *tb)
         nblk += tb->secs[i]->nblocks;
     if (nblk > UINT32_MAX)
         return TBRW_BUFFER_OVERFLOW;
-    dir_len = tb->nsecs * TB5_SECTION_ENTRY_SIZE + nblk * TB5_BLOCK_ENTRY_SIZE;
+    dir_len = tb->nsecs * TB5_SECTION_ENTRY_SIZE + nblk * block_entry_size(tb);
     dir = calloc(1, dir_len ? (size_t)dir_len : 1);
     if (!dir)
         return TBRW_NO_MEMORY;
@@ -248,10 +279,13 @@ static TBRW_U32 commit(struct tb5 *tb)
         tb5_put32(e + TB5_SEC_FIRST_BLOCK, block);
         tb5_put32(e + TB5_SEC_BLOCK_COUNT, s->nblocks);
         for (uint32_t b = 0; b < s->nblocks; b++, block++) {
-            tb5_put64(blk + (size_t)block * TB5_BLOCK_ENTRY_SIZE + TB5_BLK_OFFSET,
-                      s->blocks[b].offset);
-            tb5_put64(blk + (size_t)block * TB5_BLOCK_ENTRY_SIZE + TB5_BLK_LENGTH,
-                      s->blocks[b].length);
+            uint8_t *be = blk + (size_t)block * block_entry_size(tb);
+            tb5_put64(be + TB5_BLK_OFFSET, s->blocks[b].offset);
+            tb5_put64(be + TB5_BLK_LENGTH, s->blocks[b].stored);
+            if (tb->major != TB5_FORMAT_MAJOR_V1) {
+                tb5_put32(be + TB5_BLK_RAW_LENGTH, (uint32_t)s->blocks[b].length);
+                tb5_put32(be + TB5_BLK_ENCODING, s->blocks[b].encoding);
+            }
         }
     }
     memcpy(t + TB5_TRL_MAGIC, TB5_TRAILER_MAGIC, TB5_MAGIC_LEN);
@@ -279,6 +313,7 @@ static void destroy(struct tb5 *tb)
     free(tb->secs);
     free(tb->streams);
     free(tb->pool_pending);
+    tb5_zstd_free(tb->z);
     if (tb->fd >= 0)
         close(tb->fd);
     if (tb->spool_fd >= 0)
@@ -341,7 +376,9 @@ TBRW_U32 tb5_open_utf8(TBRW_PTR *ptr, const char *path, TBRW_U32 mode)
     if (rc)
         return rc;
     tb = calloc(1, sizeof(*tb));
-    if (!tb || !(tb->path = strdup(path))) {
+    if (!tb || !(tb->path = strdup(path)) || !(tb->z = calloc(1, sizeof(*tb->z)))) {
+        if (tb)
+            free(tb->path);
         free(tb);
         return TBRW_NO_MEMORY;
     }

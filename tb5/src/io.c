@@ -1,7 +1,9 @@
 /*
  * io.c - sections as byte strings stored in blocks: reading any byte range of a
  * section, and writers that append blocks at the end of the file (or of the spool
- * file of a read-only handle). A section's checksum is computed as it is written.
+ * file of a read-only handle). A section's checksum is computed as it is written, over
+ * its own bytes: a compressed block is checked by its zstd frame's checksum as it is
+ * inflated, and the section's crc by TBRW_verify.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -10,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zstd.h>
+#include <zstd_errors.h>
 
 #include "tb5_internal.h"
 
@@ -61,7 +65,8 @@ struct tb5_section *tb5_section_new(uint16_t kind, uint32_t stream, uint32_t rec
     return sec;
 }
 
-TBRW_U32 tb5_section_add_block(struct tb5_section *sec, uint64_t offset, uint64_t length)
+TBRW_U32 tb5_section_add_block(struct tb5_section *sec, uint64_t offset, uint64_t stored,
+                               uint64_t length, uint32_t encoding)
 {
     if (sec->nblocks == sec->cap_blocks) {
         uint32_t cap = sec->cap_blocks ? sec->cap_blocks * 2 : 4;
@@ -71,10 +76,129 @@ TBRW_U32 tb5_section_add_block(struct tb5_section *sec, uint64_t offset, uint64_
         sec->blocks = b;
         sec->cap_blocks = cap;
     }
-    sec->blocks[sec->nblocks].offset = offset;
-    sec->blocks[sec->nblocks].length = length;
+    sec->blocks[sec->nblocks] = (struct tb5_block){offset, stored, length, encoding};
     sec->nblocks++;
     sec->length += length;
+    return TBRW_SUCCESS;
+}
+
+void tb5_zstd_free(struct tb5_zstd *z)
+{
+    if (z) {
+        ZSTD_freeCCtx(z->cctx);
+        ZSTD_freeDCtx(z->dctx);
+        free(z->frame);
+        free(z->planes);
+        free(z->cache);
+        free(z);
+    }
+}
+
+static int grow(uint8_t **buf, size_t *cap, size_t need)
+{
+    uint8_t *p;
+
+    if (*cap >= need)
+        return 0;
+    p = realloc(*buf, need);
+    if (!p)
+        return -1;
+    *buf = p;
+    *cap = need;
+    return 0;
+}
+
+#define BLOCK_FMT          "%s: block %u (zstd frame of %" PRIu64 " bytes at file offset %" PRIu64 "): "
+#define BLOCK_ARGS(sec, i) TB5_SEC_NAME(sec), (i), (sec)->blocks[i].stored, (sec)->blocks[i].offset
+
+/* Inflates compressed block i of sec, all of it, into out. Each way a frame can be wrong
+ * has its own message: the directory promised a length, the frame must keep it. */
+static TBRW_U32 inflate_block(const struct tb5 *tb, const struct tb5_section *sec, uint32_t i,
+                              uint8_t *out)
+{
+    const struct tb5_block *b = &sec->blocks[i];
+    struct tb5_zstd *z = tb->z;
+    unsigned long long declared;
+    size_t n;
+    TBRW_U32 rc;
+
+    if (!z->dctx && !(z->dctx = ZSTD_createDCtx()))
+        return TBRW_NO_MEMORY;
+    if (grow(&z->frame, &z->frame_cap, (size_t)b->stored))
+        return TBRW_NO_MEMORY;
+    rc = tb5_pread(sec->spooled ? tb->spool_fd : tb->fd, z->frame, (size_t)b->stored, b->offset);
+    if (rc == TBRW_TRUNCATED_FILE)
+        return tb5_fail(TBRW_CORRUPT_FILE, BLOCK_FMT "lies past the end of the file",
+                        BLOCK_ARGS(sec, i));
+    if (rc)
+        return rc;
+    n = ZSTD_findFrameCompressedSize(z->frame, (size_t)b->stored);
+    if (ZSTD_isError(n))
+        return tb5_fail(TBRW_CORRUPT_FILE, BLOCK_FMT "%s", BLOCK_ARGS(sec, i),
+                        ZSTD_getErrorCode(n) == ZSTD_error_srcSize_wrong ? "the frame is cut short"
+                                                                         : ZSTD_getErrorName(n));
+    if (n != b->stored)
+        return tb5_fail(TBRW_CORRUPT_FILE, BLOCK_FMT "the frame ends after %zu bytes",
+                        BLOCK_ARGS(sec, i), n);
+    declared = ZSTD_getFrameContentSize(z->frame, (size_t)b->stored);
+    if (declared != b->length)
+        return tb5_fail(TBRW_CORRUPT_FILE,
+                        BLOCK_FMT "the frame %s, its block entry says %" PRIu64 " bytes",
+                        BLOCK_ARGS(sec, i),
+                        declared == ZSTD_CONTENTSIZE_UNKNOWN ? "declares no content size"
+                                                             : "declares another content size",
+                        b->length);
+    /* Records come back from their byte planes; other sections' bytes are as they are. */
+    uint8_t *planes = out;
+    if (sec->record_size > 1) {
+        if (grow(&z->planes, &z->planes_cap, (size_t)b->length))
+            return TBRW_NO_MEMORY;
+        planes = z->planes;
+    }
+    n = ZSTD_decompressDCtx(z->dctx, planes, (size_t)b->length, z->frame, (size_t)b->stored);
+    if (ZSTD_isError(n))
+        return tb5_fail(ZSTD_getErrorCode(n) == ZSTD_error_checksum_wrong ? TBRW_CHECKSUM_MISMATCH
+                                                                          : TBRW_CORRUPT_FILE,
+                        BLOCK_FMT "zstd: %s", BLOCK_ARGS(sec, i), ZSTD_getErrorName(n));
+    if (n != b->length)
+        return tb5_fail(TBRW_CORRUPT_FILE, BLOCK_FMT "inflates to %zu bytes, not %" PRIu64,
+                        BLOCK_ARGS(sec, i), n, b->length);
+    if (planes != out)
+        tb5_unshuffle(planes, out, n / sec->record_size, sec->record_size);
+    return TBRW_SUCCESS;
+}
+
+/* n bytes at in_block of block i into out. */
+static TBRW_U32 read_block(const struct tb5 *tb, const struct tb5_section *sec, uint32_t i,
+                           uint64_t in_block, uint8_t *out, size_t n)
+{
+    const struct tb5_block *b = &sec->blocks[i];
+    struct tb5_zstd *z = tb->z;
+    TBRW_U32 rc;
+
+    if (b->encoding == TB5_ENC_STORED) {
+        rc = tb5_pread(sec->spooled ? tb->spool_fd : tb->fd, out, n, b->offset + in_block);
+        if (rc == TBRW_TRUNCATED_FILE)
+            return tb5_fail(TBRW_CORRUPT_FILE,
+                            "%s: block %u at file offset %" PRIu64 " lies past the end of the file",
+                            TB5_SEC_NAME(sec), i, b->offset + in_block);
+        return rc;
+    }
+    /* A reader that takes the whole block gets it without a copy. */
+    if (in_block == 0 && n == b->length)
+        return inflate_block(tb, sec, i, out);
+    if (!z->cache_valid || z->cache_spooled != sec->spooled || z->cache_offset != b->offset) {
+        z->cache_valid = 0;
+        if (grow(&z->cache, &z->cache_cap, (size_t)b->length))
+            return TBRW_NO_MEMORY;
+        rc = inflate_block(tb, sec, i, z->cache);
+        if (rc)
+            return rc;
+        z->cache_valid = 1;
+        z->cache_spooled = sec->spooled;
+        z->cache_offset = b->offset;
+    }
+    memcpy(out, z->cache + in_block, n);
     return TBRW_SUCCESS;
 }
 
@@ -86,7 +210,6 @@ TBRW_U32 tb5_section_add_block(struct tb5_section *sec, uint64_t offset, uint64_
 TBRW_U32 tb5_section_read(const struct tb5 *tb, const struct tb5_section *sec, uint64_t offset,
                           void *buf, size_t len)
 {
-    int fd = sec->spooled ? tb->spool_fd : tb->fd;
     uint8_t *out = buf;
     uint64_t block_start = 0;
 
@@ -103,12 +226,7 @@ TBRW_U32 tb5_section_read(const struct tb5 *tb, const struct tb5_section *sec, u
             size_t n = (size_t)(b->length - in_block);
             if (n > len)
                 n = len;
-            TBRW_U32 rc = tb5_pread(fd, out, n, b->offset + in_block);
-            if (rc == TBRW_TRUNCATED_FILE)
-                return tb5_fail(TBRW_CORRUPT_FILE,
-                                "%s: block %u at file offset %" PRIu64 " (byte offset %" PRIu64
-                                " of the section) lies past the end of the file",
-                                TB5_SEC_NAME(sec), i, b->offset + in_block, offset);
+            TBRW_U32 rc = read_block(tb, sec, i, in_block, out, n);
             if (rc)
                 return rc;
             out += n;
@@ -164,23 +282,68 @@ static TBRW_U32 spool_open(struct tb5 *tb)
     return TBRW_SUCCESS;
 }
 
-TBRW_U32 tb5_append_block(struct tb5 *tb, struct tb5_section *sec, const void *buf, size_t len)
+/* Writes one block; with compress, as a zstd frame when that is smaller. */
+static TBRW_U32 append(struct tb5 *tb, struct tb5_section *sec, const void *buf, size_t len,
+                       int compress)
 {
     uint64_t *end = sec->spooled ? &tb->spool_end : &tb->end;
     int fd = sec->spooled ? tb->spool_fd : tb->fd;
+    struct tb5_zstd *z = tb->z;
+    const void *out = buf;
+    size_t stored = len;
+    uint32_t encoding = TB5_ENC_STORED;
     TBRW_U32 rc;
 
     if (len == 0)
         return TBRW_SUCCESS;
-    rc = tb5_pwrite(fd, buf, len, *end);
+    if (compress) {
+        if (!z->cctx) {
+            if (!(z->cctx = ZSTD_createCCtx()))
+                return TBRW_NO_MEMORY;
+            /* The frame's own checksum lets a reader tell a damaged block at once. */
+            ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_compressionLevel, TB5_ZSTD_LEVEL);
+            ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_checksumFlag, 1);
+        }
+        const void *src = buf;
+        if (grow(&z->frame, &z->frame_cap, ZSTD_compressBound(len)))
+            return TBRW_NO_MEMORY;
+        if (sec->record_size > 1) {
+            if (grow(&z->planes, &z->planes_cap, len))
+                return TBRW_NO_MEMORY;
+            tb5_shuffle(buf, z->planes, len / sec->record_size, sec->record_size);
+            src = z->planes;
+        }
+        size_t n = ZSTD_compress2(z->cctx, z->frame, z->frame_cap, src, len);
+        if (ZSTD_isError(n))
+            return TBRW_NO_MEMORY; /* with a bound-sized output, only allocation fails */
+        if (n < len) {
+            out = z->frame;
+            stored = n;
+            encoding = TB5_ENC_ZSTD;
+        }
+    }
+    rc = tb5_pwrite(fd, out, stored, *end);
     if (rc)
         return rc;
-    rc = tb5_section_add_block(sec, *end, len);
+    rc = tb5_section_add_block(sec, *end, stored, len, encoding);
     if (rc)
         return rc;
     sec->crc = tb5_crc32c(sec->crc, buf, len);
-    *end += len;
+    *end += stored;
     return TBRW_SUCCESS;
+}
+
+TBRW_U32 tb5_append_block(struct tb5 *tb, struct tb5_section *sec, const void *buf, size_t len)
+{
+    return append(tb, sec, buf, len, 0);
+}
+
+/* Data streams and their bind results are most of a file, and samples repeat themselves:
+ * their blocks are compressed; a version 1 file keeps its layout. */
+static int compressed_kind(const struct tb5 *tb, const struct tb5_section *sec)
+{
+    return (sec->kind == TB5_K_DATA || sec->kind == TB5_K_DATA_BIND) &&
+           (tb->major >= TB5_FORMAT_MAJOR || sec->spooled);
 }
 
 TBRW_U32 tb5_writer_begin(struct tb5 *tb, struct tb5_writer *w, uint16_t kind, uint32_t stream,
@@ -201,12 +364,17 @@ TBRW_U32 tb5_writer_begin(struct tb5 *tb, struct tb5_writer *w, uint16_t kind, u
         }
         w->sec->spooled = 1;
     }
+    w->compress = compressed_kind(tb, w->sec);
+    /* Whole records per block, so that a reader's batch of whole records is whole blocks. */
+    w->limit = record_size && record_size <= TB5_BLOCK_BYTES
+                   ? TB5_BLOCK_BYTES - TB5_BLOCK_BYTES % record_size
+                   : TB5_BLOCK_BYTES;
     return TBRW_SUCCESS;
 }
 
 TBRW_U32 tb5_writer_flush(struct tb5 *tb, struct tb5_writer *w)
 {
-    TBRW_U32 rc = tb5_append_block(tb, w->sec, w->buf, w->fill);
+    TBRW_U32 rc = append(tb, w->sec, w->buf, w->fill, w->compress);
 
     if (rc == TBRW_SUCCESS)
         w->fill = 0;
@@ -218,14 +386,14 @@ TBRW_U32 tb5_writer_append(struct tb5 *tb, struct tb5_writer *w, const void *dat
     const uint8_t *p = data;
 
     while (len > 0) {
-        size_t n = TB5_BLOCK_BYTES - w->fill;
+        size_t n = w->limit - w->fill;
         if (n > len)
             n = len;
         memcpy(w->buf + w->fill, p, n);
         w->fill += n;
         p += n;
         len -= n;
-        if (w->fill == TB5_BLOCK_BYTES) {
+        if (w->fill == w->limit) {
             TBRW_U32 rc = tb5_writer_flush(tb, w);
             if (rc)
                 return rc;

@@ -25,9 +25,11 @@ _Static_assert(TB5_HDR_CREATOR + TB5_HDR_CREATOR_LEN == TB5_HDR_CRC, "header lay
 extern const uint8_t TB5_MAGIC[TB5_MAGIC_LEN];
 extern const uint8_t TB5_TRAILER_MAGIC[TB5_MAGIC_LEN];
 
-/* The format version this library writes; it reads any file of the same major. */
-#define TB5_FORMAT_MAJOR 1
-#define TB5_FORMAT_MINOR 0
+/* The format version this library writes. It reads any file of this major or of
+ * TB5_FORMAT_MAJOR_V1, and appends to a version 1 file in version 1's own layout. */
+#define TB5_FORMAT_MAJOR    2
+#define TB5_FORMAT_MINOR    0
+#define TB5_FORMAT_MAJOR_V1 1
 
 /* Trailer: the last TB5_TRAILER_SIZE bytes of a committed file. */
 #define TB5_TRAILER_SIZE     48
@@ -56,10 +58,25 @@ _Static_assert(TB5_TRL_CRC + 4 == TB5_TRAILER_SIZE, "trailer layout");
 #define TB5_SEC_RESERVED       40 /* u64 0 */
 _Static_assert(TB5_SEC_RESERVED + 8 == TB5_SECTION_ENTRY_SIZE, "section entry layout");
 
-#define TB5_BLOCK_ENTRY_SIZE 16
-#define TB5_BLK_OFFSET       0 /* u64 file offset */
-#define TB5_BLK_LENGTH       8 /* u64 bytes */
-_Static_assert(TB5_BLK_LENGTH + 8 == TB5_BLOCK_ENTRY_SIZE, "block entry layout");
+/* Block entry. Version 1's is the first 16 bytes: a block is the section's bytes as they
+ * are. Version 2 says how many bytes of the section the block holds and how. */
+#define TB5_BLOCK_ENTRY_SIZE_V1 16
+#define TB5_BLOCK_ENTRY_SIZE    24
+#define TB5_BLK_OFFSET          0  /* u64 file offset */
+#define TB5_BLK_LENGTH          8  /* u64 bytes in the file */
+#define TB5_BLK_RAW_LENGTH      16 /* u32 bytes of the section it holds (version 2) */
+#define TB5_BLK_ENCODING        20 /* u32 enum tb5_encoding (version 2) */
+_Static_assert(TB5_BLK_LENGTH + 8 == TB5_BLOCK_ENTRY_SIZE_V1, "block entry layout, version 1");
+_Static_assert(TB5_BLK_ENCODING + 4 == TB5_BLOCK_ENTRY_SIZE, "block entry layout");
+
+/* How a block stores its part of the section. Values are part of the format. */
+enum tb5_encoding {
+    TB5_ENC_STORED = 0, /* as is: its length equals its raw length */
+    TB5_ENC_ZSTD = 1,   /* one zstd frame that declares its content size */
+};
+/* The largest raw length of a zstd block: what a reader allocates to inflate one. Writers
+ * make blocks of TB5_BLOCK_BYTES at most. */
+#define TB5_MAX_ZSTD_BLOCK (16u << 20)
 
 #define TB5_GLOBAL 0xFFFFFFFFu
 

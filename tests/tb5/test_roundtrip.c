@@ -428,11 +428,13 @@ static void test_flipped_byte_is_caught(void)
     make_inputs();
     fx_write_file(path, modules, 3, samples, tscs, NSAMPLES);
     size = fx_file_size(path);
-    CHECK(size > 400000);
-    /* A byte in the middle of the sample data: opening is fine, verify is not. */
+    CHECK(size > 1000);
+    /* A byte in the middle of the sample data, a zstd frame (test_zstd checks how each way a
+     * frame can be damaged is told): opening is fine, verify is not. */
     fx_flip_byte(path, size / 2);
     CHECK_OK(TBRW_open(&p, tb5_wide(path), TBRW_FILE_READ));
-    CHECK_RC(TBRW_verify(p), TBRW_CHECKSUM_MISMATCH);
+    TBRW_U32 rc = TBRW_verify(p);
+    CHECK(rc == TBRW_CHECKSUM_MISMATCH || rc == TBRW_CORRUPT_FILE);
     CHECK_OK(TBRW_close(p));
     fx_flip_byte(path, size / 2);
     CHECK_OK(TBRW_open(&p, tb5_wide(path), TBRW_FILE_READ));
@@ -450,7 +452,7 @@ static void test_flipped_byte_is_caught(void)
 static void test_damaged_files_have_distinct_errors(void)
 {
     const char *path = tb5_scratch("damage.tb5");
-    const TBRW_U8 bad_magic = 'X', version2[2] = {2, 0};
+    const TBRW_U8 bad_magic = 'X', version3[2] = {3, 0};
     long size;
     TBRW_PTR p;
 
@@ -469,7 +471,7 @@ static void test_damaged_files_have_distinct_errors(void)
     CHECK_RC(TBRW_open(&p, tb5_wide(path), TBRW_FILE_READ), TBRW_BAD_MAGIC);
 
     fx_write_file(path, modules, 3, samples, tscs, 100);
-    fx_poke(path, 8, version2, 2);
+    fx_poke(path, 8, version3, 2);
     CHECK_RC(TBRW_open(&p, tb5_wide(path), TBRW_FILE_READ), TBRW_INCOMPATIBLE_VERSION);
 
     CHECK_RC(TBRW_open(&p, tb5_wide(tb5_scratch("missing.tb5")), TBRW_FILE_READ),
