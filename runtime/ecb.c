@@ -24,6 +24,8 @@
 #define MSR_FIXED_CTR_CTRL   0x38Du
 #define MSR_PERF_GLOBAL_CTRL 0x38Fu
 
+static const uint32_t extra_msrs[ECB_MAX_EXTRA] = {0x1A6u, 0x1A7u, 0x3F6u, 0x3F7u};
+
 #define EVTSEL_INT      (1ull << 20) /* interrupt on overflow */
 #define FIXED_CTRL_PMI  0x8u         /* per-counter field bit 3 */
 #define FIXED_CTRL_BITS 4
@@ -309,6 +311,15 @@ int ecb_plan_sampling(const struct ecb *ecb, struct ecb_plan *plan)
             return ECB_ERR_COUNTER;
         plan->enable_mask |= bit;
         plan->num_counters++;
+    }
+
+    for (uint32_t i = 0; i < ECB_MAX_EXTRA; i++) {
+        const struct ecb_entry *x = find_msr(ecb, extra_msrs[i]);
+        if (x == NULL)
+            continue;
+        plan->extra[plan->num_extra].msr = x->reg_id;
+        plan->extra[plan->num_extra].value = x->value;
+        plan->num_extra++;
     }
 
     const struct ecb_entry *global = find_msr(ecb, MSR_PERF_GLOBAL_CTRL);

@@ -25,6 +25,7 @@
 #define ECB_MAX_GENERAL  8  /* IA32_PMC0..7 (0xC1..0xC8) */
 #define ECB_MAX_FIXED    4  /* IA32_FIXED_CTR0..3 (0x309..0x30C) */
 #define ECB_MAX_COUNTERS (ECB_MAX_GENERAL + ECB_MAX_FIXED)
+#define ECB_MAX_EXTRA    4 /* MSR_OFFCORE_RSP_0/1, MSR_PEBS_LD_LAT, MSR_PEBS_FRONTEND */
 
 enum ecb_error {
     ECB_OK = 0,
@@ -120,6 +121,13 @@ struct ecb_plan {
     uint64_t enable_mask; /* IA32_PERF_GLOBAL_CTRL bits of these counters (n, or 32 + n) */
     uint8_t has_global_ctrl;
     uint64_t global_ctrl; /* the ECB's own IA32_PERF_GLOBAL_CTRL value, when it has one */
+    /* The MSRs events need besides their selects (perfmon's MSRIndex: offcore response,
+     * load-latency threshold, frontend), from the ECB's written entries, each once. */
+    uint32_t num_extra;
+    struct {
+        uint32_t msr;
+        uint64_t value;
+    } extra[ECB_MAX_EXTRA];
 };
 
 /* Derives the sampling plan of a decoded core ECB. Returns ECB_OK or a negative

@@ -289,7 +289,7 @@ static void program_cpu(uint32_t cpu, void *arg)
         p->kind = id >= 32 ? PMU_COUNTER_FIXED : PMU_COUNTER_GP;
         p->index = (uint8_t)(id >= 32 ? id - 32 : id);
         p->tag = n;
-        p->control = id >= 32 ? fixed_modes : (k->event & 0xffffu) | evtsel_modes;
+        p->control = id >= 32 ? fixed_modes : (k->event & IPR_EVENT_EVTSEL_BITS) | evtsel_modes;
         p->sample_after = period;
         k->load = (0 - period) & width_mask(id);
     }

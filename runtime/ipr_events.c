@@ -1,7 +1,8 @@
 /* IPROBE events: the time-stamp counter and the architectural events of CPUID leaf 0xA
  * (Intel SDM vol. 3B, 20.2.1.2), by number and by perfmon's names; event sets; which
- * counter can count what. Other hardware events are accepted by number ((umask << 8) |
- * event code) on the general-purpose counters. */
+ * counter can count what. Other hardware events are accepted by number (the event bits of
+ * IA32_PERFEVTSELx, IPR_EVENT_EVTSEL_BITS) on the general-purpose counters, and by name
+ * once aca_ipr_use_perfmon has given a name source (perfmon's table of the CPU). */
 #include "ipr_internal.h"
 
 #include "cpuid.h"
@@ -29,6 +30,30 @@ static const struct ipr_event_info events[] = {
 };
 #define NUM_EVENTS (sizeof(events) / sizeof(events[0]))
 
+static const struct ipr_name_source *names;
+
+void ipr_set_name_source(const struct ipr_name_source *src)
+{
+    names = src;
+}
+
+static uint32_t num_named(void)
+{
+    return names ? names->count() : 0;
+}
+
+/* The general counters the name source allows for a number (0xff when it names none). */
+static uint8_t source_gp_mask(IPR_EVENT evt)
+{
+    const char *name;
+    IPR_EVENT n;
+    uint8_t mask;
+    for (uint32_t i = 0, count = num_named(); i < count; i++)
+        if (names->at(i, &name, &n, &mask) == 1 && n == evt)
+            return mask;
+    return 0xff;
+}
+
 static const struct ipr_event_info *info_of(IPR_EVENT evt)
 {
     for (uint32_t i = 0; i < NUM_EVENTS; i++)
@@ -49,10 +74,10 @@ static int arch_available(int bit)
     return (unsigned)bit < length && !(a.ebx & (1u << bit));
 }
 
-/* A raw number: event code and umask only, the rest of IA32_PERFEVTSELx is IPROBE's. */
+/* A raw number: an event code or umask, and no bit of IA32_PERFEVTSELx that is IPROBE's. */
 static int raw_number(IPR_EVENT evt)
 {
-    return evt != 0 && evt <= 0xffffu;
+    return (evt & 0xffffu) != 0 && (evt & ~IPR_EVENT_EVTSEL_BITS) == 0;
 }
 
 int ipr_event_fixed(IPR_EVENT evt)
@@ -100,9 +125,10 @@ IPR_CTRMASK ipr_counters_for(IPR_EVENT evt)
     int fixed = ipr_event_fixed(evt), gp = ipr_event_gp(evt);
     if (evt == IPR_EVENT_TSC)
         return 1;
+    uint8_t gp_mask = gp ? source_gp_mask(evt) : 0;
     for (uint32_t n = 1; n < ipr_layout.num_counters; n++) {
         unsigned id = ipr_layout.hw_id[n];
-        if (id >= 32 ? fixed == (int)(id - 32) : gp)
+        if (id >= 32 ? fixed == (int)(id - 32) : (gp_mask & (1u << id)) != 0)
             m |= 1u << n;
     }
     return m;
@@ -113,12 +139,20 @@ IPR_CTRMASK ipr_counters_for(IPR_EVENT evt)
 const char *IprEventNumberToName(IPR_EVENT evt)
 {
     const struct ipr_event_info *e = info_of(evt);
-    return e ? e->name : "";
+    if (e)
+        return e->name;
+    const char *name;
+    IPR_EVENT n;
+    uint8_t mask;
+    for (uint32_t i = 0, count = num_named(); i < count; i++)
+        if (names->at(i, &name, &n, &mask) == 1 && n == evt)
+            return name;
+    return "";
 }
 
 IPR_COUNT IprNumberOfEvents(void)
 {
-    return NUM_EVENTS;
+    return NUM_EVENTS + num_named();
 }
 
 static int same_letters(const char *a, const char *b, size_t n)
@@ -135,16 +169,41 @@ static int same_letters(const char *a, const char *b, size_t n)
     return 1;
 }
 
-/* The list of an ambiguous name's matches, space-separated. */
+/* The list of an ambiguous name's matches, space-separated (as many as fit). */
 static char match_list[NUM_EVENTS * 32];
+
+/* The name of event i of the architectural table, then of the name source. */
+static const char *name_at(uint32_t i)
+{
+    if (i < NUM_EVENTS)
+        return events[i].name;
+    const char *name = 0;
+    IPR_EVENT n;
+    uint8_t mask;
+    names->at(i - NUM_EVENTS, &name, &n, &mask);
+    return name;
+}
+
+/* Event i's number: IPR__SUCCESS, or IPR__INVEVENT for a name IPROBE cannot program. */
+static IPR_STATUS number_at(uint32_t i, IPR_EVENT *evt)
+{
+    if (i < NUM_EVENTS) {
+        *evt = events[i].number;
+        return IPR__SUCCESS;
+    }
+    const char *name;
+    uint8_t mask;
+    return names->at(i - NUM_EVENTS, &name, evt, &mask) == 1 ? IPR__SUCCESS : IPR__INVEVENT;
+}
 
 IPR_STATUS IprEventNameToNumber(const char *ename, IPR_EVENT *evtnum, const char **matches)
 {
     if (!ename || !evtnum || !*ename)
         return IPR__BADARG;
     size_t len = strlen(ename);
-    uint32_t found = 0, first = 0;
-    /* An exact name wins over the names it is a prefix of (case is ignored). */
+    uint32_t found = 0, first = 0, total = NUM_EVENTS + num_named();
+    /* An exact name wins over the names it is a prefix of (case is ignored); the
+     * architectural table's over the name source's. */
     for (uint32_t i = 0; i < NUM_EVENTS; i++) {
         if (strlen(events[i].name) == len && same_letters(events[i].name, ename, len)) {
             *evtnum = events[i].number;
@@ -153,29 +212,35 @@ IPR_STATUS IprEventNameToNumber(const char *ename, IPR_EVENT *evtnum, const char
             return IPR__SUCCESS;
         }
     }
+    int32_t exact = names ? names->find(ename) : -1;
+    if (exact >= 0) {
+        if (matches)
+            *matches = name_at(NUM_EVENTS + (uint32_t)exact);
+        return number_at(NUM_EVENTS + (uint32_t)exact, evtnum);
+    }
     match_list[0] = 0;
     size_t used = 0;
-    for (uint32_t i = 0; i < NUM_EVENTS; i++) {
-        size_t n = strlen(events[i].name);
-        if (n < len || !same_letters(events[i].name, ename, len))
+    for (uint32_t i = 0; i < total; i++) {
+        const char *name = name_at(i);
+        size_t n = strlen(name);
+        if (n < len || !same_letters(name, ename, len))
             continue;
         if (!found++)
             first = i;
         if (used + n + 2 <= sizeof(match_list)) {
             if (used)
                 match_list[used++] = ' ';
-            memcpy(match_list + used, events[i].name, n + 1);
+            memcpy(match_list + used, name, n + 1);
             used += n;
         }
     }
     if (!found)
         return IPR__INVEVENTNAME;
     if (matches)
-        *matches = found == 1 ? events[first].name : match_list;
+        *matches = found == 1 ? name_at(first) : match_list;
     if (found > 1)
         return IPR__AMBIGUOUS;
-    *evtnum = events[first].number;
-    return IPR__SUCCESS;
+    return number_at(first, evtnum);
 }
 
 /* ---- What the counters can do ---- */

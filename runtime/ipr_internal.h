@@ -105,6 +105,18 @@ int ipr_event_gp(IPR_EVENT evt);             /* countable on a GP counter */
 IPR_STATUS ipr_event_check(IPR_EVENT evt);   /* IPR__SUCCESS, INVEVENT, NOPMU */
 IPR_CTRMASK ipr_counters_for(IPR_EVENT evt); /* counters that can count it */
 
+/* Names beyond the architectural events: perfmon's table of the CPU's model
+ * (perfmon/ipr_perfmon.c, in libacart_perfmon.a), set by aca_ipr_use_perfmon. */
+struct ipr_name_source {
+    uint32_t (*count)(void);
+    /* Event i: its name, and 1 with its number and the general counters that can count
+     * it; 0 for a name IPROBE cannot number (an event needing an extra MSR); -1 past the
+     * end. */
+    int (*at)(uint32_t i, const char **name, IPR_EVENT *evt, uint8_t *gp_mask);
+    int32_t (*find)(const char *name); /* the index of that name (case ignored), or -1 */
+};
+void ipr_set_name_source(const struct ipr_name_source *src);
+
 /* ipr_count.c */
 uint64_t ipr_count_of(struct ipr_cpu *c, unsigned ctr); /* on c's own CPU */
 void ipr_count_reset(void);                             /* at IprAllocate / Deallocate */

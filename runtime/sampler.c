@@ -250,6 +250,11 @@ static int program_pmu_on_this_cpu(struct sampler_cpu *c)
             precise = 1;
         }
     }
+    plan.num_extra = config.num_extra;
+    for (uint32_t i = 0; i < config.num_extra && i < PMU_MAX_EXTRA; i++) {
+        plan.extra[i].msr = config.extra[i].msr;
+        plan.extra[i].value = config.extra[i].value;
+    }
     plan.freeze_on_pmi = 1;
     pmu_cpu_init(&c->pmu, &pmu_caps);
     if (precise) {

@@ -43,6 +43,8 @@ struct sampler_config {
     uint8_t vector;
     uint32_t num_events;
     struct sampler_event events[SAMPLER_MAX_EVENTS];
+    uint32_t num_extra; /* MSRs the events need besides their selects (offcore response...) */
+    struct pmu_extra_msr extra[PMU_MAX_EXTRA];
     uint32_t record_size; /* bytes per sample record (48 for SampleRecordPC) */
     /* Call stacks (acart's reading of the descriptor's callstack area): callstack_depth
      * u64 return addresses at callstack_offset of each record, innermost caller first,

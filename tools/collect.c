@@ -26,6 +26,7 @@
 #include "collect_link.h"
 #include "collect_net.h"
 #include "collect_pt.h"
+#include "collect_events.h"
 #include "collect_sysinfo.h"
 #include "commands.h"
 #include "file_util.h"
@@ -33,7 +34,8 @@
 #include "text_escape.h"
 
 static const char usage[] =
-    "usage: acart collect --target HOST[:PORT] --duration S -o DIR [--event NAME[:sa=N]]...\n"
+    "usage: acart collect --target HOST[:PORT] --duration S -o DIR\n"
+    "                     [--event NAME[:sa=N][:precise][,NAME...]]...\n"
     "                     [--callstack[=DEPTH]] [--transfer delayed|immediate] [--timeout S]\n"
     "                     [--pt [--pt-snapshot] [--pt-filter SYMBOL|MODULE|START-END]...\n"
     "                      [--pt-cyc] [--pt-no-tsc] [--pt-no-mtc] [--pt-cpl os|user|all]\n"
@@ -47,10 +49,14 @@ static const char usage[] =
     "                        A target that is not listening yet is retried for 10 s\n"
     "  --duration S          seconds to sample (decimals allowed); Ctrl-C stops early\n"
     "  -o, --output DIR      the collection folder, created if missing; files are replaced\n"
-    "  --event NAME[:sa=N]   an event to sample, every N events (repeat for up to 3):\n"
+    "  --event NAME[:sa=N][:precise][,NAME...]  events to sample, each every N events\n"
+    "                        (up to 3 on fixed and 4 on general counters). On any target:\n"
     "                          CPU_CLK_UNHALTED.REF_TSC  (the default; N 2200000)\n"
     "                          CPU_CLK_UNHALTED.THREAD   (N 2000003)\n"
     "                          INST_RETIRED.ANY          (N 2000003)\n"
+    "                        with a PMU, any event of Intel's perfmon tables for the\n"
+    "                        target's CPU model (N defaults to perfmon's); :precise\n"
+    "                        samples a PEBS-capable event with PEBS\n"
     "  --callstack[=DEPTH]   ask the target for each sample's call stack: up to DEPTH\n"
     "                        return addresses of the interrupted code's callers (1 to 64,\n"
     "                        default 16); flamegraph and report --by caller use them\n"
@@ -94,6 +100,9 @@ struct options {
     const char *target, *output;
     double duration_s, timeout_s;
     int transfer; /* -1: whichever the target runs, else enum session_transfer */
+    struct collect_event_spec specs[COLLECT_ECB_MAX_EVENTS]; /* as given */
+    size_t num_specs;
+    struct collect_events resolved; /* for the target's CPU (resolve_events) */
     struct collect_event events[COLLECT_ECB_MAX_EVENTS];
     size_t num_events;
     uint32_t callstack_depth; /* return addresses per sample; 0: no call stacks */
@@ -144,30 +153,9 @@ static int parse_seconds(const char *s, double min_exclusive, double *out)
 /* Returns 0, or the exit status of a usage error. */
 static int parse_event(struct options *o, const char *arg)
 {
-    const char *colon = strchr(arg, ':');
-    size_t len = colon ? (size_t)(colon - arg) : strlen(arg);
-    char name[128];
-    if (o->num_events == COLLECT_ECB_MAX_EVENTS)
-        return cli_usage_error("collect", usage, "at most %d events", COLLECT_ECB_MAX_EVENTS);
-    if (len >= sizeof name)
-        return cli_usage_error("collect", usage, "unknown event %s", arg);
-    memcpy(name, arg, len);
-    name[len] = '\0';
-    const struct collect_event_def *def = collect_event_find(name);
-    if (!def)
-        return cli_usage_error("collect", usage, "unknown event %s", name);
-    uint64_t sa = def->default_sample_after;
-    if (colon && (strncmp(colon + 1, "sa=", 3) != 0 ||
-                  cli_parse_uint(colon + 4, COLLECT_ECB_MAX_SAMPLE_AFTER, &sa) != 0 || sa == 0))
-        return cli_usage_error("collect", usage,
-                               "--event %s: expected NAME:sa=N with N from 1 to %llu", arg,
-                               (unsigned long long)COLLECT_ECB_MAX_SAMPLE_AFTER);
-    for (size_t i = 0; i < o->num_events; i++)
-        if (o->events[i].def == def)
-            return cli_usage_error("collect", usage, "event %s given twice", name);
-    o->events[o->num_events].def = def;
-    o->events[o->num_events].sample_after = sa;
-    o->num_events++;
+    char err[256];
+    if (collect_events_parse(arg, o->specs, &o->num_specs, COLLECT_ECB_MAX_EVENTS, err, sizeof err))
+        return cli_usage_error("collect", usage, "%s", err);
     return 0;
 }
 
@@ -292,10 +280,9 @@ static int parse_options(int argc, char **argv, struct options *o)
         return cli_usage_error("collect", usage, "missing --duration S");
     if (!o->output)
         return cli_usage_error("collect", usage, "missing -o DIR");
-    if (o->num_events == 0) {
-        o->events[0].def = collect_event_default();
-        o->events[0].sample_after = o->events[0].def->default_sample_after;
-        o->num_events = 1;
+    if (o->num_specs == 0) {
+        snprintf(o->specs[0].name, sizeof o->specs[0].name, "%s", collect_event_default()->name);
+        o->num_specs = 1;
     }
     return -1;
 }
@@ -405,6 +392,25 @@ static int target_description(struct collection *c, struct diag *d)
         return diag_fail(d, COLLECT_DIAG_TARGET,
                          "NUM_CORES says %" PRIu32 " CPUs, the handshake %" PRIu32, cores,
                          c->num_cpus);
+    return 0;
+}
+
+/* The events by name, for the CPU the target reports (its status, system configuration
+ * and whether its VERSION says it samples on a timer). */
+static int resolve_events(struct collection *c, struct diag *d)
+{
+    const struct sep_target_status *st = &c->link.status;
+    char version[sizeof st->os_info.version + 1];
+    memcpy(version, st->os_info.version, sizeof st->os_info.version);
+    version[sizeof st->os_info.version] = 0;
+    struct collect_target_cpu cpu = {st->hardware_info.family, st->hardware_info.model,
+                                     !strstr(version, "time-based"),
+                                     c->sys.num_cpus ? c->sys.cpus[0].gp_counters : 0};
+    int rc = collect_events_resolve(c->opt.specs, c->opt.num_specs, &cpu, &c->opt.resolved, d);
+    if (rc)
+        return rc;
+    memcpy(c->opt.events, c->opt.resolved.events, sizeof c->opt.events);
+    c->opt.num_events = c->opt.resolved.num_events;
     return 0;
 }
 
@@ -909,7 +915,7 @@ static int write_session(struct collection *c, struct diag *d)
         *s.descriptors = desc;
     for (size_t i = 0; !oom && i < s.num_events; i++) {
         s.events[i].index = (uint32_t)i;
-        s.events[i].name = dup_field(c->opt.events[i].def->name, 64, &oom);
+        s.events[i].name = dup_field(c->opt.events[i].def->name, COLLECT_EVENT_NAME_MAX, &oom);
         s.events[i].sample_after = c->opt.events[i].sample_after;
     }
     if (rc) {
@@ -1054,10 +1060,10 @@ int cmd_collect(int argc, char **argv)
 
     int collected = 0;
     if (!(rc = connect_target(&c, &d)) && !(rc = target_description(&c, &d)) &&
-        !(rc = configure_driver(&c, &d)) && !(rc = configure_pt(&c, &d)) &&
-        !(rc = configure_events(&c, &d)) && !(rc = read_tasks(&c, &d)) &&
-        !(rc = init_pmu(&c, &d)) && !(rc = run(&c, &d)) && !(rc = results(&c, &d)) &&
-        !(rc = write_session(&c, &d))) {
+        !(rc = resolve_events(&c, &d)) && !(rc = configure_driver(&c, &d)) &&
+        !(rc = configure_pt(&c, &d)) && !(rc = configure_events(&c, &d)) &&
+        !(rc = read_tasks(&c, &d)) && !(rc = init_pmu(&c, &d)) && !(rc = run(&c, &d)) &&
+        !(rc = results(&c, &d)) && !(rc = write_session(&c, &d))) {
         collected = 1;
         if (!(rc = check_counts(&c, &d)))
             rc = check_silent_cpus(&c, &d);

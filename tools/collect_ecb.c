@@ -11,6 +11,8 @@
 
 #include "acart_wire.h"
 
+#define MSR_PMC0               0xC1u
+#define MSR_PERFEVTSEL0        0x186u
 #define MSR_FIXED_CTR0         0x309u
 #define MSR_FIXED_CTR_CTRL     0x38Du
 #define MSR_PERF_GLOBAL_STATUS 0x38Eu
@@ -26,6 +28,8 @@
  * (bit 1), interrupt on overflow (bit 3). */
 #define FIXED_CTRL_FIELD      0xBu
 #define FIXED_CTRL_FIELD_BITS 4
+/* IA32_PERFEVTSELx: count in ring 3 (USR) and ring 0 (OS), interrupt on overflow, enable. */
+#define EVTSEL_SAMPLING ((1u << 16) | (1u << 17) | (1u << 20) | (1u << 22))
 /* IA32_PERF_GLOBAL_CTRL and _OVF_CTRL: fixed counter n is bit 32 + n. */
 #define GLOBAL_FIXED_SHIFT 32
 
@@ -69,9 +73,9 @@ static const struct sep_pmu_operation operations[] = {
 };
 
 static const struct collect_event_def builtin_events[] = {
-    {"CPU_CLK_UNHALTED.REF_TSC", 2, 2200000},
-    {"CPU_CLK_UNHALTED.THREAD", 1, 2000003},
-    {"INST_RETIRED.ANY", 0, 2000003},
+    {.name = "CPU_CLK_UNHALTED.REF_TSC", .fixed_counter = 2, .default_sample_after = 2200000},
+    {.name = "CPU_CLK_UNHALTED.THREAD", .fixed_counter = 1, .default_sample_after = 2000003},
+    {.name = "INST_RETIRED.ANY", .fixed_counter = 0, .default_sample_after = 2000003},
 };
 
 const char *collect_ecb_strerror(int err)
@@ -80,13 +84,20 @@ const char *collect_ecb_strerror(int err)
     case COLLECT_ECB_OK:
         return "success";
     case COLLECT_ECB_ERR_COUNT:
-        return "an event group holds 1 to 3 events";
+        return "an event group holds 1 to 7 events (3 fixed, 4 general counters)";
     case COLLECT_ECB_ERR_SAME_COUNTER:
-        return "two events use the same counter";
+        return "two events use the same fixed counter";
     case COLLECT_ECB_ERR_SAMPLE_AFTER:
         return "the sample-after value must be 1 to 2^48-1";
     case COLLECT_ECB_ERR_BUFFER:
         return "buffer too small for an ECB";
+    case COLLECT_ECB_ERR_GP:
+        return "too many events for the general counters they can use";
+    case COLLECT_ECB_ERR_EXTRA:
+        return "more offcore events than the two response MSRs, or an extra MSR (load latency, "
+               "frontend) wanted with two values";
+    case COLLECT_ECB_ERR_PRECISE:
+        return "precise (PEBS) sampling needs a general counter";
     default:
         return "unknown ECB error";
     }
@@ -124,6 +135,78 @@ _Static_assert(SLOT_FIXED_COUNTERS - SLOT_EVENT_SELECTS == COLLECT_ECB_GP_COUNTE
                    SLOT_GENERAL_COUNTERS - SLOT_FIXED_COUNTERS == COLLECT_ECB_FIXED_COUNTERS,
                "slot layout");
 
+static unsigned bits(unsigned v)
+{
+    unsigned n = 0;
+    for (; v; v &= v - 1)
+        n++;
+    return n;
+}
+
+/* Gives general events gp[0..n) distinct counters within their masks, trying the most
+ * constrained first and backtracking: at most 4 events on 4 counters. */
+static int assign_gp(const struct collect_event *events, const size_t *gp, size_t n, unsigned used,
+                     int *counter)
+{
+    if (n == 0)
+        return 1;
+    size_t pick = 0;
+    for (size_t i = 1; i < n; i++)
+        if (bits(events[gp[i]].def->gp_mask & ~used) < bits(events[gp[pick]].def->gp_mask & ~used))
+            pick = i;
+    size_t rest[COLLECT_ECB_MAX_EVENTS], m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i != pick)
+            rest[m++] = gp[i];
+    unsigned free_mask =
+        events[gp[pick]].def->gp_mask & ~used & ((1u << COLLECT_ECB_GP_COUNTERS) - 1);
+    for (unsigned k = 0; k < COLLECT_ECB_GP_COUNTERS; k++) {
+        if (!(free_mask & (1u << k)))
+            continue;
+        counter[gp[pick]] = (int)k;
+        if (assign_gp(events, rest, m, used | 1u << k, counter))
+            return 1;
+    }
+    return 0;
+}
+
+/* The extras slot of each extra MSR, in the order the slots hold them. */
+static const uint32_t extra_msrs[] = {COLLECT_ECB_MSR_OFFCORE_RSP_0, COLLECT_ECB_MSR_OFFCORE_RSP_1,
+                                      COLLECT_ECB_MSR_PEBS_LD_LAT, COLLECT_ECB_MSR_PEBS_FRONTEND};
+#define NUM_EXTRAS (sizeof extra_msrs / sizeof extra_msrs[0])
+_Static_assert(NUM_EXTRAS == SLOT_LBR_SELECT - SLOT_EXTRAS, "an extras slot per extra MSR");
+
+/* The event select of general event ev, and the extra MSR it claims (value in vals[]).
+ * Offcore events take MSR_OFFCORE_RSP_0, the second one _1 with its alternative code. */
+static int general_control(const struct collect_event_def *ev, unsigned *extras_used,
+                           uint64_t *vals, uint64_t *evtsel)
+{
+    *evtsel = ev->evtsel;
+    if (!ev->extra_msr)
+        return COLLECT_ECB_OK;
+    for (size_t x = 0; x < NUM_EXTRAS; x++) {
+        if (extra_msrs[x] != ev->extra_msr && !(ev->extra_msr == COLLECT_ECB_MSR_OFFCORE_RSP_0 &&
+                                                extra_msrs[x] == COLLECT_ECB_MSR_OFFCORE_RSP_1))
+            continue;
+        if (extra_msrs[x] == COLLECT_ECB_MSR_OFFCORE_RSP_1 && !ev->alt_evtsel)
+            continue;
+        int offcore = extra_msrs[x] == COLLECT_ECB_MSR_OFFCORE_RSP_0 ||
+                      extra_msrs[x] == COLLECT_ECB_MSR_OFFCORE_RSP_1;
+        if (*extras_used & (1u << x)) {
+            /* Load latency and frontend events share their MSR when they agree on it. */
+            if (!offcore && vals[x] == ev->extra_value)
+                return COLLECT_ECB_OK;
+            continue;
+        }
+        *extras_used |= 1u << x;
+        vals[x] = ev->extra_value;
+        if (extra_msrs[x] == COLLECT_ECB_MSR_OFFCORE_RSP_1)
+            *evtsel = ev->alt_evtsel;
+        return COLLECT_ECB_OK;
+    }
+    return COLLECT_ECB_ERR_EXTRA;
+}
+
 int collect_ecb_build(const struct collect_event *events, size_t n, uint8_t *out, size_t cap)
 {
     _Static_assert(sizeof(struct sep_ecb_header) + NUM_SLOTS * sizeof(struct sep_event_reg) ==
@@ -131,7 +214,10 @@ int collect_ecb_build(const struct collect_event *events, size_t n, uint8_t *out
                    "ECB size");
     struct sep_ecb_header h;
     struct sep_event_reg e[NUM_SLOTS];
-    uint64_t enabled = 0, fixed_ctrl = 0;
+    uint64_t enabled = 0, fixed_ctrl = 0, pebs = 0, extra_vals[NUM_EXTRAS] = {0};
+    unsigned extras_used = 0;
+    size_t gp[COLLECT_ECB_MAX_EVENTS], num_gp = 0;
+    int counter[COLLECT_ECB_MAX_EVENTS];
 
     if (n == 0 || n > COLLECT_ECB_MAX_EVENTS)
         return COLLECT_ECB_ERR_COUNT;
@@ -141,26 +227,59 @@ int collect_ecb_build(const struct collect_event *events, size_t n, uint8_t *out
     memset(e, 0, sizeof e);
 
     for (size_t i = 0; i < n; i++) {
-        unsigned k = events[i].def->fixed_counter;
         uint64_t sa = events[i].sample_after;
         if (sa == 0 || sa > COLLECT_ECB_MAX_SAMPLE_AFTER)
             return COLLECT_ECB_ERR_SAMPLE_AFTER;
-        if (enabled & (1ull << (GLOBAL_FIXED_SHIFT + k)))
-            return COLLECT_ECB_ERR_SAME_COUNTER;
-        enabled |= 1ull << (GLOBAL_FIXED_SHIFT + k);
-        fixed_ctrl |= (uint64_t)FIXED_CTRL_FIELD << (FIXED_CTRL_FIELD_BITS * k);
-        /* The counter counts up from -sa and interrupts when it wraps. VTune marks its
-         * fixed counters' DATA entries with the LBR flag too; we do as it does. */
-        struct sep_event_reg *c = &e[SLOT_FIXED_COUNTERS + k];
-        set_reg(c, SEP_REG_DATA, MSR_FIXED_CTR0 + k, (0 - sa) & COLLECT_ECB_MAX_SAMPLE_AFTER,
-                SEP_EVREG_LBR_VALUE | SEP_EVREG_FIXED_REG);
+        if (events[i].def->fixed_counter == COLLECT_ECB_NO_FIXED)
+            gp[num_gp++] = i;
+        else if (events[i].def->precise)
+            return COLLECT_ECB_ERR_PRECISE;
+    }
+    if (num_gp > COLLECT_ECB_GP_COUNTERS || !assign_gp(events, gp, num_gp, 0, counter))
+        return COLLECT_ECB_ERR_GP;
+
+    for (size_t i = 0; i < n; i++) {
+        const struct collect_event_def *def = events[i].def;
+        uint64_t sa = events[i].sample_after;
+        struct sep_event_reg *c;
+        if (def->fixed_counter == COLLECT_ECB_NO_FIXED) {
+            unsigned k = (unsigned)counter[i];
+            uint64_t evtsel;
+            int err = general_control(def, &extras_used, extra_vals, &evtsel);
+            if (err)
+                return err;
+            enabled |= 1ull << k;
+            if (def->precise)
+                pebs |= 1ull << k;
+            set_reg(&e[SLOT_EVENT_SELECTS + k], SEP_REG_CCCR, MSR_PERFEVTSEL0 + k,
+                    evtsel | EVTSEL_SAMPLING, SEP_EVREG_CLEAN_UP);
+            c = &e[SLOT_GENERAL_COUNTERS + k];
+            set_reg(c, SEP_REG_DATA, MSR_PMC0 + k, (0 - sa) & COLLECT_ECB_MAX_SAMPLE_AFTER,
+                    SEP_EVREG_IS_GP_REG | (def->precise ? SEP_EVREG_PRECISE : 0));
+        } else {
+            unsigned k = def->fixed_counter;
+            if (k >= COLLECT_ECB_FIXED_COUNTERS || (enabled & (1ull << (GLOBAL_FIXED_SHIFT + k))))
+                return COLLECT_ECB_ERR_SAME_COUNTER;
+            enabled |= 1ull << (GLOBAL_FIXED_SHIFT + k);
+            fixed_ctrl |= (uint64_t)FIXED_CTRL_FIELD << (FIXED_CTRL_FIELD_BITS * k);
+            /* The counter counts up from -sa and interrupts when it wraps. VTune marks its
+             * fixed counters' DATA entries with the LBR flag too; we do as it does. */
+            c = &e[SLOT_FIXED_COUNTERS + k];
+            set_reg(c, SEP_REG_DATA, MSR_FIXED_CTR0 + k, (0 - sa) & COLLECT_ECB_MAX_SAMPLE_AFTER,
+                    SEP_EVREG_LBR_VALUE | SEP_EVREG_FIXED_REG);
+        }
         c->max_bits = COLLECT_ECB_MAX_SAMPLE_AFTER;
         c->event_id_index = (uint16_t)i;
     }
+    /* Zeroed when the collection ends, like the event selects. */
+    for (size_t x = 0; x < NUM_EXTRAS; x++)
+        if (extras_used & (1u << x))
+            set_reg(&e[SLOT_EXTRAS + x], SEP_REG_ESCR, extra_msrs[x], extra_vals[x],
+                    SEP_EVREG_CLEAN_UP);
 
     set_reg(&e[SLOT_GLOBAL_CTRL], SEP_REG_CCCR, MSR_PERF_GLOBAL_CTRL, enabled, SEP_EVREG_GLOBAL);
     set_reg(&e[SLOT_GLOBAL_OVF], SEP_REG_CCCR, MSR_PERF_GLOBAL_OVF, enabled, SEP_EVREG_GLOBAL);
-    set_reg(&e[SLOT_PEBS_ENABLE], SEP_REG_CCCR, MSR_PEBS_ENABLE, 0, SEP_EVREG_GLOBAL);
+    set_reg(&e[SLOT_PEBS_ENABLE], SEP_REG_CCCR, MSR_PEBS_ENABLE, pebs, SEP_EVREG_GLOBAL);
     set_reg(&e[SLOT_DEBUGCTL], SEP_REG_CCCR, MSR_DEBUGCTL, DEBUGCTL_FREEZE_ON_PMI,
             SEP_EVREG_GLOBAL);
     /* Zeroed when the collection ends, so the counters stop whatever the target does. */

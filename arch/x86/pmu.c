@@ -341,6 +341,14 @@ static int check_plan(const struct pmu_cpu_state *cpu, const struct pmu_plan *pl
         if (*pebs_record > cpu->pebs.buffer_bytes)
             return PMU_ERR_TOO_SMALL;
     }
+    if (plan->num_extra > PMU_MAX_EXTRA)
+        return PMU_ERR_INVALID;
+    for (uint32_t i = 0; i < plan->num_extra; i++) {
+        uint32_t msr = plan->extra[i].msr;
+        if (msr != MSR_OFFCORE_RSP_0 && msr != MSR_OFFCORE_RSP_1 && msr != MSR_PEBS_LD_LAT &&
+            msr != MSR_PEBS_FRONTEND)
+            return PMU_ERR_INVALID;
+    }
     if (plan->lbr) {
         if (!caps->lbr.depth)
             return PMU_ERR_NO_LBR;
@@ -444,6 +452,11 @@ int pmu_program_cpu(struct pmu_cpu_state *cpu, const struct pmu_plan *plan)
         program_counter(cpu, &plan->counters[i], plan->pebs_data_cfg, &fixed_ctrl);
     if (cpu->caps->num_fixed)
         msr_write(MSR_IA32_FIXED_CTR_CTRL, fixed_ctrl);
+    for (uint32_t i = 0; i < plan->num_extra; i++) {
+        msr_write(plan->extra[i].msr, plan->extra[i].value);
+        cpu->extra_msrs[i] = plan->extra[i].msr;
+    }
+    cpu->num_extra = plan->num_extra;
 
     if (cpu->pebs_counters) {
         pebs_arm(&cpu->pebs, pebs_record); /* fits: checked by check_plan */
@@ -629,6 +642,9 @@ void pmu_stop_cpu(struct pmu_cpu_state *cpu)
         if (caps->counters & (1ull << id))
             msr_write(pmu_counter_msr(caps, id), 0);
     }
+    for (uint32_t i = 0; i < cpu->num_extra && i < PMU_MAX_EXTRA; i++)
+        msr_write(cpu->extra_msrs[i], 0);
+    cpu->num_extra = 0;
 }
 
 uint64_t pmu_read_counter(const struct pmu_cpu_state *cpu, unsigned counter)

@@ -36,6 +36,12 @@
 #define MSR_IA32_PERF_GLOBAL_INUSE    0x392u
 #define MSR_IA32_A_PMC0               0x4c1u /* + i; full-width writes */
 #define MSR_IA32_DEBUGCTL             0x1d9u
+/* The MSRs some events need besides their event select (perfmon's MSRIndex). */
+#define MSR_OFFCORE_RSP_0 0x1a6u
+#define MSR_OFFCORE_RSP_1 0x1a7u
+#define MSR_PEBS_LD_LAT   0x3f6u
+#define MSR_PEBS_FRONTEND 0x3f7u
+#define PMU_MAX_EXTRA     4 /* one of each */
 
 #define DEBUGCTL_FREEZE_PERFMON_ON_PMI (1ull << 12)
 
@@ -149,9 +155,18 @@ struct pmu_counter_plan {
     uint64_t sample_after; /* events per sample; 0: count only, never interrupt */
 };
 
+/* An MSR an event needs besides its event select: MSR_OFFCORE_RSP_0/1, MSR_PEBS_LD_LAT or
+ * MSR_PEBS_FRONTEND, and its value. */
+struct pmu_extra_msr {
+    uint32_t msr;
+    uint64_t value;
+};
+
 struct pmu_plan {
     uint32_t num_counters;
     struct pmu_counter_plan counters[PMU_MAX_COUNTERS];
+    uint32_t num_extra; /* written with the controls, zeroed by pmu_stop_cpu */
+    struct pmu_extra_msr extra[PMU_MAX_EXTRA];
     uint8_t freeze_on_pmi;  /* DEBUGCTL freeze of counters (and LBRs) while a PMI is pending */
     uint8_t lbr;            /* record branches; each overflow report carries the stack */
     uint64_t lbr_select;    /* model-specific MSR_LBR_SELECT (0: every branch); arch: unused */
@@ -190,7 +205,9 @@ struct pmu_cpu_state {
     uint64_t pebs_enable;               /* IA32_PEBS_ENABLE while running */
     uint64_t pebs_counters;             /* counter ids sampled through PEBS */
     uint64_t sampling;                  /* counter ids the handler reports and reloads */
-    uint64_t reload[PMU_MAX_COUNTERS];  /* per slot (pmu_slot()): value written on overflow */
+    uint32_t extra_msrs[PMU_MAX_EXTRA]; /* the plan's extra MSRs, zeroed at stop */
+    uint32_t num_extra;
+    uint64_t reload[PMU_MAX_COUNTERS]; /* per slot (pmu_slot()): value written on overflow */
     uint32_t tag[PMU_MAX_COUNTERS];
     struct pebs_cpu pebs;
     struct lbr_entry lbr[LBR_MAX_ENTRIES]; /* the handler's snapshot of the stack */

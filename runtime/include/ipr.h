@@ -84,8 +84,11 @@ typedef uint64_t uint64;
 
 #define IPR_SUCCESS(s) (((s)&1) != 0)
 
-/* ---- Events. A hardware event is (umask << 8) | event code, the architectural encoding
- * of IA32_PERFEVTSELx bits 15:0; IPR_EVENT_TSC is the time-stamp counter. ---- */
+/* ---- Events. A hardware event is the event bits of IA32_PERFEVTSELx: (umask << 8) | event
+ * code, with edge detect (bit 18), any thread (21), invert (23) and the counter mask
+ * (31:24) where perfmon's encoding has them (IPR_EVENT_EVTSEL_BITS); IPROBE sets the mode,
+ * interrupt and enable bits. IPR_EVENT_TSC is the time-stamp counter. ---- */
+#define IPR_EVENT_EVTSEL_BITS 0xffa4ffffu
 #define IPR_EVENT_TSC         0x10000u
 #define IPR_EVENT_NONE        0xffffffffu
 #define IPR_MAX_EVENTS_IN_SET 32
@@ -290,6 +293,14 @@ int BIprRelPos(uint64_t m, unsigned b); /* -1 when bit b is not set in m */
 #define BIprXhich BIprWhich
 
 /* ---- acart extensions (not in the seed) ---- */
+
+/* Lets IprEventNameToNumber, IprEventNumberToName and IprNumberOfEvents use every core
+ * event of Intel's perfmon table for this CPU's model, besides the architectural events.
+ * Defined in libacart_perfmon.a (CMake acart::perfmon), which carries the tables: a
+ * program that never calls it does not link them (docs/iprobe.md gives the cost).
+ * IPR__INVEVENTNAME when acart has no table for this CPU (the names stay the
+ * architectural ones). Net or task context. */
+IPR_STATUS aca_ipr_use_perfmon(void);
 
 /* Appends every histogram of `cpus` matching hmask/index to the open sample file, typed so
  * `acart report` can read them back (the seed has no way to write a histogram). */

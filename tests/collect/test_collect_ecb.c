@@ -146,16 +146,18 @@ static void test_errors(void)
     static uint8_t buf[COLLECT_ECB_SIZE];
     const struct collect_event_def *d = collect_event_default();
     const struct collect_event_def *t = collect_event_find("CPU_CLK_UNHALTED.THREAD");
-    struct collect_event four[4] = {{d, 1}, {t, 1}, {d, 1}, {t, 1}};
+    struct collect_event eight[8] = {{d, 1}, {t, 1}, {d, 1}, {t, 1},
+                                     {d, 1}, {t, 1}, {d, 1}, {t, 1}};
     struct collect_event same[2] = {{t, 1}, {t, 5}};
     struct collect_event zero = {d, 0}, wide = {d, 1ull << 48};
-    CHECK_EQ(collect_ecb_build(four, 0, buf, sizeof buf), COLLECT_ECB_ERR_COUNT);
-    CHECK_EQ(collect_ecb_build(four, 4, buf, sizeof buf), COLLECT_ECB_ERR_COUNT);
+    CHECK_EQ(collect_ecb_build(eight, 0, buf, sizeof buf), COLLECT_ECB_ERR_COUNT);
+    CHECK_EQ(collect_ecb_build(eight, 8, buf, sizeof buf), COLLECT_ECB_ERR_COUNT);
+    CHECK_EQ(collect_ecb_build(eight, 4, buf, sizeof buf), COLLECT_ECB_ERR_SAME_COUNTER);
     CHECK_EQ(collect_ecb_build(same, 2, buf, sizeof buf), COLLECT_ECB_ERR_SAME_COUNTER);
     CHECK_EQ(collect_ecb_build(&zero, 1, buf, sizeof buf), COLLECT_ECB_ERR_SAMPLE_AFTER);
     CHECK_EQ(collect_ecb_build(&wide, 1, buf, sizeof buf), COLLECT_ECB_ERR_SAMPLE_AFTER);
     CHECK_EQ(collect_ecb_build(same, 1, buf, sizeof buf - 1), COLLECT_ECB_ERR_BUFFER);
-    for (int e = COLLECT_ECB_ERR_BUFFER; e <= COLLECT_ECB_OK; e++)
+    for (int e = COLLECT_ECB_ERR_PRECISE; e <= COLLECT_ECB_OK; e++)
         CHECK(strcmp(collect_ecb_strerror(e), "unknown ECB error") != 0);
 }
 

@@ -661,6 +661,68 @@ static void test_no_pmu(void)
     no_faults();
 }
 
+/* ---- Names from perfmon's tables (aca_ipr_use_perfmon, perfmon/ipr_perfmon.c) ---- */
+
+/* On the simulated Skylake (6-5E) the names resolve through the same generated table as
+ * `acart collect --event` to perfmon's encoding (EventCode, UMask, CounterMask, Invert,
+ * EdgeDetect from third_party/perfmon/SKL/events/skylake_core.json), which the counter is
+ * then programmed with; unknown names get the seed's status. Runs last: the name source
+ * stays for the process. */
+static void test_perfmon_names(void)
+{
+    const IPR_EVENT stall = 0x010e | 1u << 24 | 1u << 23;  /* UOPS_ISSUED.STALL_CYCLES */
+    const IPR_EVENT clears = 0x01c3 | 1u << 24 | 1u << 18; /* MACHINE_CLEARS.COUNT */
+    IPR_EVENT e = 0;
+    const char *matches = 0;
+    IPR_CTRMASK ctrs;
+    uint64 mux;
+
+    shim_power_on(&sim_skylake);
+    EXPECT(IprAllocate(), IPR__SUCCESS);
+    EXPECT(IprEventNameToNumber("UOPS_ISSUED.STALL_CYCLES", &e, &matches), IPR__INVEVENTNAME);
+    EXPECT(aca_ipr_use_perfmon(), IPR__SUCCESS);
+    EXPECT(IprEventNameToNumber("uops_issued.stall_cycles", &e, &matches), IPR__SUCCESS);
+    CHECK_EQ(e, stall);
+    CHECK(strcmp(matches, "UOPS_ISSUED.STALL_CYCLES") == 0);
+    CHECK(strcmp(IprEventNumberToName(stall), "UOPS_ISSUED.STALL_CYCLES") == 0);
+    EXPECT(IprEventNameToNumber("MACHINE_CLEARS.COUNT", &e, &matches), IPR__SUCCESS);
+    CHECK_EQ(e, clears);
+    /* The architectural table's exact names win; a prefix of several is ambiguous. */
+    EXPECT(IprEventNameToNumber("BR_MISP_RETIRED.ALL_BRANCHES", &e, &matches), IPR__SUCCESS);
+    CHECK_EQ(e, 0x00c5);
+    EXPECT(IprEventNameToNumber("BR_MISP_RETIRED.", &e, &matches), IPR__AMBIGUOUS);
+    CHECK(strstr(matches, "BR_MISP_RETIRED.CONDITIONAL") != NULL);
+    EXPECT(IprEventNameToNumber("NO_SUCH.EVENT", &e, &matches), IPR__INVEVENTNAME);
+    /* An offcore event needs MSR_OFFCORE_RSP, which an IPR_EVENT cannot carry. */
+    EXPECT(IprEventNameToNumber("OFFCORE_RESPONSE.DEMAND_DATA_RD.ANY_RESPONSE", &e, &matches),
+           IPR__INVEVENT);
+    CHECK(IprNumberOfEvents() > 500);
+    /* INST_RETIRED.PREC_DIST (0xC0/0x01) counts only on IA32_PMC1: IPROBE counter 5. */
+    EXPECT(IprEventNameToNumber("INST_RETIRED.PREC_DIST", &e, &matches), IPR__SUCCESS);
+    CHECK_EQ(e, 0x01c0);
+    EXPECT(IprAvailableCounters(e, &ctrs), IPR__SUCCESS);
+    CHECK_EQ(ctrs, 1u << 5);
+
+    /* Counted with exactly that event select. */
+    IPR_EVENT evs[2] = {stall, clears};
+    IPR_FREQ fr[2] = {0, 0};
+    EXPECT(IprSelectEventsFromArray(IPR_ALL_CPUS, evs, fr, 2, &mux), IPR__SUCCESS);
+    EXPECT(IprSetEvents(IPR_ALL_CPUS, &mux), IPR__SUCCESS);
+    for (uint32_t c = 0; c < CPUS; c++) {
+        CHECK_EQ(shim_sim(c)->peek_msr(MSR_IA32_PERFEVTSEL0) & IPR_EVENT_EVTSEL_BITS, stall);
+        CHECK_EQ(shim_sim(c)->peek_msr(MSR_IA32_PERFEVTSEL0 + 1) & IPR_EVENT_EVTSEL_BITS, clears);
+    }
+    EXPECT(IprDeallocate(), IPR__SUCCESS);
+
+    /* A model acart has no table for keeps the architectural names only. */
+    shim_power_on(&sim_haswell);
+    EXPECT(aca_ipr_use_perfmon(), IPR__INVEVENTNAME);
+    EXPECT(IprEventNameToNumber("UOPS_ISSUED.STALL_CYCLES", &e, &matches), IPR__INVEVENTNAME);
+    EXPECT(IprEventNameToNumber("INST_RETIRED.ANY", &e, &matches), IPR__SUCCESS);
+    CHECK_EQ(IprNumberOfEvents(), 9);
+    no_faults();
+}
+
 int main(void)
 {
     test_ownership();
@@ -669,6 +731,7 @@ int main(void)
     test_sampling();
     test_timer();
     test_no_pmu();
+    test_perfmon_names();
     /* Every status code of ipr.h came back from some call above. */
     for (int st = 0; st < 64; st++) {
         if (aca_ipr_strerror(st) && !seen[st]) {

@@ -15,6 +15,7 @@
 #include "acart.h"
 #include "acart_opts.h"
 #include "acart_wire.h"
+#include "collect_events.h"
 #include "ecb.h"
 #include "io.h"
 #include "lapic.h"
@@ -435,6 +436,97 @@ static void test_two_counters_one_pmi(void)
     sampler_stop();
     for (uint32_t cpu = 0; cpu < SESSION_CPUS; cpu++)
         check_idle(cpu);
+    sampler_reset();
+}
+
+/* ---- Events by name, from perfmon's tables through the ECB to the registers ---- */
+
+/* `acart collect --event` for a Skylake target (tools/collect_events.c): the ECB it sends,
+ * planned by the agent (runtime/ecb.c, sampler_plan.c) and programmed by the sampler on
+ * every simulated Skylake. Each IA32_PERFEVTSELx holds perfmon's EventCode, UMask,
+ * CounterMask, Invert, EdgeDetect and AnyThread (copied here from
+ * third_party/perfmon/SKL/events/skylake_core.json) with USR, OS, INT and EN; the offcore
+ * event's MSR_OFFCORE_RSP_0 holds its MSRValue, the load-latency event's MSR_PEBS_LD_LAT its
+ * threshold; a general counter's overflow is a sample of its event; stop clears them all. */
+static void test_perfmon_events(void)
+{
+    static const char *const names[] = {
+        "UOPS_ISSUED.STALL_CYCLES",                     /* 0x0E/0x01 cmask 1 inv */
+        "MACHINE_CLEARS.COUNT",                         /* 0xC3/0x01 cmask 1 edge */
+        "OFFCORE_RESPONSE.DEMAND_DATA_RD.ANY_RESPONSE", /* 0xB7/0x01, RSP_0 0x10001 */
+        "INT_MISC.RECOVERY_CYCLES_ANY",                 /* 0x0D/0x01 any */
+    };
+    const uint64_t evtsel_bits = EVTSEL_USR | EVTSEL_OS | EVTSEL_INT | EVTSEL_EN;
+    const uint64_t want[] = {0x010E | 1ull << 24 | 1ull << 23, 0x01C3 | 1ull << 24 | 1ull << 18,
+                             0x01B7, 0x010D | 1ull << 21};
+    const struct collect_target_cpu skylake = {6, 0x5E, 1, 4};
+    struct collect_event_spec specs[4];
+    static struct collect_events ev;
+    static uint8_t bytes[COLLECT_ECB_SIZE];
+    static struct ecb ecb;
+    struct ecb_plan plan;
+    struct diag d = {0};
+
+    for (size_t i = 0; i < 4; i++) {
+        memset(&specs[i], 0, sizeof(specs[i]));
+        snprintf(specs[i].name, sizeof(specs[i].name), "%s", names[i]);
+        specs[i].sample_after = 1000 * (i + 1);
+    }
+    CHECK_EQ(collect_events_resolve(specs, 4, &skylake, &ev, &d), 0);
+    CHECK_EQ(collect_ecb_build(ev.events, ev.num_events, bytes, sizeof(bytes)), COLLECT_ECB_SIZE);
+    CHECK_EQ(ecb_decode(bytes, sizeof(bytes), &ecb), ECB_OK);
+    CHECK_EQ(ecb_plan_sampling(&ecb, &plan), ECB_OK);
+    CHECK_EQ(plan.num_extra, 1);
+
+    power_on(&sim_skylake);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.source = SAMPLER_SOURCE_PMU;
+    cfg.use_nmi = 1;
+    sampler_events_from_plan(&plan, &cfg);
+    cfg.record_size = sizeof(struct sep_sample_pc);
+    setup_and_start(RING_BYTES);
+    for (uint32_t cpu = 0; cpu < SESSION_CPUS; cpu++) {
+        for (uint32_t k = 0; k < 4; k++) {
+            CHECK_EQ(msr(cpu, MSR_IA32_PERFEVTSEL0 + k), want[k] | evtsel_bits);
+            CHECK_EQ(msr(cpu, MSR_IA32_PMC0 + k), (0 - 1000ull * (k + 1)) & MASK48);
+        }
+        CHECK_EQ(msr(cpu, MSR_OFFCORE_RSP_0), 0x10001);
+        CHECK_EQ(msr(cpu, MSR_IA32_PERF_GLOBAL_CTRL), 0xf);
+    }
+    sampler_stop();
+    for (uint32_t cpu = 0; cpu < SESSION_CPUS; cpu++) {
+        check_idle(cpu);
+        CHECK_EQ(msr(cpu, MSR_OFFCORE_RSP_0), 0);
+    }
+    sampler_reset();
+
+    /* Load latency with PEBS: the threshold in MSR_PEBS_LD_LAT, PEBS on the counter. */
+    memset(&specs[0], 0, sizeof(specs[0]));
+    snprintf(specs[0].name, sizeof(specs[0].name), "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4");
+    specs[0].precise = 1;
+    CHECK_EQ(collect_events_resolve(specs, 1, &skylake, &ev, &d), 0);
+    CHECK_EQ(collect_ecb_build(ev.events, ev.num_events, bytes, sizeof(bytes)), COLLECT_ECB_SIZE);
+    CHECK_EQ(ecb_decode(bytes, sizeof(bytes), &ecb), ECB_OK);
+    CHECK_EQ(ecb_plan_sampling(&ecb, &plan), ECB_OK);
+    power_on(&sim_skylake);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.source = SAMPLER_SOURCE_PMU;
+    cfg.use_nmi = 1;
+    sampler_events_from_plan(&plan, &cfg);
+    cfg.record_size = sizeof(struct sep_sample_pc);
+    CHECK(cfg.events[0].precise);
+    setup_and_start(RING_BYTES);
+    for (uint32_t cpu = 0; cpu < SESSION_CPUS; cpu++) {
+        CHECK_EQ(msr(cpu, MSR_IA32_PERFEVTSEL0) & 0xffffffffull & ~EVTSEL_INT,
+                 (0x01CD | evtsel_bits) & ~EVTSEL_INT);
+        CHECK_EQ(msr(cpu, MSR_PEBS_LD_LAT), 4);
+        CHECK_EQ(msr(cpu, MSR_IA32_PEBS_ENABLE) & 1, 1);
+    }
+    sampler_stop();
+    for (uint32_t cpu = 0; cpu < SESSION_CPUS; cpu++)
+        CHECK_EQ(msr(cpu, MSR_PEBS_LD_LAT), 0);
     sampler_reset();
 }
 
@@ -902,6 +994,7 @@ int main(int argc, char **argv)
     fixtures_dir = argv[1];
     RUN(test_fixture_on_every_cpu);
     RUN(test_two_counters_one_pmi);
+    RUN(test_perfmon_events);
     RUN(test_pause_resume);
     RUN(test_ring_full);
     RUN(test_vector_delivery);
