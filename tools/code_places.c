@@ -19,11 +19,9 @@ static size_t find_slot(const struct code_places *cp, uint64_t address,
                         const struct module_info *module)
 {
     size_t i = (size_t)hash_place(address, module) & (cp->slots_cap - 1);
-    for (; cp->slots[i]; i = (i + 1) & (cp->slots_cap - 1)) {
-        const struct code_place *pl = &cp->places[cp->slots[i] - 1];
-        if (pl->address == address && pl->module == module)
+    for (; cp->slots[i].id; i = (i + 1) & (cp->slots_cap - 1))
+        if (cp->slots[i].address == address && cp->slots[i].module == module)
             break;
-    }
     return i;
 }
 
@@ -56,14 +54,15 @@ static int grow(struct code_places *cp)
         return -1;
     cp->places = places;
     cp->places_cap = cap;
-    size_t *slots = calloc(2 * cap, sizeof *slots);
+    struct code_slot *slots = calloc(2 * cap, sizeof *slots);
     if (!slots)
         return -1;
     free(cp->slots);
     cp->slots = slots;
     cp->slots_cap = 2 * cap;
     for (size_t k = 0; k < cp->num_places; k++)
-        cp->slots[find_slot(cp, places[k].address, places[k].module)] = k + 1;
+        cp->slots[find_slot(cp, places[k].address, places[k].module)] =
+            (struct code_slot){places[k].address, places[k].module, k + 1};
     return 0;
 }
 
@@ -71,7 +70,7 @@ int code_places_add(struct code_places *cp, uint64_t address, const struct sampl
 {
     const struct module_info *module = profile_module_at(cp->p, address, s->pid, s->tsc);
     size_t i = find_slot(cp, address, module);
-    if (!cp->slots[i]) {
+    if (!cp->slots[i].id) {
         /* At most half full, so probes stay short. */
         if (cp->num_places == cp->places_cap) {
             if (grow(cp) != 0)
@@ -79,9 +78,9 @@ int code_places_add(struct code_places *cp, uint64_t address, const struct sampl
             i = find_slot(cp, address, module);
         }
         cp->places[cp->num_places] = (struct code_place){address, module};
-        cp->slots[i] = ++cp->num_places;
+        cp->slots[i] = (struct code_slot){address, module, ++cp->num_places};
     }
-    *id = cp->slots[i] - 1;
+    *id = cp->slots[i].id - 1;
     return 0;
 }
 

@@ -17,12 +17,20 @@ struct code_place {
     const struct module_info *module; /* NULL: no module held the address */
 };
 
+/* A slot holds its place's key beside the id, so that a probe reads one cache line: with
+ * the key only in places[], looking places up was a quarter of `acart report`. */
+struct code_slot {
+    uint64_t address;
+    const struct module_info *module;
+    uint64_t id; /* the place's id + 1; 0: an empty slot */
+};
+
 struct code_places {
     const struct profile *p;
     struct code_place *places;
     size_t num_places, places_cap;
-    size_t *slots;    /* open addressing: 0 is an empty slot, else a place's id + 1 */
-    size_t slots_cap; /* a power of two */
+    struct code_slot *slots; /* open addressing */
+    size_t slots_cap;        /* a power of two */
 };
 
 int code_places_init(struct code_places *cp, const struct profile *p);

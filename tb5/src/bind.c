@@ -39,6 +39,9 @@ struct binder {
     uint64_t last_pid_index;
     const struct module_group *last_group;
     int have_last;
+    uint64_t last_tid_key; /* and the previous sample's thread */
+    uint64_t last_tid_index;
+    int have_last_tid;
 };
 
 static int usable_size(uint32_t size)
@@ -249,10 +252,17 @@ static TBRW_U32 bind_record(struct binder *b, const uint8_t *rec, uint64_t ordin
         pid_index = b->last_pid_index;
         group = b->last_group;
         if (v->tid_size) {
-            rc = add_tid(b, pid, (uint32_t)read_field(rec + v->tid_off, v->tid_size),
-                         t.have_tsc ? t.tsc : ordinal, t.have_tsc, &tid_index);
-            if (rc)
-                return rc;
+            uint32_t tid = (uint32_t)read_field(rec + v->tid_off, v->tid_size);
+            uint64_t key = ((uint64_t)pid << 32) | tid;
+            if (!b->have_last_tid || key != b->last_tid_key) {
+                rc = add_tid(b, pid, tid, t.have_tsc ? t.tsc : ordinal, t.have_tsc,
+                             &b->last_tid_index);
+                if (rc)
+                    return rc;
+                b->last_tid_key = key;
+                b->have_last_tid = 1;
+            }
+            tid_index = b->last_tid_index;
         }
     }
     module = module_group_lookup(group, ip, &t);

@@ -403,9 +403,30 @@ static void test_version1_file_reads_and_extends(void)
     CHECK(fx_file_size(path) > (long)NSAMPLES * 8);
 }
 
+/* The byte planes are the format (byte k of record r at k * n + r), whatever the code path:
+ * tiles of 16 records by 8 bytes, the bytes past them, the records past the last tile. */
+static void test_byte_planes_are_the_documented_layout(void)
+{
+    enum { N = 37, SIZE = 44 };
+    static uint8_t records[N * SIZE], planes[N * SIZE], back[N * SIZE];
+    int wrong = 0;
+
+    for (int r = 0; r < N; r++)
+        for (int k = 0; k < SIZE; k++)
+            records[r * SIZE + k] = (uint8_t)(r * 7 + k * 131);
+    tb5_shuffle(records, planes, N, SIZE);
+    for (int r = 0; r < N; r++)
+        for (int k = 0; k < SIZE; k++)
+            wrong += planes[k * N + r] != records[r * SIZE + k];
+    CHECK(wrong == 0);
+    tb5_unshuffle(planes, back, N, SIZE);
+    CHECK(memcmp(back, records, sizeof(records)) == 0);
+}
+
 int main(void)
 {
     static const struct tb5_test tests[] = {
+        TB5_TEST(test_byte_planes_are_the_documented_layout),
         TB5_TEST(test_streams_are_compressed),
         TB5_TEST(test_incompressible_blocks_are_stored),
         TB5_TEST(test_damaged_zstd_blocks_have_precise_errors),
