@@ -128,6 +128,12 @@ void pt_gap_describe(const struct pt_gap *gap, char *buf, size_t size)
                          "bytes is not known: its trace unit stopped at a full buffer)",
                          gap->offset);
         break;
+    case PT_GAP_LOOP:
+        n = snprintf(buf, size,
+                     "gap at offset 0x%" PRIx64 ": a loop of direct branches through ip 0x%" PRIx64
+                     " (it needs no trace, so how often it ran and what ended it are not known)",
+                     gap->offset, gap->ip);
+        break;
     case PT_GAP_TRUNCATED:
         n = snprintf(buf, size,
                      "gap at offset 0x%" PRIx64 ": the file ends %" PRIu64
@@ -135,7 +141,8 @@ void pt_gap_describe(const struct pt_gap *gap, char *buf, size_t size)
                      gap->offset, gap->lost_bytes);
         break;
     }
-    if ((gap->kind == PT_GAP_DECODE || gap->kind == PT_GAP_NO_SYNC) && n >= 0 && (size_t)n < size) {
+    if ((gap->kind == PT_GAP_DECODE || gap->kind == PT_GAP_NO_SYNC || gap->kind == PT_GAP_LOOP) &&
+        n >= 0 && (size_t)n < size) {
         if (gap->resynced)
             snprintf(buf + n, size - (size_t)n, ", resynchronised at the PSB at 0x%" PRIx64,
                      gap->resync_offset);
@@ -158,11 +165,14 @@ struct run {
 };
 
 /* The instruction or block decoder over one stretch [base, end) of the file. */
+struct loop_watch;
+
 struct decoder {
     struct run *r;
     struct pt_insn_decoder *insn;
     struct pt_block_decoder *blk;
     uint64_t base, end;
+    struct loop_watch *watch;
 };
 
 static int dec_sync(struct decoder *x)
@@ -208,8 +218,75 @@ static int drain_events(struct decoder *x, int status, int *stop)
     return status;
 }
 
-/* One instruction or block. The decoder may fail after producing one; it counts. */
-static int dec_next(struct decoder *x, int *stop)
+/* A run of instructions that read no trace is a function of the IP alone, so coming back
+ * to an IP within one means a loop of direct branches, which libipt would decode for ever:
+ * what ended it (an interrupt's FUP, a TIP.PGD) is in packets it never reaches. Linux perf's
+ * decoder guards the same way. The run's IPs go into a set, found again at their first
+ * repeat, so the loop is shown once; a run too long for the set falls back to Brent's cycle
+ * detection, which still ends within twice the run. An IP is an instruction's, or a block's
+ * last instruction's (a block ends at every call and jump). */
+#define LOOP_SET_SLOTS 1024u /* a power of two */
+struct loop_watch {
+    uint64_t offset;     /* the decoder's position in the trace when the run began */
+    uint32_t generation; /* slots of older runs do not count */
+    uint32_t in_set;
+    struct {
+        uint64_t ip;
+        uint32_t generation;
+    } set[LOOP_SET_SLOTS];
+    uint64_t mark, power, steps; /* Brent's tortoise, once the set is full */
+};
+
+static void loop_watch_reset(struct loop_watch *w, uint64_t offset)
+{
+    w->offset = offset;
+    w->generation++;
+    w->in_set = 0;
+    w->mark = UINT64_MAX;
+    w->power = 1;
+    w->steps = 0;
+}
+
+static bool loop_watch_step(struct loop_watch *w, uint64_t offset, uint64_t ip, bool no_trace)
+{
+    if (!no_trace || offset != w->offset) {
+        loop_watch_reset(w, offset);
+        return false;
+    }
+    if (w->in_set < LOOP_SET_SLOTS / 4 * 3) {
+        uint32_t k = (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> 40) & (LOOP_SET_SLOTS - 1);
+        for (;; k = (k + 1) & (LOOP_SET_SLOTS - 1)) {
+            if (w->set[k].generation != w->generation) {
+                w->set[k].ip = ip;
+                w->set[k].generation = w->generation;
+                w->in_set++;
+                return false;
+            }
+            if (w->set[k].ip == ip)
+                return true;
+        }
+    }
+    if (ip == w->mark)
+        return true;
+    if (++w->steps == w->power) {
+        w->mark = ip;
+        w->power *= 2;
+        w->steps = 0;
+    }
+    return false;
+}
+
+/* An instruction (a block's last) whose successor the image alone decides when it is a
+ * direct branch: it reads no TNT bit and no TIP. libipt's classes do not tell a direct call
+ * or jump from an indirect one, but an indirect one moves the decoder in the trace. */
+static bool needs_no_trace(enum pt_insn_class iclass)
+{
+    return iclass == ptic_other || iclass == ptic_call || iclass == ptic_jump;
+}
+
+/* One instruction or block, handed on unless it closes a loop (*looped). The decoder may
+ * fail after producing one; it counts. */
+static int dec_next(struct decoder *x, struct loop_watch *watch, int *stop, bool *looped)
 {
     struct run *r = x->r;
     int status;
@@ -218,6 +295,9 @@ static int dec_next(struct decoder *x, int *stop)
         block.ninsn = 0;
         status = pt_blk_next(x->blk, &block, sizeof block);
         if (block.ninsn > 0) {
+            if ((*looped = loop_watch_step(watch, dec_offset(x), block.end_ip,
+                                           needs_no_trace(block.iclass))))
+                return status;
             r->ip = block.end_ip;
             r->delivered++;
             if (r->sink->block)
@@ -228,6 +308,9 @@ static int dec_next(struct decoder *x, int *stop)
         insn.iclass = ptic_error;
         status = pt_insn_next(x->insn, &insn, sizeof insn);
         if (insn.iclass != ptic_error) {
+            if ((*looped =
+                     loop_watch_step(watch, dec_offset(x), insn.ip, needs_no_trace(insn.iclass))))
+                return status;
             r->ip = insn.ip;
             r->delivered++;
             if (r->sink->insn)
@@ -337,12 +420,17 @@ static int decode_segment(struct decoder *x, bool prefix)
                 return stop;
         }
         first = false;
+        loop_watch_reset(x->watch, dec_offset(x));
+        bool looping = false;
         for (;;) {
+            uint64_t before = r->delivered;
             status = drain_events(x, status, &stop);
             if (stop)
                 return stop;
             if (status < 0)
                 break;
+            if (r->delivered != before) /* an event read from the trace */
+                loop_watch_reset(x->watch, dec_offset(x));
             /* The end of the trace: what the CPU did after its last packet is unknown,
              * even the instructions that would need no trace (an interrupt or the end
              * of tracing would have come first). */
@@ -354,10 +442,10 @@ static int decode_segment(struct decoder *x, bool prefix)
                 status = -pte_eos;
                 break;
             }
-            status = dec_next(x, &stop);
+            status = dec_next(x, x->watch, &stop, &looping);
             if (stop)
                 return stop;
-            if (status < 0)
+            if (status < 0 || looping)
                 break;
         }
         if (status == -pte_eos)
@@ -366,8 +454,11 @@ static int decode_segment(struct decoder *x, bool prefix)
         if (!prefix && r->delivered == delivered && sync < at &&
             (stop = decode_stretch(r, sync, at, true)))
             return stop;
-        pending = (struct pt_gap){
-            .kind = PT_GAP_DECODE, .offset = at, .errcode = status, .ip = r->ip, .tsc = r->tsc};
+        pending = (struct pt_gap){.kind = looping ? PT_GAP_LOOP : PT_GAP_DECODE,
+                                  .offset = at,
+                                  .errcode = looping ? 0 : status,
+                                  .ip = r->ip,
+                                  .tsc = r->tsc};
         have_pending = true;
     }
     if (prefix)
@@ -386,11 +477,22 @@ static int decode_segment(struct decoder *x, bool prefix)
 static int decode_stretch(struct run *r, uint64_t begin, uint64_t end, bool prefix)
 {
     struct pt_config config = *r->config;
-    struct decoder x = {.r = r, .base = begin, .end = end};
+    struct decoder x = {.r = r, .base = begin, .end = end, .watch = calloc(1, sizeof *x.watch)};
     config.begin = r->t->data + begin;
     config.end = r->t->data + end;
-    int err;
     if (r->blocks) {
+        /* The flags are a union per decoder. A block ends at every call and jump: libipt's
+         * block decoder follows direct jumps while filling its cache and recurses without
+         * end on a loop of them (a stack overflow). */
+        memset(&config.flags, 0, sizeof config.flags);
+        config.flags.variant.block.enable_tick_events = 1;
+        config.flags.variant.block.end_on_call = 1;
+        config.flags.variant.block.end_on_jump = 1;
+    }
+    int err;
+    if (!x.watch) {
+        err = -pte_nomem;
+    } else if (r->blocks) {
         x.blk = pt_blk_alloc_decoder(&config);
         err = x.blk ? pt_blk_set_image(x.blk, r->image) : -pte_nomem;
     } else {
@@ -402,6 +504,7 @@ static int decode_stretch(struct run *r, uint64_t begin, uint64_t end, bool pref
                      : decode_segment(&x, prefix);
     pt_blk_free_decoder(x.blk);
     pt_insn_free_decoder(x.insn);
+    free(x.watch);
     return rc;
 }
 

@@ -26,16 +26,18 @@ enum pt_gap_kind {
     PT_GAP_NO_SYNC,   /* bytes from `offset` on hold no PSB to start from */
     PT_GAP_LOST,      /* the target dropped `lost_bytes` before `offset` (pt.per_cpu[].lost) */
     PT_GAP_TRUNCATED, /* the file ends at `offset`, `lost_bytes` short of what the target sent */
+    PT_GAP_LOOP,      /* a loop that needs no trace came back to `ip`: decoding it would not end */
 };
 
 struct pt_gap {
     enum pt_gap_kind kind;
     uint64_t offset;     /* in pt-cpu<N>.bin */
     int errcode;         /* PT_GAP_DECODE: a negative pte_* code */
-    uint64_t ip;         /* PT_GAP_DECODE: the last instruction decoded before it; 0 if none */
+    uint64_t ip;         /* PT_GAP_DECODE, PT_GAP_LOOP: the last instruction decoded; 0 if none */
     uint64_t tsc;        /* the time last known before it */
     uint64_t lost_bytes; /* PT_GAP_LOST, PT_GAP_TRUNCATED */
-    bool resynced;       /* PT_GAP_DECODE, PT_GAP_NO_SYNC: decoding resumed at resync_offset */
+    bool resynced; /* PT_GAP_DECODE, PT_GAP_NO_SYNC, PT_GAP_LOOP: decoding resumed at resync_offset
+                    */
     uint64_t resync_offset;
 };
 

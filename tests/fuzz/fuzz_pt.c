@@ -7,8 +7,8 @@
  *   byte 2: CPU model (family 6), for libipt's errata
  *   bytes 3..4: little-endian file offset of a loss (pt.per_cpu[].lost), 0 for none
  * The image is the code of tests/pt/traces' calls.ptt (32-bit, 0x100000), timing.ptt
- * (0x200000), loop64.ptt (0x300000), overflow.ptt (0x400000) and resync.ptt (0x500000), so
- * the seeds (those traces) decode far. */
+ * (0x200000), loop64.ptt (0x300000), overflow.ptt (0x400000), resync.ptt (0x500000) and
+ * loop.ptt (0x600000, a loop of direct jumps), so the seeds (those traces) decode far. */
 #include <intel-pt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,11 +33,12 @@ static const uint8_t loop64_code[] = {0xb8, 0x28, 0x00, 0x00, 0x00, 0xff, 0xc8,
 static const uint8_t overflow_code[] = {0xe8, 0x02, 0x00, 0x00, 0x00, 0x90,
                                         0xf4, 0x90, 0x74, 0x00, 0xc3, 0xf4};
 static const uint8_t resync_code[] = {0x90, 0x74, 0x00, 0x90, 0x74, 0x00, 0x90, 0xf4, 0xf4};
+static const uint8_t loop_code[] = {0x90, 0xeb, 0xfe, 0x90, 0x90, 0xf4}; /* a jump to itself */
 
 static const struct code image[] = {
     {0x100000, calls_code, sizeof calls_code},   {0x200000, timing_code, sizeof timing_code},
     {0x300000, loop64_code, sizeof loop64_code}, {0x400000, overflow_code, sizeof overflow_code},
-    {0x500000, resync_code, sizeof resync_code},
+    {0x500000, resync_code, sizeof resync_code}, {0x600000, loop_code, sizeof loop_code},
 };
 
 static int read_memory(uint8_t *buffer, size_t size, const struct pt_asid *asid, uint64_t ip,
@@ -58,10 +59,10 @@ static int read_memory(uint8_t *buffer, size_t size, const struct pt_asid *asid,
 }
 
 /* A name per image part, and [unknown]; pt_flow needs nothing else of a pt_code. */
-static char *names[] = {"[unknown]", "calls", "timing", "loop64", "overflow", "resync"};
+static char *names[] = {"[unknown]", "calls", "timing", "loop64", "overflow", "resync", "loop"};
 static struct pt_code_function functions[] = {
     {0x100000, 0x100020, 1}, {0x200000, 0x20000f, 2}, {0x300000, 0x300015, 3},
-    {0x400000, 0x40000c, 4}, {0x500000, 0x500009, 5},
+    {0x400000, 0x40000c, 4}, {0x500000, 0x500009, 5}, {0x600000, 0x600006, 6},
 };
 
 static int count_block(void *ctx, const struct pt_block *block, uint64_t tsc)

@@ -164,6 +164,8 @@ def norm_event(text):
         elif "lost" in rest:
             n = re.search(r"lost (\d+) bytes", rest)
             out += " lost %s" % (n.group(1) if n else "unknown" if "not known" in rest else "?")
+        elif "loop of direct branches" in rest:
+            out += " loop"
         elif "no PSB to synchronise" in rest:
             out += " nosync"
         elif "file ends" in rest:
