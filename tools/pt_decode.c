@@ -200,6 +200,8 @@ static uint64_t dec_sync_offset(const struct decoder *x)
     return x->base + off;
 }
 
+static void loop_watch_reset(struct loop_watch *w, uint64_t offset);
+
 /* Hands pending events on. Returns libipt's status, or a sink's stop value in *stop. */
 static int drain_events(struct decoder *x, int status, int *stop)
 {
@@ -212,6 +214,7 @@ static int drain_events(struct decoder *x, int status, int *stop)
             return status;
         r->tsc = ev.tsc;
         r->delivered++;
+        loop_watch_reset(x->watch, dec_offset(x)); /* an event read from the trace */
         if (r->sink->event && (*stop = r->sink->event(r->sink->ctx, &ev)))
             return status;
     }
@@ -423,14 +426,11 @@ static int decode_segment(struct decoder *x, bool prefix)
         loop_watch_reset(x->watch, dec_offset(x));
         bool looping = false;
         for (;;) {
-            uint64_t before = r->delivered;
             status = drain_events(x, status, &stop);
             if (stop)
                 return stop;
             if (status < 0)
                 break;
-            if (r->delivered != before) /* an event read from the trace */
-                loop_watch_reset(x->watch, dec_offset(x));
             /* The end of the trace: what the CPU did after its last packet is unknown,
              * even the instructions that would need no trace (an interrupt or the end
              * of tracing would have come first). */
