@@ -22,7 +22,8 @@ TOP = os.path.dirname(HERE)
 TARGETS = ["ecb", "tb5", "collection", "collect", "control", "pt"]
 # libFuzzer's per-input limit is wall time: on a shared machine a niced fuzzer can be
 # starved for seconds (a 10 s limit fired on an input that runs in 6 ms), so the limit is
-# generous; a real hang still ends the run.
+# generous, and so is the time past which libFuzzer keeps an input as a "slow unit" (an
+# 11 s one ran in 77 ms alone); a real hang still ends the run.
 TIMEOUT_S = 60
 # Extra seed folders beside tests/fuzz/corpus/<target>.
 EXTRA_SEEDS = {"ecb": [os.path.join(TOP, "tests", "fixtures", "aca")]}
@@ -121,7 +122,8 @@ def run_target(t):
     seeds = [os.path.join(TOP, "tests", "fuzz", "corpus", t)]
     seeds += [os.path.normpath(s) for s in EXTRA_SEEDS.get(t, []) if os.path.isdir(s)]
     cmd = ["nice", os.path.join(fuzz_dir, "fuzz_" + t), "-runs=%d" % runs_of(t),
-           "-seed=%d" % args.seed, "-timeout=%d" % TIMEOUT_S, "-rss_limit_mb=2048", "-max_len=65536",
+           "-seed=%d" % args.seed, "-timeout=%d" % TIMEOUT_S,
+           "-report_slow_units=%d" % TIMEOUT_S, "-rss_limit_mb=2048", "-max_len=65536",
            "-print_final_stats=1", "-max_total_time=%d" % seconds_for.get(t, 0), "-artifact_prefix=%s/" % findings, work] + seeds
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=1",
                UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
