@@ -35,7 +35,7 @@
 
 static const char usage[] =
     "usage: acart collect --target HOST[:PORT] --duration S -o DIR\n"
-    "                     [--event NAME[:sa=N][:precise][,NAME...]]...\n"
+    "                     [--event NAME[:sa=N][:precise][,NAME...]]... [--metrics tma1]\n"
     "                     [--callstack[=DEPTH]] [--transfer delayed|immediate] [--timeout S]\n"
     "                     [--pt [--pt-snapshot] [--pt-filter SYMBOL|MODULE|START-END]...\n"
     "                      [--pt-cyc] [--pt-no-tsc] [--pt-no-mtc] [--pt-cpl os|user|all]\n"
@@ -57,6 +57,8 @@ static const char usage[] =
     "                        with a PMU, any event of Intel's perfmon tables for the\n"
     "                        target's CPU model (N defaults to perfmon's); :precise\n"
     "                        samples a PEBS-capable event with PEBS\n"
+    "  --metrics tma1        sample the events of top-down level 1 (Skylake-class CPUs):\n"
+    "                        acart report --metrics shows them; not with --event\n"
     "  --callstack[=DEPTH]   ask the target for each sample's call stack: up to DEPTH\n"
     "                        return addresses of the interrupted code's callers (1 to 64,\n"
     "                        default 16); flamegraph and report --by caller use them\n"
@@ -103,6 +105,7 @@ struct options {
     struct collect_event_spec specs[COLLECT_ECB_MAX_EVENTS]; /* as given */
     size_t num_specs;
     struct collect_events resolved; /* for the target's CPU (resolve_events) */
+    const char *metrics;            /* --metrics: a metric set whose events to sample */
     struct collect_event events[COLLECT_ECB_MAX_EVENTS];
     size_t num_events;
     uint32_t callstack_depth; /* return addresses per sample; 0: no call stacks */
@@ -167,6 +170,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"duration", required_argument, NULL, 'd'},
         {"output", required_argument, NULL, 'o'},
         {"event", required_argument, NULL, 'e'},
+        {"metrics", required_argument, NULL, 'm'},
         {"transfer", required_argument, NULL, 'x'},
         {"timeout", required_argument, NULL, 'T'},
         {"callstack", optional_argument, NULL, 'c'},
@@ -213,6 +217,9 @@ static int parse_options(int argc, char **argv, struct options *o)
         case 'e':
             if ((rc = parse_event(o, optarg)) != 0)
                 return rc;
+            break;
+        case 'm':
+            o->metrics = optarg;
             break;
         case 'x':
             if (strcmp(optarg, "delayed") == 0)
@@ -280,7 +287,9 @@ static int parse_options(int argc, char **argv, struct options *o)
         return cli_usage_error("collect", usage, "missing --duration S");
     if (!o->output)
         return cli_usage_error("collect", usage, "missing -o DIR");
-    if (o->num_specs == 0) {
+    if (o->metrics && o->num_specs)
+        return cli_usage_error("collect", usage, "--metrics picks the events: not with --event");
+    if (o->num_specs == 0 && !o->metrics) {
         snprintf(o->specs[0].name, sizeof o->specs[0].name, "%s", collect_event_default()->name);
         o->num_specs = 1;
     }
@@ -406,7 +415,11 @@ static int resolve_events(struct collection *c, struct diag *d)
     struct collect_target_cpu cpu = {st->hardware_info.family, st->hardware_info.model,
                                      !strstr(version, "time-based"),
                                      c->sys.num_cpus ? c->sys.cpus[0].gp_counters : 0};
-    int rc = collect_events_resolve(c->opt.specs, c->opt.num_specs, &cpu, &c->opt.resolved, d);
+    int rc = c->opt.metrics
+                 ? collect_events_metrics(c->opt.metrics, &cpu, c->opt.specs, &c->opt.num_specs, d)
+                 : 0;
+    if (!rc)
+        rc = collect_events_resolve(c->opt.specs, c->opt.num_specs, &cpu, &c->opt.resolved, d);
     if (rc)
         return rc;
     memcpy(c->opt.events, c->opt.resolved.events, sizeof c->opt.events);

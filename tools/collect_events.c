@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "collect_link.h"
+#include "metrics.h"
 #include "perfmon.h"
 
 /* How many near names an unknown event's message suggests. */
@@ -268,6 +269,30 @@ static int explain_misfit(const struct collect_events *out, int err, struct diag
                      "too many events for the counters: %zu events need general counters and "
                      "no assignment fits them: %s",
                      gp, list);
+}
+
+int collect_events_metrics(const char *name, const struct collect_target_cpu *cpu,
+                           struct collect_event_spec *specs, size_t *n, struct diag *d)
+{
+    if (strcmp(name, "tma1") != 0)
+        return diag_fail(d, DIAG_USAGE, "--metrics %s: unknown metric set (tma1)", name);
+    if (!cpu->pmu)
+        return diag_fail(d, COLLECT_DIAG_TARGET,
+                         "--metrics tma1: the target has no usable PMU and samples on a timer "
+                         "(QEMU without a virtual PMU, most VMs)");
+    const struct perfmon_model *m = perfmon_model_for(cpu->family, cpu->model);
+    if (!m || strcmp(m->code, METRICS_TMA1_MODEL) != 0)
+        return diag_fail(
+            d, DIAG_USAGE,
+            "--metrics tma1: acart has top-down level 1 for Skylake-class cores "
+            "(perfmon %s), not for the target's CPU (family %" PRIu32 " model 0x%02" PRIX32 "%s%s)",
+            METRICS_TMA1_MODEL, cpu->family, cpu->model, m ? ", perfmon " : "", m ? m->code : "");
+    for (size_t i = 0; i < TMA1_EVENTS; i++) {
+        memset(&specs[i], 0, sizeof specs[i]);
+        snprintf(specs[i].name, sizeof specs[i].name, "%s", metrics_tma1_names[i]);
+    }
+    *n = TMA1_EVENTS;
+    return 0;
 }
 
 int collect_events_resolve(const struct collect_event_spec *specs, size_t n,

@@ -32,6 +32,12 @@ struct collect_target_cpu {
 int collect_events_parse(const char *arg, struct collect_event_spec *specs, size_t *n, size_t max,
                          char *err, size_t err_len);
 
+/* `collect --metrics NAME`: the events metric set NAME needs on cpu, into specs[0..*n).
+ * Only "tma1" (metrics.h), on the SKL table's models. Returns 0, or DIAG_USAGE (unknown
+ * set, a model without it) / COLLECT_DIAG_TARGET (no PMU) with a message. */
+int collect_events_metrics(const char *name, const struct collect_target_cpu *cpu,
+                           struct collect_event_spec *specs, size_t *n, struct diag *d);
+
 /* Resolved events: their definitions live here. */
 struct collect_events {
     struct collect_event_def defs[COLLECT_ECB_MAX_EVENTS];

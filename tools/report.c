@@ -11,6 +11,7 @@
 #include "code_places.h"
 #include "commands.h"
 #include "ipr_report.h"
+#include "metrics.h"
 #include "progress.h"
 #include "stack_tally.h"
 #include "symbols.h"
@@ -19,6 +20,7 @@
 
 static const char usage[] =
     "usage: acart report (DIR|FILE.tb5) [--elf IMAGE] [--by KEY] [--top N] [--event EVENT]\n"
+    "                    [--metrics]\n"
     "\n"
     "A folder of IPROBE sample files (acart fetch) is reported as its histograms by function\n"
     "and address bucket and its sample buffers by function.\n"
@@ -35,6 +37,8 @@ static const char usage[] =
     "  -b, --by KEY        function (default), caller, line, task, cpu or module\n"
     "  -n, --top N         show the N largest rows per event (default 20, 0 = all)\n"
     "  -E, --event EVENT   only this event (name or index)\n"
+    "  -m, --metrics       top-down level 1 per row and in all, from a collection of\n"
+    "                      acart collect --metrics tma1, instead of the event tables\n"
     "  -h, --help          show this help\n"
     "\n"
     "Exit status: 0 done, 2 usage error, 3 bad input (collection, tb5 file or IMAGE).\n";
@@ -60,6 +64,7 @@ struct row {
 
 struct report {
     enum report_key by;
+    int metrics; /* --metrics: top-down level 1 instead of the event tables */
     struct profile *p;
     struct symbols *sym;
     struct code_places places; /* by function, line and caller: what the keys stand for */
@@ -432,6 +437,79 @@ static void print_header(const struct report *r, const char *elf)
                                          : "collected without --callstack");
 }
 
+/* The events of top-down level 1, by enum metrics_tma1_event: their index in the session,
+ * or a usage error naming the first that is missing. */
+static int find_tma1_events(const struct session *s, const char *source, size_t *index,
+                            struct diag *d)
+{
+    for (size_t m = 0; m < TMA1_EVENTS; m++) {
+        size_t e;
+        for (e = 0; e < s->num_events; e++)
+            if (strcmp(s->events[e].name, metrics_tma1_names[m]) == 0)
+                break;
+        if (e == s->num_events)
+            return diag_fail(d, DIAG_USAGE,
+                             "%s: --metrics needs event %s (collect with --metrics tma1)", source,
+                             metrics_tma1_names[m]);
+        index[m] = e;
+    }
+    return 0;
+}
+
+/* The row's counts of the level-1 events: samples x sample-after value. */
+static void tma1_counts(const struct report *r, const uint64_t *samples, const size_t *index,
+                        double *counts)
+{
+    for (size_t m = 0; m < TMA1_EVENTS; m++)
+        counts[m] = (double)samples[index[m]] * (double)r->p->session.events[index[m]].sample_after;
+}
+
+static void print_tma1_row(const double *counts, const char *label)
+{
+    struct metrics_tma1 t;
+    if (metrics_tma1(counts, &t) != 0)
+        return;
+    printf("%16.0f %8.1f%% %8.1f%% %8.1f%% %8.1f%%  %s\n", counts[TMA1_CLOCKS], 100 * t.retiring,
+           100 * t.bad_speculation, 100 * t.frontend, 100 * t.backend, label);
+}
+
+/* Rows by clockticks, largest first, each with its level-1 fractions, then the whole run.
+ * A row's fractions come from the samples its events took there, so rows with few
+ * samples of some event are rough. */
+static void print_metrics(struct report *r, const size_t *index, uint64_t top)
+{
+    size_t clocks = index[TMA1_CLOCKS];
+    uint64_t *total = calloc(r->p->session.num_events, sizeof *total);
+    double counts[TMA1_EVENTS];
+    if (!total)
+        return;
+    for (size_t i = 0; i < r->num_rows; i++)
+        for (size_t e = 0; e < r->p->session.num_events; e++)
+            total[e] += r->rows[i].counts[e];
+    qsort_r(r->rows, r->num_rows, sizeof *r->rows, compare_counts, &clocks);
+    printf("\nTop-down level 1 (tma1): shares of the issue slots (4 per clocktick), from "
+           "event counts (samples x sample-after value)\n");
+    printf("%16s %9s %9s %9s %9s  %s\n", "Clockticks", "Retiring", "Bad spec", "Frontend",
+           "Backend", keys[r->by].column);
+    size_t i;
+    for (i = 0; i < r->num_rows && (top == 0 || i < top) && r->rows[i].counts[clocks]; i++) {
+        tma1_counts(r, r->rows[i].counts, index, counts);
+        print_tma1_row(counts, r->rows[i].label);
+    }
+    size_t more = 0;
+    for (size_t j = i; j < r->num_rows; j++)
+        more += r->rows[j].counts[clocks] != 0;
+    if (more)
+        printf("%16s %9s %9s %9s %9s  (%zu more %s)\n", "", "", "", "", "", more,
+               more == 1 ? "row" : "rows");
+    tma1_counts(r, total, index, counts);
+    if (total[clocks])
+        print_tma1_row(counts, "Total");
+    else
+        printf("no samples of %s: nothing to divide by\n", metrics_tma1_names[TMA1_CLOCKS]);
+    free(total);
+}
+
 static int run(struct report *r, const char *source, const char *elf, const char *event_name,
                uint64_t top, struct diag *d)
 {
@@ -441,6 +519,9 @@ static int run(struct report *r, const char *source, const char *elf, const char
     const struct session_event *only = NULL;
     if (event_name && !(only = cli_find_event(&r->p->session, event_name)))
         return diag_fail(d, DIAG_USAGE, "%s: no event %s", source, event_name);
+    size_t tma1[TMA1_EVENTS];
+    if (r->metrics && (rc = find_tma1_events(&r->p->session, source, tma1, d)))
+        return rc;
     if (elf && (r->by == BY_FUNCTION || r->by == BY_CALLER || r->by == BY_LINE) &&
         (rc = cli_open_symbols(r->p, elf, &r->sym, d)))
         return rc;
@@ -459,6 +540,10 @@ static int run(struct report *r, const char *source, const char *elf, const char
         return rc;
     profile_check_counts(r->p, "report");
     print_header(r, elf);
+    if (r->metrics) {
+        print_metrics(r, tma1, top);
+        nev = 0;
+    }
     for (size_t e = 0; e < nev; e++) {
         if (only && only != &r->p->session.events[e])
             continue;
@@ -473,16 +558,21 @@ static int run(struct report *r, const char *source, const char *elf, const char
 int cmd_report(int argc, char **argv)
 {
     static const struct option options[] = {
-        {"elf", required_argument, NULL, 'e'}, {"by", required_argument, NULL, 'b'},
-        {"top", required_argument, NULL, 'n'}, {"event", required_argument, NULL, 'E'},
-        {"help", no_argument, NULL, 'h'},      {NULL, 0, NULL, 0},
+        {"elf", required_argument, NULL, 'e'},
+        {"by", required_argument, NULL, 'b'},
+        {"top", required_argument, NULL, 'n'},
+        {"event", required_argument, NULL, 'E'},
+        {"metrics", no_argument, NULL, 'm'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     const char *elf = NULL, *event = NULL;
     uint64_t top = 20;
     enum report_key by = BY_FUNCTION;
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "e:b:n:E:h", options, NULL)) != -1) {
+    int metrics = 0;
+    while ((c = getopt_long(argc, argv, "e:b:n:E:mh", options, NULL)) != -1) {
         switch (c) {
         case 'e':
             elf = optarg;
@@ -504,6 +594,9 @@ int cmd_report(int argc, char **argv)
         case 'E':
             event = optarg;
             break;
+        case 'm':
+            metrics = 1;
+            break;
         case 'h':
             return cli_help(usage);
         default:
@@ -513,11 +606,13 @@ int cmd_report(int argc, char **argv)
     }
     if (optind + 1 != argc)
         return cli_usage_error("report", usage, "expected one collection folder or tb5 file");
+    if (metrics && (by == BY_CALLER || event))
+        return cli_usage_error("report", usage, "--metrics: not with --by caller or --event");
     if (ipr_report_applies(argv[optind])) /* a folder from `acart fetch` */
         return ipr_report(argv[optind], elf, top);
 
     struct profile p;
-    struct report r = {.by = by, .p = &p};
+    struct report r = {.by = by, .p = &p, .metrics = metrics};
     struct diag d = {0};
     memset(&p, 0, sizeof p);
     int rc = run(&r, argv[optind], elf, event, top, &d);

@@ -216,6 +216,27 @@ static void test_other_models(void)
     CHECK(strstr(d.msg, "fixed counter 3") != NULL);
 }
 
+/* --metrics tma1: its five events fit Skylake's counters (the clocks on fixed counter 1,
+ * four on the general ones); other models and a target without a PMU are refused. */
+static void test_metrics(void)
+{
+    struct diag d = {0};
+    struct collect_event_spec specs[COLLECT_ECB_MAX_EVENTS];
+    static struct collect_events ev;
+    size_t n = 0;
+    CHECK_EQ(collect_events_metrics("tma1", &skylake, specs, &n, &d), 0);
+    CHECK_EQ(n, 5);
+    CHECK_EQ(collect_events_resolve(specs, n, &skylake, &ev, &d), 0);
+    CHECK_EQ(ev.events[0].def->fixed_counter, 1);
+    for (size_t i = 1; i < n; i++)
+        CHECK_EQ(ev.events[i].def->fixed_counter, COLLECT_ECB_NO_FIXED);
+    const struct collect_target_cpu tigerlake = {6, 0x8C, 1, 8}, none = {6, 0x5E, 0, 0};
+    CHECK_EQ(collect_events_metrics("tma1", &tigerlake, specs, &n, &d), DIAG_USAGE);
+    CHECK(strstr(d.msg, "perfmon TGL") != NULL);
+    CHECK_EQ(collect_events_metrics("tma1", &none, specs, &n, &d), COLLECT_DIAG_TARGET);
+    CHECK_EQ(collect_events_metrics("tma2", &skylake, specs, &n, &d), DIAG_USAGE);
+}
+
 int main(void)
 {
     struct msr_policy_limits limits = {.num_gp_counters = 4, .num_fixed_counters = 3};
@@ -224,5 +245,6 @@ int main(void)
     test_constraints();
     test_errors();
     test_other_models();
+    test_metrics();
     return check_report("collect_events");
 }
