@@ -1039,6 +1039,8 @@ static void print_summary(const struct collection *c)
                 "acart collect: warning: the target dropped %" PRIu64 " samples (its buffers "
                 "were full): sample less often (--event NAME:sa=N) or use immediate transfer\n",
                 dropped);
+    if (c->opt.resolved.table[0])
+        printf("events named from Intel %s for the target's CPU\n", c->opt.resolved.table);
     if (c->opt.pt.enabled)
         collect_pt_summary(&c->pt, stdout);
     if (uncore->bytes)

@@ -1,0 +1,49 @@
+"""Events by name on the QEMU board, which has no PMU (TCG: CPUID.0AH:EAX is 0) and samples
+on a timer: `acart collect --event` with a perfmon name, and `--metrics tma1`, fail with
+the no-PMU reason and exit status 5 before anything is configured, leaving the board free;
+a built-in event's name still sets the timer's rate (a collection right after succeeds)."""
+import argparse
+import re
+import subprocess
+import tempfile
+import time
+
+from board import Board
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--image", required=True)
+ap.add_argument("--acart", required=True)
+args = ap.parse_args()
+
+
+def collect(port, *extra):
+    out = tempfile.mkdtemp(prefix="acart-events-")
+    return subprocess.run([args.acart, "collect", "--target", "127.0.0.1:%d" % port,
+                           "--duration", "1", "-o", out] + list(extra),
+                          capture_output=True, text=True, timeout=120)
+
+
+def wait_sessions_ended(board, n, timeout=60):
+    """Until the console says n sessions ended: the board is free for the next host."""
+    deadline = time.time() + timeout
+    while len(re.findall(r"^acart: session ended", board.console(), re.M)) < n:
+        assert time.time() < deadline, "session %d never ended:\n%s" % (n, board.console())
+        time.sleep(0.1)
+
+
+with Board(args.image, cpus=2, workload="hotspot") as b:
+    b.wait_for(r"^acart: listening on ", timeout=120)
+    assert re.search(r"samples are time-based", b.console()), b.console()
+    sessions = 0
+    for extra in (["--event", "BR_MISP_RETIRED.ALL_BRANCHES,INST_RETIRED.ANY"],
+                  ["--metrics", "tma1"]):
+        r = collect(b.port, *extra)
+        print(r.stdout, r.stderr)
+        assert r.returncode == 5, "%s: exit %d" % (extra, r.returncode)
+        assert "the target has no usable PMU and samples on a timer" in r.stderr, r.stderr
+        sessions += 1
+        wait_sessions_ended(b, sessions)
+    r = collect(b.port, "--event", "INST_RETIRED.ANY:sa=2000000")
+    assert r.returncode == 0, r.stderr
+    assert "EXCEPTION" not in b.console(), b.console()
+print("no PMU: perfmon names and --metrics refused with the reason, exit 5; built-ins work")
