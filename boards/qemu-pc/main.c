@@ -51,6 +51,9 @@ static uint32_t ring_kib;                  /* ring-kib=N: rings of N KiB per CPU
 /* Room for rings larger than the library's built-in ones: tests that need more records
  * in flight than every buffer between the board and the host holds. */
 static uint8_t big_rings[32u << 20] __attribute__((aligned(64)));
+/* Intel PT trace memory, used where the CPU has PT (not under TCG): libacart has no pool of
+ * its own by default (ACA_PT_POOL_BYTES). */
+static uint8_t pt_memory[2u << 20] __attribute__((aligned(64 * 1024)));
 static volatile uint32_t workloads_released;
 static uint64_t boot_tsc;
 
@@ -155,6 +158,8 @@ static void on_network_up(uint32_t ip)
     cfg.handshake_timeout_ms = session_timeouts.handshake_timeout_ms;
     cfg.drain_stall_ms = session_timeouts.drain_stall_ms;
     cfg.drain_min_bytes = session_timeouts.drain_min_bytes;
+    cfg.pt_memory = pt_memory;
+    cfg.pt_memory_bytes = sizeof(pt_memory);
     if (ring_kib) {
         uint32_t per_cpu = sizeof(big_rings) / smp_num_cpus() & ~63u;
         cfg.ring_memory = big_rings;

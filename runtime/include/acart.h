@@ -66,7 +66,7 @@ struct aca_config {
     uint32_t drain_stall_ms, drain_min_bytes;
     /* Intel PT trace memory: 64 KiB aligned, identity-mapped (the trace unit writes to
      * physical addresses), pt_memory_bytes long; NULL: the built-in pool
-     * (ACA_PT_POOL_BYTES). */
+     * (ACA_PT_POOL_BYTES, 0 by default: then there is no PT). */
     void *pt_memory;
     uint32_t pt_memory_bytes;
 };

@@ -14,12 +14,13 @@
 #define ACA_RING_POOL_BYTES (16 * 1024 * 1024)
 #endif
 
-/* Intel PT trace buffers (docs/pt.md): one pool in .bss (section .bss.acart_pt, NOBITS,
- * 64 KiB aligned), cut among the CPUs for each collection that asks for PT; 0 leaves it
- * out. A port that wants the trace elsewhere passes pt_memory in struct aca_config. Only
- * a CPU with Intel PT uses it. */
+/* Intel PT trace buffers (docs/pt.md): a pool in .bss (section .bss.acart_pt, NOBITS,
+ * 64 KiB aligned), cut among the CPUs for each collection that asks for PT. 0 by default,
+ * so a program that does not trace carries no trace buffer: a port that wants PT gives
+ * the memory in struct aca_config (pt_memory), or sets this. Only a CPU with Intel PT
+ * uses it. */
 #ifndef ACA_PT_POOL_BYTES
-#define ACA_PT_POOL_BYTES (2 * 1024 * 1024)
+#define ACA_PT_POOL_BYTES 0
 #endif
 
 /* Tasks and modules the runtime remembers from the port's events. */
