@@ -82,6 +82,22 @@ static uint32_t crc_combine(uint32_t crc1, uint32_t crc2, size_t len2)
     return crc1 ^ crc2;
 }
 
+/* crc_combine(crc1, 0, len) as one matrix: it is linear in crc1. Blocks are mostly of one
+ * length, so each thread keeps the matrix of the last lane length (making it anew for every
+ * block cost more than the crc32 instructions it saved). */
+static uint32_t crc_shift(uint32_t crc, size_t len)
+{
+    static __thread size_t op_len;
+    static __thread uint32_t op[32];
+
+    if (len != op_len) {
+        for (int n = 0; n < 32; n++)
+            op[n] = crc_combine(1u << n, 0, len);
+        op_len = len;
+    }
+    return gf2_times(op, crc);
+}
+
 /* Below this, joining lanes costs more than it saves. */
 #define LANES_MIN 8192
 
@@ -102,7 +118,7 @@ __attribute__((target("sse4.2"))) static uint32_t crc_insn(uint32_t crc, const u
             c1 = _mm_crc32_u64(c1, v1);
             c2 = _mm_crc32_u64(c2, v2);
         }
-        c = ~crc_combine(crc_combine(~(uint32_t)c, ~(uint32_t)c1, lane), ~(uint32_t)c2, lane);
+        c = ~(crc_shift(crc_shift(~(uint32_t)c, lane) ^ ~(uint32_t)c1, lane) ^ ~(uint32_t)c2);
         p += 3 * lane;
         len -= 3 * lane;
     }

@@ -155,6 +155,14 @@ _Static_assert(TB5_SW_SIZE == 104, "software section layout");
 #define TB5_LEG_IA64PC_BIT     29
 #define TB5_LEG_EVENT_SHIFT    20
 
+/* On a little-endian host the puts are plain stores: as byte loops, binding spent two thirds
+ * of its own time in writing its three u64 per sample. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define TB5_HOST_IS_LE 1
+#else
+#define TB5_HOST_IS_LE 0
+#endif
+
 static inline void tb5_put16(uint8_t *p, uint16_t v)
 {
     p[0] = (uint8_t)v;
@@ -163,12 +171,20 @@ static inline void tb5_put16(uint8_t *p, uint16_t v)
 
 static inline void tb5_put32(uint8_t *p, uint32_t v)
 {
+    if (TB5_HOST_IS_LE) {
+        memcpy(p, &v, sizeof(v));
+        return;
+    }
     for (int i = 0; i < 4; i++)
         p[i] = (uint8_t)(v >> (8 * i));
 }
 
 static inline void tb5_put64(uint8_t *p, uint64_t v)
 {
+    if (TB5_HOST_IS_LE) {
+        memcpy(p, &v, sizeof(v));
+        return;
+    }
     for (int i = 0; i < 8; i++)
         p[i] = (uint8_t)(v >> (8 * i));
 }
