@@ -37,9 +37,12 @@ static int at(uint32_t i, const char **name, IPR_EVENT *evt, uint8_t *gp_mask)
     const struct perfmon_event *e = &m->events[i];
     *name = perfmon_name(m, e);
     /* An event that needs an extra MSR (offcore response, load latency, frontend) has more
-     * to it than an IPR_EVENT holds. */
-    if (e->extra)
-        return 0;
+     * to it than an IPR_EVENT holds: it is numbered by its place in the table. */
+    if (e->extra) {
+        *evt = IPR_EVENT_TABLE | (i + 1);
+        *gp_mask = e->counters;
+        return 1;
+    }
     if (e->fixed != PERFMON_NO_FIXED) {
         if (e->fixed >= sizeof(fixed_numbers) / sizeof(fixed_numbers[0]))
             return 0;
@@ -52,6 +55,23 @@ static int at(uint32_t i, const char **name, IPR_EVENT *evt, uint8_t *gp_mask)
     return 1;
 }
 
+static void encoding(uint32_t i, uint32_t *evtsel, uint32_t *msr, uint64_t *value,
+                     uint32_t *alt_evtsel)
+{
+    const struct perfmon_model *m = cpu_model();
+    if (!m || i >= m->num_events)
+        return;
+    const struct perfmon_event *e = &m->events[i];
+    const struct perfmon_extra *x = perfmon_extra(m, e);
+    *evtsel = perfmon_evtsel(e);
+    if (!x)
+        return;
+    *msr = x->msr;
+    *value = x->value;
+    if (x->alt_code || x->alt_umask)
+        *alt_evtsel = (*evtsel & ~0xffffu) | x->alt_code | (uint32_t)x->alt_umask << 8;
+}
+
 static int32_t find(const char *name)
 {
     const struct perfmon_model *m = cpu_model();
@@ -59,7 +79,7 @@ static int32_t find(const char *name)
     return e ? (int32_t)(e - m->events) : -1;
 }
 
-static const struct ipr_name_source perfmon_source = {count, at, find};
+static const struct ipr_name_source perfmon_source = {count, at, find, encoding};
 
 IPR_STATUS aca_ipr_use_perfmon(void)
 {

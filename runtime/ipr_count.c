@@ -23,6 +23,9 @@ struct selection {
     int used;
     IPR_EVENT event[IPR_MAX_COUNTERS]; /* per counter; IPR_EVENT_NONE: unused */
     IPR_FREQ freq[IPR_MAX_COUNTERS];
+    uint32_t evtsel[IPR_MAX_COUNTERS]; /* general counters: the event select bits */
+    uint32_t num_extra;                /* the MSRs the events need besides their selects */
+    struct pmu_extra_msr extra[PMU_MAX_EXTRA];
 };
 
 static struct selection selections[IPR_MAX_SELECTIONS];
@@ -155,6 +158,33 @@ static IPR_STATUS resolve_freq(IPR_FREQ asked, uint64_t max, IPR_FREQ *out)
     return top ? IPR__SUCCESS : IPR__BADFREQ;
 }
 
+/* Gives general counter n's event the extra MSR it needs: an offcore event
+ * MSR_OFFCORE_RSP_0, or _1 with its other select when the first is taken; a load-latency
+ * or frontend event its MSR, shared only with events that want the same value. */
+static IPR_STATUS place_extra(struct selection *s, uint32_t n, struct pmu_extra_msr x,
+                              uint32_t alt_evtsel)
+{
+    int offcore = x.msr == MSR_OFFCORE_RSP_0;
+    for (uint32_t i = 0; i < s->num_extra; i++) {
+        if (s->extra[i].msr != x.msr)
+            continue;
+        if (!offcore)
+            return s->extra[i].value == x.value ? IPR__SUCCESS : IPR__NOCOUNTER;
+        if (!alt_evtsel)
+            return IPR__NOCOUNTER;
+        for (uint32_t j = 0; j < s->num_extra; j++)
+            if (s->extra[j].msr == MSR_OFFCORE_RSP_1)
+                return IPR__NOCOUNTER;
+        x.msr = MSR_OFFCORE_RSP_1;
+        s->evtsel[n] = alt_evtsel;
+        break;
+    }
+    if (s->num_extra == PMU_MAX_EXTRA)
+        return IPR__NOCOUNTER;
+    s->extra[s->num_extra++] = x;
+    return IPR__SUCCESS;
+}
+
 /* Counter assignment: the TSC on counter 0, fixed-counter events on their fixed counter
  * while it is free, everything else on the next free GP counter. */
 static IPR_STATUS assign(const IPR_EVENT *events, const IPR_FREQ *freqs, IPR_SIZE n,
@@ -163,7 +193,9 @@ static IPR_STATUS assign(const IPR_EVENT *events, const IPR_FREQ *freqs, IPR_SIZ
     for (uint32_t i = 0; i < IPR_MAX_COUNTERS; i++) {
         s->event[i] = IPR_EVENT_NONE;
         s->freq[i] = 0;
+        s->evtsel[i] = 0;
     }
+    s->num_extra = 0;
     for (uint32_t i = 0; i < n; i++) {
         IPR_STATUS st = ipr_event_check(events[i]);
         if (!IPR_SUCCESS(st))
@@ -187,6 +219,13 @@ static IPR_STATUS assign(const IPR_EVENT *events, const IPR_FREQ *freqs, IPR_SIZ
         if (!IPR_SUCCESS(st))
             return st;
         s->event[chosen] = events[i];
+        if (id != IPR_NO_HW && id < 32) {
+            struct pmu_extra_msr x;
+            uint32_t alt;
+            ipr_event_encoding(events[i], &s->evtsel[chosen], &x, &alt);
+            if (x.msr && !IPR_SUCCESS(st = place_extra(s, (uint32_t)chosen, x, alt)))
+                return st;
+        }
     }
     return IPR__SUCCESS;
 }
@@ -289,9 +328,14 @@ static void program_cpu(uint32_t cpu, void *arg)
         p->kind = id >= 32 ? PMU_COUNTER_FIXED : PMU_COUNTER_GP;
         p->index = (uint8_t)(id >= 32 ? id - 32 : id);
         p->tag = n;
-        p->control = id >= 32 ? fixed_modes : (k->event & IPR_EVENT_EVTSEL_BITS) | evtsel_modes;
+        p->control = id >= 32 ? fixed_modes : s->evtsel[n] | evtsel_modes;
         p->sample_after = period;
         k->load = (0 - period) & width_mask(id);
+    }
+    plan.num_extra = s->num_extra;
+    for (uint32_t i = 0; i < s->num_extra && i < PMU_MAX_EXTRA; i++) {
+        plan.extra[i].msr = s->extra[i].msr;
+        plan.extra[i].value = s->extra[i].value;
     }
     c->active = c->selected;
     program_error[cpu] = 0;

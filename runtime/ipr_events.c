@@ -42,6 +42,29 @@ static uint32_t num_named(void)
     return names ? names->count() : 0;
 }
 
+/* The name source's index of an IPR_EVENT_TABLE number, or -1. */
+static int32_t table_index(IPR_EVENT evt)
+{
+    uint32_t i = evt & 0xffffu;
+    if ((evt & ~0xffffu) != IPR_EVENT_TABLE || i == 0 || i > num_named())
+        return -1;
+    return (int32_t)(i - 1);
+}
+
+void ipr_event_encoding(IPR_EVENT evt, uint32_t *evtsel, struct pmu_extra_msr *extra,
+                        uint32_t *alt_evtsel)
+{
+    int32_t i = table_index(evt);
+    uint32_t msr = 0;
+    uint64_t value = 0;
+    *alt_evtsel = 0;
+    *evtsel = evt & IPR_EVENT_EVTSEL_BITS;
+    if (i >= 0)
+        names->encoding((uint32_t)i, evtsel, &msr, &value, alt_evtsel);
+    extra->msr = msr;
+    extra->value = value;
+}
+
 /* The general counters the name source allows for a number (0xff when it names none). */
 static uint8_t source_gp_mask(IPR_EVENT evt)
 {
@@ -95,7 +118,7 @@ int ipr_event_gp(IPR_EVENT evt)
         return 0;
     if (e)
         return e->gp && arch_available(e->arch_bit);
-    return raw_number(evt);
+    return raw_number(evt) || table_index(evt) >= 0;
 }
 
 IPR_STATUS ipr_event_check(IPR_EVENT evt)
@@ -104,7 +127,7 @@ IPR_STATUS ipr_event_check(IPR_EVENT evt)
     const struct ipr_event_info *e = info_of(evt);
     if (evt == IPR_EVENT_TSC)
         return IPR__SUCCESS;
-    if (!e && !raw_number(evt))
+    if (!e && !raw_number(evt) && table_index(evt) < 0)
         return IPR__INVEVENT;
     if (!ipr_layout.pmu)
         return IPR__NOPMU;

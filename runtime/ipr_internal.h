@@ -114,8 +114,16 @@ struct ipr_name_source {
      * end. */
     int (*at)(uint32_t i, const char **name, IPR_EVENT *evt, uint8_t *gp_mask);
     int32_t (*find)(const char *name); /* the index of that name (case ignored), or -1 */
+    /* Event i's event select bits and the MSR it needs besides (0: none) with its value;
+     * alt_evtsel: its select with MSR_OFFCORE_RSP_1, 0 when it can use only msr. */
+    void (*encoding)(uint32_t i, uint32_t *evtsel, uint32_t *msr, uint64_t *value,
+                     uint32_t *alt_evtsel);
 };
 void ipr_set_name_source(const struct ipr_name_source *src);
+/* What to program for evt on a general counter: its event select bits, and the extra MSR
+ * it needs (extra->msr 0: none; alt_evtsel as in struct ipr_name_source). */
+void ipr_event_encoding(IPR_EVENT evt, uint32_t *evtsel, struct pmu_extra_msr *extra,
+                        uint32_t *alt_evtsel);
 
 /* ipr_count.c */
 uint64_t ipr_count_of(struct ipr_cpu *c, unsigned ctr); /* on c's own CPU */

@@ -89,6 +89,10 @@ typedef uint64_t uint64;
  * (31:24) where perfmon's encoding has them (IPR_EVENT_EVTSEL_BITS); IPROBE sets the mode,
  * interrupt and enable bits. IPR_EVENT_TSC is the time-stamp counter. ---- */
 #define IPR_EVENT_EVTSEL_BITS 0xffa4ffffu
+/* IPR_EVENT_TABLE | (1 + i): event i of the CPU's perfmon table (aca_ipr_use_perfmon), for
+ * the events that need an MSR besides their select (offcore response, load latency,
+ * frontend), whose value does not fit an IPR_EVENT. */
+#define IPR_EVENT_TABLE       0x20000u
 #define IPR_EVENT_TSC         0x10000u
 #define IPR_EVENT_NONE        0xffffffffu
 #define IPR_MAX_EVENTS_IN_SET 32

@@ -693,9 +693,6 @@ static void test_perfmon_names(void)
     EXPECT(IprEventNameToNumber("BR_MISP_RETIRED.", &e, &matches), IPR__AMBIGUOUS);
     CHECK(strstr(matches, "BR_MISP_RETIRED.CONDITIONAL") != NULL);
     EXPECT(IprEventNameToNumber("NO_SUCH.EVENT", &e, &matches), IPR__INVEVENTNAME);
-    /* An offcore event needs MSR_OFFCORE_RSP, which an IPR_EVENT cannot carry. */
-    EXPECT(IprEventNameToNumber("OFFCORE_RESPONSE.DEMAND_DATA_RD.ANY_RESPONSE", &e, &matches),
-           IPR__INVEVENT);
     CHECK(IprNumberOfEvents() > 500);
     /* INST_RETIRED.PREC_DIST (0xC0/0x01) counts only on IA32_PMC1: IPROBE counter 5. */
     EXPECT(IprEventNameToNumber("INST_RETIRED.PREC_DIST", &e, &matches), IPR__SUCCESS);
@@ -712,7 +709,41 @@ static void test_perfmon_names(void)
         CHECK_EQ(shim_sim(c)->peek_msr(MSR_IA32_PERFEVTSEL0) & IPR_EVENT_EVTSEL_BITS, stall);
         CHECK_EQ(shim_sim(c)->peek_msr(MSR_IA32_PERFEVTSEL0 + 1) & IPR_EVENT_EVTSEL_BITS, clears);
     }
+
+    /* Events with an extra MSR are numbered by their place in the table: two offcore events
+     * take MSR_OFFCORE_RSP_0 and _1 (the second with code 0xBB), with perfmon's MSRValue;
+     * a third has no response MSR left, nor has a second load-latency threshold. */
+    IPR_EVENT rd, rfo, code, lat4, lat8;
+    EXPECT(IprEventNameToNumber("OFFCORE_RESPONSE.DEMAND_DATA_RD.ANY_RESPONSE", &rd, &matches),
+           IPR__SUCCESS);
+    CHECK_EQ(rd & ~0xffffu, IPR_EVENT_TABLE);
+    CHECK(strcmp(IprEventNumberToName(rd), "OFFCORE_RESPONSE.DEMAND_DATA_RD.ANY_RESPONSE") == 0);
+    EXPECT(IprEventNameToNumber("OFFCORE_RESPONSE.DEMAND_RFO.ANY_RESPONSE", &rfo, &matches),
+           IPR__SUCCESS);
+    EXPECT(IprEventNameToNumber("OFFCORE_RESPONSE.DEMAND_CODE_RD.ANY_RESPONSE", &code, &matches),
+           IPR__SUCCESS);
+    EXPECT(IprEventNameToNumber("MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4", &lat4, &matches),
+           IPR__SUCCESS);
+    EXPECT(IprEventNameToNumber("MEM_TRANS_RETIRED.LOAD_LATENCY_GT_8", &lat8, &matches),
+           IPR__SUCCESS);
+    IPR_EVENT two[3] = {rd, rfo, lat4}, three[3] = {rd, rfo, code}, lats[2] = {lat4, lat8};
+    IPR_FREQ zeros[3] = {0, 0, 0};
+    EXPECT(IprSelectEventsFromArray(IPR_ALL_CPUS, three, zeros, 3, &mux), IPR__NOCOUNTER);
+    EXPECT(IprSelectEventsFromArray(IPR_ALL_CPUS, lats, zeros, 2, &mux), IPR__NOCOUNTER);
+    EXPECT(IprSelectEventsFromArray(IPR_ALL_CPUS, two, zeros, 3, &mux), IPR__SUCCESS);
+    EXPECT(IprSetEvents(IPR_ALL_CPUS, &mux), IPR__SUCCESS);
+    for (uint32_t c = 0; c < CPUS; c++) {
+        const struct sim_instance *sim = shim_sim(c);
+        CHECK_EQ(sim->peek_msr(MSR_IA32_PERFEVTSEL0) & IPR_EVENT_EVTSEL_BITS, 0x01b7);
+        CHECK_EQ(sim->peek_msr(MSR_IA32_PERFEVTSEL0 + 1) & IPR_EVENT_EVTSEL_BITS, 0x01bb);
+        CHECK_EQ(sim->peek_msr(MSR_IA32_PERFEVTSEL0 + 2) & IPR_EVENT_EVTSEL_BITS, 0x01cd);
+        CHECK_EQ(sim->peek_msr(MSR_OFFCORE_RSP_0), 0x10001);
+        CHECK_EQ(sim->peek_msr(MSR_OFFCORE_RSP_1), 0x10002);
+        CHECK_EQ(sim->peek_msr(MSR_PEBS_LD_LAT), 4);
+    }
     EXPECT(IprDeallocate(), IPR__SUCCESS);
+    for (uint32_t c = 0; c < CPUS; c++)
+        CHECK_EQ(shim_sim(c)->peek_msr(MSR_OFFCORE_RSP_0), 0);
 
     /* A model acart has no table for keeps the architectural names only. */
     shim_power_on(&sim_haswell);
