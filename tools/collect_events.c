@@ -353,6 +353,14 @@ int collect_events_resolve(const struct collect_event_spec *specs, size_t n,
     int err = collect_ecb_build(out->events, n, scratch, sizeof scratch);
     if (err == COLLECT_ECB_ERR_GP || err == COLLECT_ECB_ERR_EXTRA)
         return explain_misfit(out, err, d);
+    for (size_t i = 0; err == COLLECT_ECB_ERR_SAME_COUNTER && i < n; i++)
+        for (size_t j = 0; j < i; j++)
+            if (out->defs[i].fixed_counter != COLLECT_ECB_NO_FIXED &&
+                out->defs[i].fixed_counter == out->defs[j].fixed_counter)
+                return diag_fail(d, DIAG_USAGE,
+                                 "too many events for the counters: %s and %s both count only "
+                                 "on fixed counter %u",
+                                 out->defs[j].name, out->defs[i].name, out->defs[i].fixed_counter);
     if (err < 0)
         return diag_fail(d, DIAG_USAGE, "%s", collect_ecb_strerror(err));
     return 0;

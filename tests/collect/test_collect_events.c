@@ -180,6 +180,10 @@ static void test_errors(void)
                      &skylake, &ev, &d),
              DIAG_USAGE);
     CHECK(strstr(d.msg, "extra MSRs") != NULL);
+    CHECK_EQ(resolve("CPU_CLK_UNHALTED.THREAD,CPU_CLK_UNHALTED.THREAD_ANY", &skylake, &ev, &d),
+             DIAG_USAGE);
+    CHECK(strstr(d.msg, "CPU_CLK_UNHALTED.THREAD and CPU_CLK_UNHALTED.THREAD_ANY both count only "
+                        "on fixed counter 1") != NULL);
     CHECK_EQ(resolve("MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4,MEM_TRANS_RETIRED.LOAD_LATENCY_GT_8",
                      &skylake, &ev, &d),
              DIAG_USAGE);
