@@ -69,7 +69,7 @@ def earlier_rows():
 def write_results():
     kept = earlier_rows()
     lines = ["# make fuzz (bench/fuzz.py): libFuzzer (clang %s) under ASan+UBSan, leaks checked;"
-             " commit %s" % (clang_version(), commit()),
+             " commit %s" % (clang_version(), COMMIT),
              "# started %s, %d target(s) at once, seed %d; executions are what each run did"
              % (started.strftime("%Y-%m-%d %H:%M UTC"), args.parallel, args.seed),
              "# %-11s %12s %12s %9s %9s %7s %9s  %s"
@@ -153,6 +153,7 @@ def run_target(t):
     return rc == 0 and not found
 
 
+COMMIT = commit()  # the tree the campaign started from, whatever lands meanwhile
 write_results()
 with ThreadPoolExecutor(max_workers=max(1, min(args.parallel, 2))) as pool:
     ok = all(pool.map(run_target, targets))
