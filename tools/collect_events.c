@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "collect_link.h"
 #include "metrics.h"
@@ -191,6 +192,16 @@ static void list_models(char *out, size_t cap)
     }
 }
 
+/* The built-in event of that name, case ignored like perfmon's names. */
+static const struct collect_event_def *builtin_named(const char *name)
+{
+    const struct collect_event_def *def;
+    for (size_t i = 0; (def = collect_event_at(i)) != NULL; i++)
+        if (strcasecmp(def->name, name) == 0)
+            return def;
+    return NULL;
+}
+
 static int from_perfmon(const struct perfmon_model *m, const struct perfmon_event *pe,
                         const struct collect_event_spec *s, const struct collect_target_cpu *cpu,
                         struct collect_event_def *def, struct diag *d)
@@ -307,7 +318,7 @@ int collect_events_resolve(const struct collect_event_spec *specs, size_t n,
     for (size_t i = 0; i < n; i++) {
         const struct collect_event_spec *s = &specs[i];
         struct collect_event_def *def = &out->defs[i];
-        const struct collect_event_def *builtin = collect_event_find(s->name);
+        const struct collect_event_def *builtin = builtin_named(s->name);
         if (builtin && !s->precise) {
             *def = *builtin;
         } else {

@@ -190,8 +190,9 @@ static void test_errors(void)
     CHECK(strstr(d.msg, "extra MSRs") != NULL);
 
     struct collect_target_cpu qemu = {6, 0x06, 0, 0}; /* TCG: no PMU, a model with no table */
-    CHECK_EQ(resolve("CPU_CLK_UNHALTED.REF_TSC:sa=1000000", &qemu, &ev, &d), 0);
+    CHECK_EQ(resolve("cpu_clk_unhalted.ref_tsc:sa=1000000", &qemu, &ev, &d), 0);
     CHECK_EQ(ev.events[0].sample_after, 1000000);
+    CHECK(strcmp(ev.events[0].def->name, "CPU_CLK_UNHALTED.REF_TSC") == 0);
     CHECK_EQ(resolve("BR_MISP_RETIRED.ALL_BRANCHES", &qemu, &ev, &d), COLLECT_DIAG_TARGET);
     CHECK(strstr(d.msg, "no usable PMU") != NULL);
     qemu.pmu = 1;
