@@ -38,6 +38,8 @@ GROUPS = {
     "selftest": (["target"], "^qemu_selftest$"),
     "kit": (["test_kit_platform"], "^kit_platform$"),
     "libc": (["target"], "^interrupt_paths_libc_free$"),
+    "tb5": (["tb5_test_zstd", "tb5_test_strings", "tb5_test_roundtrip"],
+            "^tb5_(zstd|strings|roundtrip)$"),
 }
 # Groups whose tests boot QEMU: a mutant that stalls the board must fail by this timeout
 # (ctest's --timeout does not apply to tests with a TIMEOUT property, as the QEMU tests

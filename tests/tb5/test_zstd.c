@@ -296,6 +296,11 @@ static void test_damaged_zstd_blocks_have_precise_errors(void)
     /* What the directory alone shows is refused at open. */
     DAMAGE(tb5_put32(blk + TB5_BLK_RAW_LENGTH, 32u << 20));
     check_damage(path, TBRW_CORRUPT_FILE, entry, "a zstd frame of");
+    /* Two blocks trade a byte: the section's length holds, block 1 is no whole records. */
+    DAMAGE(tb5_put32(blk + TB5_BLK_RAW_LENGTH, tb5_get32(blk + TB5_BLK_RAW_LENGTH) + 1);
+           tb5_put32(block_entry(&im, sec, 2) + TB5_BLK_RAW_LENGTH,
+                     tb5_get32(block_entry(&im, sec, 2) + TB5_BLK_RAW_LENGTH) - 1));
+    check_damage(path, TBRW_CORRUPT_FILE, entry, "holds no whole number of 40-byte records");
     DAMAGE(tb5_put32(blk + TB5_BLK_ENCODING, 9));
     check_damage(path, TBRW_CORRUPT_FILE, entry, "encoding 9 is not known");
     DAMAGE(tb5_put32(blk + TB5_BLK_ENCODING, TB5_ENC_STORED));
