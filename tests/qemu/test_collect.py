@@ -23,6 +23,8 @@ ap.add_argument("--cpus", type=int, default=4)
 ap.add_argument("--duration", type=int, default=5)
 ap.add_argument("--workload", choices=["hotspot", "idle"], default="hotspot")
 ap.add_argument("--append", default="", help="more board command-line words")
+ap.add_argument("--timeout", type=int, default=30,
+                help="acart collect --timeout: 64 TCG vCPUs on a loaded machine answer slowly")
 args = ap.parse_args()
 
 
@@ -47,6 +49,7 @@ with Board(args.image, cpus=args.cpus, workload=args.workload, append=append.str
     out = tempfile.mkdtemp(prefix="acart-collect-")
     r = subprocess.run([args.acart, "collect", "--target", "127.0.0.1:%d" % b.port,
                         "--duration", str(args.duration), "--transfer", args.transfer,
+                        "--timeout", str(args.timeout),
                         "-o", out], capture_output=True, text=True, timeout=600)
     print(r.stdout[-2000:], r.stderr[-2000:])
     assert r.returncode == 0, "acart collect exited %d" % r.returncode
