@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Generates perfmon/perfmon_tables.c, the event tables of `acart collect --event` and of
-IPROBE's event names, from Intel's perfmon JSON in third_party/perfmon/.
+IPROBE's event names, from Intel's perfmon JSON in perfmon/json/.
 
     scripts/gen-perfmon.py            rewrite perfmon/perfmon_tables.c
     scripts/gen-perfmon.py --check    exit 1 when the committed file is not what the
                                       inputs give (the perfmon_tables_current test)
 
-Every core event file third_party/perfmon/mapfile.csv names and the folder holds becomes
+Every core event file perfmon/json/mapfile.csv names and the folder holds becomes
 one model table: its events sorted by name (for binary search), each with its encoding
 (EventCode, UMask, CounterMask, Invert, EdgeDetect, AnyThread), the counters it may use,
 whether it can be sampled with PEBS and on which counters, the extra MSR it needs
@@ -21,7 +21,7 @@ import os
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-INPUT = os.path.join(ROOT, "third_party", "perfmon")
+INPUT = os.path.join(ROOT, "perfmon", "json")
 OUTPUT = os.path.join(ROOT, "perfmon", "perfmon_tables.c")
 
 MSR_KINDS = {  # perfmon's MSRIndex -> (perfmon.h's PERFMON_MSR_*, the MSR)
@@ -277,7 +277,7 @@ def main():
             print("gen-perfmon: %s" % e, file=sys.stderr)
             return 1
         if current != text:
-            print("gen-perfmon: %s is not what scripts/gen-perfmon.py makes of third_party/perfmon: "
+            print("gen-perfmon: %s is not what scripts/gen-perfmon.py makes of perfmon/json: "
                   "run scripts/gen-perfmon.py and commit the result" % args.output, file=sys.stderr)
             return 1
         return 0

@@ -4,7 +4,7 @@
  *
  * The formulas are TMA's level 1 for Skylake-class cores, one thread per core (Yasin's
  * method, as perfmon's skylake_metrics.json gives it; the metrics files are not among
- * the inputs in third_party/perfmon, so the four lines are written here):
+ * the inputs in perfmon/json, so the four lines are written here):
  *   SLOTS           = 4 * CPU_CLK_UNHALTED.THREAD         (four issue slots a cycle)
  *   Frontend bound  = IDQ_UOPS_NOT_DELIVERED.CORE / SLOTS
  *   Bad speculation = (UOPS_ISSUED.ANY - UOPS_RETIRED.RETIRE_SLOTS

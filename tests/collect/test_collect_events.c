@@ -3,7 +3,7 @@
  * 6-5E): the ECB built from perfmon's names, decoded by the agent's own decoder
  * (runtime/ecb.c), programs each general counter with the event select perfmon's JSON
  * gives (EventCode, UMask, CounterMask, Invert, EdgeDetect, AnyThread; the values below
- * are copied from third_party/perfmon/SKL/events/skylake_core.json), the offcore response
+ * are copied from perfmon/json/SKL/events/skylake_core.json), the offcore response
  * MSR with its MSRValue, PEBS where asked; every register passes the agent's MSR
  * allowlist; and each failure has its own message.
  */

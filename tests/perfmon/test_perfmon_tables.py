@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The generated perfmon tables say what Intel's JSON says: every core event of every
-model in third_party/perfmon, read here independently of scripts/gen-perfmon.py, against
+model in perfmon/json, read here independently of scripts/gen-perfmon.py, against
 what perfmon_dump prints from the compiled tables (encodings as IA32_PERFEVTSELx bits,
 counters, fixed counter, PEBS, extra MSR and value, sample-after value, CPUID models).
 Usage: test_perfmon_tables.py PERFMON_DUMP THIRD_PARTY_PERFMON_DIR"""

@@ -665,7 +665,7 @@ static void test_no_pmu(void)
 
 /* On the simulated Skylake (6-5E) the names resolve through the same generated table as
  * `acart collect --event` to perfmon's encoding (EventCode, UMask, CounterMask, Invert,
- * EdgeDetect from third_party/perfmon/SKL/events/skylake_core.json), which the counter is
+ * EdgeDetect from perfmon/json/SKL/events/skylake_core.json), which the counter is
  * then programmed with; unknown names get the seed's status. Runs last: the name source
  * stays for the process. */
 static void test_perfmon_names(void)

@@ -445,7 +445,7 @@ static void test_two_counters_one_pmi(void)
  * planned by the agent (runtime/ecb.c, sampler_plan.c) and programmed by the sampler on
  * every simulated Skylake. Each IA32_PERFEVTSELx holds perfmon's EventCode, UMask,
  * CounterMask, Invert, EdgeDetect and AnyThread (copied here from
- * third_party/perfmon/SKL/events/skylake_core.json) with USR, OS, INT and EN; the offcore
+ * perfmon/json/SKL/events/skylake_core.json) with USR, OS, INT and EN; the offcore
  * event's MSR_OFFCORE_RSP_0 holds its MSRValue, the load-latency event's MSR_PEBS_LD_LAT its
  * threshold; a general counter's overflow is a sample of its event; stop clears them all. */
 static void test_perfmon_events(void)
