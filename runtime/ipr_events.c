@@ -65,16 +65,22 @@ void ipr_event_encoding(IPR_EVENT evt, uint32_t *evtsel, struct pmu_extra_msr *e
     extra->value = value;
 }
 
+/* The name source's entry for a number: 1 and its name and general-counter mask, or 0. */
+static int find_named(IPR_EVENT evt, const char **name, uint8_t *mask)
+{
+    IPR_EVENT n;
+    for (uint32_t i = 0, count = num_named(); i < count; i++)
+        if (names->at(i, name, &n, mask) == 1 && n == evt)
+            return 1;
+    return 0;
+}
+
 /* The general counters the name source allows for a number (0xff when it names none). */
 static uint8_t source_gp_mask(IPR_EVENT evt)
 {
     const char *name;
-    IPR_EVENT n;
     uint8_t mask;
-    for (uint32_t i = 0, count = num_named(); i < count; i++)
-        if (names->at(i, &name, &n, &mask) == 1 && n == evt)
-            return mask;
-    return 0xff;
+    return find_named(evt, &name, &mask) ? mask : 0xff;
 }
 
 static const struct ipr_event_info *info_of(IPR_EVENT evt)
@@ -165,12 +171,8 @@ const char *IprEventNumberToName(IPR_EVENT evt)
     if (e)
         return e->name;
     const char *name;
-    IPR_EVENT n;
     uint8_t mask;
-    for (uint32_t i = 0, count = num_named(); i < count; i++)
-        if (names->at(i, &name, &n, &mask) == 1 && n == evt)
-            return name;
-    return "";
+    return find_named(evt, &name, &mask) ? name : "";
 }
 
 IPR_COUNT IprNumberOfEvents(void)

@@ -18,15 +18,6 @@ static TBRW_U32 check_shape(const struct tb5_section *sec, const struct tb5_code
     return TBRW_SUCCESS;
 }
 
-/* A batch no larger than what is left: a small section must not cost a full batch buffer
- * (allocating and freeing it dominated reading small files). */
-static uint32_t batch_records(const struct tb5_section *sec, uint64_t start)
-{
-    uint64_t left = sec->record_count - start;
-
-    return left == 0 ? 1 : left < BATCH_RECORDS ? (uint32_t)left : BATCH_RECORDS;
-}
-
 TBRW_U32 tb5_records_load(const struct tb5 *tb, const struct tb5_section *sec,
                           const struct tb5_codec *c, void **out, uint64_t *count)
 {
@@ -40,7 +31,7 @@ TBRW_U32 tb5_records_load(const struct tb5 *tb, const struct tb5_section *sec,
     if (sec->record_count > SIZE_MAX / c->mem_size / 2)
         return TBRW_NO_MEMORY;
     mem = malloc(sec->record_count ? (size_t)sec->record_count * c->mem_size : 1);
-    raw = malloc((size_t)batch_records(sec, 0) * c->disk_size);
+    raw = malloc((size_t)tb5_batch_fit(BATCH_RECORDS, sec->record_count) * c->disk_size);
     if (!mem || !raw) {
         free(mem);
         free(raw);
@@ -76,8 +67,8 @@ TBRW_U32 tb5_records_foreach(const struct tb5 *tb, const struct tb5_section *sec
         return rc;
     if (start > sec->record_count)
         return TBRW_INVALID_READ_START;
-    raw = malloc((size_t)batch_records(sec, start) * c->disk_size);
-    mem = malloc((size_t)batch_records(sec, start) * c->mem_size);
+    raw = malloc((size_t)tb5_batch_fit(BATCH_RECORDS, sec->record_count - start) * c->disk_size);
+    mem = malloc((size_t)tb5_batch_fit(BATCH_RECORDS, sec->record_count - start) * c->mem_size);
     if (!raw || !mem) {
         free(raw);
         free(mem);

@@ -16,15 +16,18 @@
 #include "tbrw.h"
 #include "wire.h"
 
-/* Records per batch of the enumerate functions and binding: whole records, at least one,
- * and no more than are left to read (a small section must not cost a full batch buffer). */
+/* A batch of at most `full` records, no more than are left to read (a small section must
+ * not cost a full batch buffer), at least one. */
+static inline uint32_t tb5_batch_fit(uint32_t full, uint64_t records_left)
+{
+    uint32_t n = records_left < full ? (uint32_t)records_left : full;
+    return n ? n : 1;
+}
+
+/* Records per batch of the enumerate functions and binding: whole records. */
 static inline uint32_t tb5_batch_records(uint32_t record_size, uint64_t records_left)
 {
-    uint32_t n = TBRW_ENUMERATE_BATCH_BYTES / record_size;
-
-    if (records_left < n)
-        n = (uint32_t)records_left;
-    return n ? n : 1;
+    return tb5_batch_fit(TBRW_ENUMERATE_BATCH_BYTES / record_size, records_left);
 }
 
 /* Bytes a writer gathers before it emits a block (whole records of a record section). */
