@@ -803,29 +803,41 @@ static int results(struct collection *c, struct diag *d)
 
 /* ---- session.json and the checks ---------------------------------------------------- */
 
+/* The GET_DROP_REASONS entry of a CPU, or NULL. */
+static const struct acart_drop_reasons_cpu *reasons_entry(const struct collection *c, uint32_t cpu)
+{
+    for (uint32_t i = 0; i < c->reasons.size; i++)
+        if (c->reasons.cpu[i].cpu_id == cpu)
+            return &c->reasons.cpu[i];
+    return NULL;
+}
+
+/* What an entry's reasons add up to: the CPU's dropped samples (stuck_resets counts resets,
+ * not samples). */
+static uint64_t reasons_dropped(const struct acart_drop_reasons_cpu *e)
+{
+    return (uint64_t)e->ring_full + e->no_counter + e->malformed + e->collision + e->stuck;
+}
+
 /* The reasons the target gave for a CPU's `dropped` samples, into out[kind][cpu]. */
 static int reasons_of(const struct collection *c, uint32_t cpu, uint32_t dropped, uint64_t **out,
                       struct diag *d)
 {
-    for (uint32_t i = 0; i < c->reasons.size; i++) {
-        const struct acart_drop_reasons_cpu *e = &c->reasons.cpu[i];
-        if (e->cpu_id != cpu)
-            continue;
-        uint64_t v[SESSION_DROP_KINDS] = {e->ring_full, e->no_counter, e->malformed,
-                                          e->collision, e->stuck,      e->stuck_resets};
-        uint64_t sum = 0;
-        for (int k = 0; k < SESSION_DROP_KINDS; k++) {
-            out[k][cpu] = v[k];
-            sum += k == SESSION_DROP_STUCK_RESETS ? 0 : v[k];
-        }
-        if (sum != dropped)
-            return diag_fail(d, COLLECT_DIAG_TARGET,
-                             "GET_DROP_REASONS: CPU %" PRIu32 "'s reasons add up to %" PRIu64
-                             ", GET_SAMPLE_DROP_INFO says %" PRIu32 " dropped",
-                             cpu, sum, dropped);
-        return 0;
-    }
-    return diag_fail(d, COLLECT_DIAG_TARGET, "GET_DROP_REASONS: no entry for CPU %" PRIu32, cpu);
+    const struct acart_drop_reasons_cpu *e = reasons_entry(c, cpu);
+    if (!e)
+        return diag_fail(d, COLLECT_DIAG_TARGET, "GET_DROP_REASONS: no entry for CPU %" PRIu32,
+                         cpu);
+    uint64_t v[SESSION_DROP_KINDS] = {e->ring_full, e->no_counter, e->malformed,
+                                      e->collision, e->stuck,      e->stuck_resets};
+    for (int k = 0; k < SESSION_DROP_KINDS; k++)
+        out[k][cpu] = v[k];
+    uint64_t sum = reasons_dropped(e);
+    if (sum != dropped)
+        return diag_fail(d, COLLECT_DIAG_TARGET,
+                         "GET_DROP_REASONS: CPU %" PRIu32 "'s reasons add up to %" PRIu64
+                         ", GET_SAMPLE_DROP_INFO says %" PRIu32 " dropped",
+                         cpu, sum, dropped);
+    return 0;
 }
 
 /* What the target says a CPU delivered and dropped: GET_SAMPLE_DROP_INFO, which holds 20
@@ -839,19 +851,15 @@ static int drop_entry(const struct collection *c, uint32_t cpu, struct sep_sampl
             return 1;
         }
     }
-    if (!c->have_reasons || !(c->reasons.flags & ACART_DROP_REASONS_DELIVERED))
+    const struct acart_drop_reasons_cpu *e =
+        c->have_reasons && (c->reasons.flags & ACART_DROP_REASONS_DELIVERED) ? reasons_entry(c, cpu)
+                                                                             : NULL;
+    if (!e)
         return 0;
-    for (uint32_t i = 0; i < c->reasons.size; i++) {
-        const struct acart_drop_reasons_cpu *e = &c->reasons.cpu[i];
-        if (e->cpu_id != cpu)
-            continue;
-        uint64_t dropped =
-            (uint64_t)e->ring_full + e->no_counter + e->malformed + e->collision + e->stuck;
-        *out = (struct sep_sample_drop){0, cpu, e->delivered,
-                                        dropped > UINT32_MAX ? UINT32_MAX : (uint32_t)dropped};
-        return 1;
-    }
-    return 0;
+    uint64_t dropped = reasons_dropped(e);
+    *out = (struct sep_sample_drop){0, cpu, e->delivered,
+                                    dropped > UINT32_MAX ? UINT32_MAX : (uint32_t)dropped};
+    return 1;
 }
 
 static char *dup_field(const char *s, size_t max, int *oom)
