@@ -827,8 +827,8 @@ static int reasons_of(const struct collection *c, uint32_t cpu, uint32_t dropped
     if (!e)
         return diag_fail(d, COLLECT_DIAG_TARGET, "GET_DROP_REASONS: no entry for CPU %" PRIu32,
                          cpu);
-    uint64_t v[SESSION_DROP_KINDS] = {e->ring_full, e->no_counter, e->malformed,
-                                      e->collision, e->stuck,      e->stuck_resets};
+    const uint64_t v[SESSION_DROP_KINDS] = {e->ring_full, e->no_counter, e->malformed,
+                                            e->collision, e->stuck,      e->stuck_resets};
     for (int k = 0; k < SESSION_DROP_KINDS; k++)
         out[k][cpu] = v[k];
     uint64_t sum = reasons_dropped(e);
