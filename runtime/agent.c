@@ -218,6 +218,7 @@ static int on_accept(struct channel *ch, void *arg, uint32_t remote_ip)
         uint32_t k = agent.data_accepted++;
         struct data_link *l = &agent.links[k];
         l->ch = ch;
+        l->first_read = 0;
         l->handshaken = 0;
         l->window_start_ms = agent_now_ms();
         if (k < agent.num_cpus) {
@@ -295,12 +296,26 @@ static void check_handshake_done(void)
     agent.handshake_done = 1;
 }
 
+/* The answer to a data connection's first message. lwIP's memory may be taken by the
+ * other connections when the host opens dozens at once: then it waits for the next poll,
+ * within the handshake timeout, rather than ending the session. */
+static void answer_data_handshake(struct data_link *l)
+{
+    struct sep_data_first_msg reply = {SEP_PROTOCOL_VERSION, l->type, l->id};
+    if (channel_send(l->ch, &reply, sizeof(reply)) != ACA_OK)
+        return;
+    channel_flush(l->ch);
+    l->handshaken = 1;
+    l->window_start_ms = agent_now_ms();
+    check_handshake_done();
+}
+
 static void on_data_channel_event(struct channel *ch, void *arg, enum channel_event ev)
 {
     struct data_link *l = arg;
     switch (ev) {
     case CHANNEL_EVENT_DATA:
-        if (!l->handshaken) {
+        if (!l->first_read) {
             struct sep_first_msg first;
             if (channel_available(ch) < sizeof(first))
                 return;
@@ -309,15 +324,8 @@ static void on_data_channel_event(struct channel *ch, void *arg, enum channel_ev
                 agent_end_session("bad first message on a data connection");
                 return;
             }
-            struct sep_data_first_msg reply = {SEP_PROTOCOL_VERSION, l->type, l->id};
-            if (channel_send(ch, &reply, sizeof(reply)) != ACA_OK) {
-                agent_end_session("no room to queue a data connection's handshake answer");
-                return;
-            }
-            channel_flush(ch);
-            l->handshaken = 1;
-            l->window_start_ms = agent_now_ms();
-            check_handshake_done();
+            l->first_read = 1;
+            answer_data_handshake(l);
         } else {
             /* Hosts send nothing on data channels after the handshake; discard it. */
             uint8_t sink[64];
@@ -542,6 +550,13 @@ void aca_poll(void)
         agent_end_session("the host stopped reading a data connection");
         return;
     }
+    for (uint32_t i = 0; i < agent.data_accepted; i++)
+        if (agent.links[i].ch && agent.links[i].first_read && !agent.links[i].handshaken)
+            answer_data_handshake(&agent.links[i]);
+    /* A response (or a request behind it) that waited for memory: no SENT event on the
+     * control connection would ever retry it. */
+    if (agent.control && agent.control_handshaken)
+        control_on_sent();
     transfer_pump();
     uint32_t closing = channel_poll();
     if (agent.report_ready && !agent.control && closing == 0 && !refused_waiting()) {

@@ -28,9 +28,10 @@ enum collection_state {
 
 struct data_link {
     struct channel *ch;
-    uint16_t type; /* SEP_DATA_* */
-    uint16_t id;   /* CPU number for CPU channels */
-    int handshaken;
+    uint16_t type;            /* SEP_DATA_* */
+    uint16_t id;              /* CPU number for CPU channels */
+    int first_read;           /* the host's first message is in; its answer may wait for memory */
+    int handshaken;           /* ... and the answer is queued */
     uint64_t window_start_ms; /* the drain-stall window: since when */
     uint32_t window_bytes;    /* ... and bytes queued in it */
 };
@@ -111,5 +112,6 @@ const struct data_link *transfer_stalled(uint64_t now_ms);
 /* Control requests (control.c, commands in cmd_*.c). */
 void control_on_data(void);
 void control_on_sent(void);
+int control_response_waiting(void);
 
 #endif

@@ -262,7 +262,7 @@ int32_t cmd_stop(struct cmd_request *req)
     }
     agent_log("acart: collection stopped: %llu samples kept, %u dropped",
               (unsigned long long)transfer_records_committed(), (unsigned)dropped);
-    transfer_pump();
+    /* The drain starts at the next poll, once STOP's answer is queued ahead of it. */
     return SEP_STATUS_SUCCESS;
 }
 

@@ -111,6 +111,17 @@ void control_on_data(void)
     }
 }
 
+/* Data channels share lwIP's memory with the control connection, and a response that
+ * found none gets no SENT event to retry on (nothing of it is in flight). So a response
+ * waiting to go out goes before any data: transfer_pump asks here first and sends no
+ * data until it is queued, and the acknowledgements of data already in flight free the
+ * memory it needs. */
+int control_response_waiting(void)
+{
+    response_pump();
+    return agent.control && agent.response_sent < agent.response_len;
+}
+
 void control_on_sent(void)
 {
     response_pump();

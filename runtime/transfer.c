@@ -63,6 +63,8 @@ static void drain_modules(struct data_link *l, int closing)
 
 void transfer_pump(void)
 {
+    if (control_response_waiting())
+        return;
     if (!agent.control_handshaken)
         return;
     int closing = agent.state == COLLECTION_STOPPED;

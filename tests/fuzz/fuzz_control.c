@@ -11,12 +11,17 @@
  * bytes, with the runtime's poll in between; bit 2: the host opens the data connections
  * after the handshake; bit 3: the input starts with the host's first message instead of a
  * valid one; bit 4: the send window is small from the start, as when lwIP is out of
- * memory). The rest is the control connection's byte stream.
+ * memory; bit 5: every connection's sends also come out of one small shared pool, in
+ * whole segments, given back only by the acknowledgements of what a connection has in
+ * flight, as lwIP's heap is: the send room a connection sees does not show it, and a send
+ * it cannot hold fails as tcp_write's ERR_MEM does). The rest is the control
+ * connection's byte stream.
  *
  * Checked on every input: everything the runtime sends on the control connection is a
  * target status followed by well-framed responses (header size, protocol version,
- * payload no larger than the agent's limit, nothing after the session's end); when the
- * host goes away the session ends, every connection it accepted is released and the
+ * payload no larger than the agent's limit, nothing after the session's end); once
+ * every connection's bytes are acknowledged, no response is left waiting to go out; when
+ * the host goes away the session ends, every connection it accepted is released and the
  * agent is idle and listening again. */
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,6 +45,8 @@ struct channel {
     const uint8_t *in;
     size_t in_len, in_pos, in_limit; /* in_limit: what has "arrived" so far */
     uint32_t room, window;           /* send room now, and after each SENT */
+    uint32_t pooled;                 /* in flight, taken from the shared pool */
+    uint32_t cap;                    /* channel.c's send cap: halved by ERR_MEM */
     channel_event_fn fn;
     void *arg;
     /* Framing check of what the runtime sends (control connection only). */
@@ -51,6 +58,11 @@ struct channel {
 };
 
 static struct channel channels[MAX_CHANNELS];
+/* Mode bit 5: lwIP's heap, shared by every connection (small, so data fills it). */
+#define POOL_SEGMENT 512
+#define SHARED_POOL  (4 * POOL_SEGMENT)
+static int pool_shared;
+static uint32_t pool_room;
 static channel_accept_fn accept_fn;
 static void *accept_arg;
 static int verbose = -1;
@@ -93,7 +105,7 @@ uint32_t channel_read(struct channel *ch, void *buf, uint32_t len)
 
 uint32_t channel_send_room(const struct channel *ch)
 {
-    return ch->room;
+    return pool_shared && ch->cap < ch->room ? ch->cap : ch->room;
 }
 
 /* The control connection's bytes must be a target status, then responses. */
@@ -144,8 +156,18 @@ int channel_send(struct channel *ch, const void *buf, uint32_t len)
         abort();
     if (len > CHANNEL_SEND_MAX)
         return ACA_ERR_INVALID;
-    if (len > ch->room)
+    if (len > channel_send_room(ch))
         return ACA_ERR_BUSY;
+    if (pool_shared) {
+        uint32_t cost = (len + POOL_SEGMENT - 1) / POOL_SEGMENT * POOL_SEGMENT;
+        if (cost > pool_room) {
+            ch->cap = len / 2 > POOL_SEGMENT ? len / 2 : POOL_SEGMENT;
+            return ACA_ERR_BUSY;
+        }
+        pool_room -= cost;
+        ch->pooled += cost;
+        ch->cap = 2 * ch->cap < ch->window ? 2 * ch->cap : ch->window;
+    }
     ch->room -= len;
     if (ch->is_control)
         check_sent(ch, buf, len);
@@ -175,6 +197,8 @@ static void release(struct channel *ch)
         abort(); /* released twice, or never accepted */
     ch->released = 1;
     ch->in_use = 0;
+    pool_room += ch->pooled;
+    ch->pooled = 0;
 }
 
 void channel_close(struct channel *ch)
@@ -251,7 +275,7 @@ static struct channel *connect(const uint8_t *in, size_t len, uint32_t window, i
             continue;
         memset(ch, 0, sizeof *ch);
         ch->in = in, ch->in_len = len, ch->in_limit = len;
-        ch->room = ch->window = window;
+        ch->room = ch->window = ch->cap = window;
         ch->is_control = control;
         ch->in_use = 1;
         if (accept_fn(ch, accept_arg, 0x0100000a) != 0) {
@@ -280,6 +304,8 @@ static void acknowledge_all(void)
             struct channel *ch = &channels[i];
             if (ch->in_use && !ch->released && ch->room < ch->window) {
                 ch->room = ch->window;
+                pool_room += ch->pooled;
+                ch->pooled = 0;
                 event(ch, CHANNEL_EVENT_SENT);
                 any = 1;
             }
@@ -288,6 +314,25 @@ static void acknowledge_all(void)
         if (!any)
             break;
     }
+}
+
+/* Mode bit 5: while a collection runs, every CPU takes PMIs between the host's pieces,
+ * so the rings hold more than the shared pool and the drain competes with responses. */
+static void run_cpus(void)
+{
+    if (!pool_shared || agent.state != COLLECTION_RUNNING)
+        return;
+    for (uint32_t cpu = 0; cpu < agent.num_cpus && cpu < SHIM_CPUS; cpu++)
+        for (int k = 0; k < 8; k++) {
+            struct sim_events ev = {4000000, 4000000, 4000000, 0};
+            shim_sim(cpu)->retire(&ev);
+            struct trap_frame f;
+            memset(&f, 0, sizeof f);
+            f.eip = 0x100100;
+            f.cs = 0x08;
+            shim_raise_pmi(cpu, &f);
+        }
+    shim_set_current_cpu(0);
 }
 
 static void start_once(void)
@@ -326,6 +371,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     len += size;
 
     memset(channels, 0, sizeof channels);
+    pool_shared = (mode & 32) != 0;
+    pool_room = SHARED_POOL;
     struct channel *control = connect(stream, len, mode & 16 ? 100 : 65535, 1);
     if (!control)
         abort(); /* the agent must take a host when it has none */
@@ -337,7 +384,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         static struct sep_first_msg first;
         first.msg_size = sizeof first;
         first.proto_version = SEP_PROTOCOL_VERSION;
-        for (uint32_t i = 0; i < agent.num_cpus + SEP_NONCORE_DATA_CONNECTIONS; i++) {
+        /* Until the session ends (a handshake answer that finds no memory ends it). */
+        for (uint32_t i = 0;
+             agent.control_handshaken && i < agent.num_cpus + SEP_NONCORE_DATA_CONNECTIONS; i++) {
             struct channel *d = connect((const uint8_t *)&first, sizeof first, 65535, 0);
             event(d, CHANNEL_EVENT_DATA);
         }
@@ -347,9 +396,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (control->in_limit > len)
             control->in_limit = len;
         event(control, CHANNEL_EVENT_DATA);
+        run_cpus();
         acknowledge_all();
     }
     acknowledge_all();
+    if (control->in_use && !control->released && agent.control &&
+        agent.response_sent < agent.response_len) {
+        fprintf(stderr, "fuzz_control: a response waits to go out with nothing in flight\n");
+        abort();
+    }
 
     /* The host goes away. Responses are whole unless it went away first. */
     int host_left = control->in_use && !control->released;

@@ -294,5 +294,6 @@ int main(int argc, char **argv)
     control_session("session-in-pieces-small-window", 1 | 2 | 4, 47, 0, -1);
     control_session("session-pt-full", 4, 0, 0, ACART_PT_MODE_FULL);
     control_session("session-pt-snapshot", 1 | 2 | 4, 61, 0, ACART_PT_MODE_SNAPSHOT);
+    control_session("session-shared-memory", 2 | 4 | 32, 11, 1, -1);
     return 0;
 }
