@@ -271,7 +271,7 @@ uint32_t channel_send_room(const struct channel *ch)
 /* One tcp_write per send: lwIP applies a tcp_write only once every pbuf and segment it
  * needs is allocated, so an ERR_MEM leaves nothing queued. Two writes could not be
  * undone when the second fails. */
-int channel_send(struct channel *ch, const void *buf, uint32_t len)
+static int send_whole(struct channel *ch, const void *buf, uint32_t len, u8_t flags)
 {
     if (!ch->pcb)
         return ACA_ERR_NET;
@@ -281,7 +281,7 @@ int channel_send(struct channel *ch, const void *buf, uint32_t len)
         return ACA_ERR_BUSY;
     if (len == 0)
         return ACA_OK;
-    err_t e = tcp_write(ch->pcb, buf, (u16_t)len, TCP_WRITE_FLAG_COPY);
+    err_t e = tcp_write(ch->pcb, buf, (u16_t)len, flags);
     if (e == ERR_MEM) {
         /* The heap is shared by every connection: offer less until sends fit again. */
         uint32_t half = len / 2;
@@ -292,6 +292,22 @@ int channel_send(struct channel *ch, const void *buf, uint32_t len)
         return ACA_ERR_NET;
     ch->send_cap = ch->send_cap < CHANNEL_SEND_MAX / 2 ? ch->send_cap * 2 : CHANNEL_SEND_MAX;
     return ACA_OK;
+}
+
+int channel_send(struct channel *ch, const void *buf, uint32_t len)
+{
+    return send_whole(ch, buf, len, TCP_WRITE_FLAG_COPY);
+}
+
+int channel_send_ref(struct channel *ch, const void *buf, uint32_t len)
+{
+    return send_whole(ch, buf, len, 0);
+}
+
+/* lwIP gives snd_buf back as the peer acknowledges (tcp_sndbuf() caps it at 0xffff). */
+uint32_t channel_unacked(const struct channel *ch)
+{
+    return ch->pcb ? (uint32_t)(TCP_SND_BUF - ch->pcb->snd_buf) : 0;
 }
 
 void channel_set_keepalive(struct channel *ch, uint32_t idle_ms, uint32_t interval_ms,

@@ -220,6 +220,7 @@ static int on_accept(struct channel *ch, void *arg, uint32_t remote_ip)
         l->ch = ch;
         l->first_read = 0;
         l->handshaken = 0;
+        l->records_held = 0;
         l->window_start_ms = agent_now_ms();
         if (k < agent.num_cpus) {
             l->type = SEP_DATA_CPU;

@@ -34,6 +34,7 @@ struct data_link {
     int handshaken;           /* ... and the answer is queued */
     uint64_t window_start_ms; /* the drain-stall window: since when */
     uint32_t window_bytes;    /* ... and bytes queued in it */
+    uint32_t records_held;    /* CPU channels: ring records lwIP sends from, unacknowledged */
 };
 
 struct module_stream {

@@ -45,15 +45,27 @@ void ring_commit(struct ring *r)
     __atomic_store_n(&r->head, next, __ATOMIC_RELEASE);
 }
 
-uint32_t ring_peek(const struct ring *r, const void **data)
+uint32_t ring_peek_after(const struct ring *r, uint32_t skip, const void **data)
 {
     uint32_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
     uint32_t tail = r->tail;
     uint32_t used = distance(r, head, tail);
-    uint32_t first = slot(r, tail);
+    if (skip >= used) {
+        *data = 0;
+        return 0;
+    }
+    uint32_t start = tail + skip;
+    if (start >= 2 * r->capacity)
+        start -= 2 * r->capacity;
+    uint32_t first = slot(r, start);
     uint32_t run = r->capacity - first;
     *data = r->base + (uint64_t)first * r->record_size;
-    return used < run ? used : run;
+    return used - skip < run ? used - skip : run;
+}
+
+uint32_t ring_peek(const struct ring *r, const void **data)
+{
+    return ring_peek_after(r, 0, data);
 }
 
 void ring_consume(struct ring *r, uint32_t records)

@@ -32,6 +32,8 @@ void ring_commit(struct ring *r);
 /* Consumer: the longest contiguous run of whole records from the tail; returns the
  * number of records and points *data at the first. */
 uint32_t ring_peek(const struct ring *r, const void **data);
+/* ring_peek past the first `skip` records (records the consumer has and not yet released). */
+uint32_t ring_peek_after(const struct ring *r, uint32_t skip, const void **data);
 /* Consumer: releases `records` records from the tail. */
 void ring_consume(struct ring *r, uint32_t records);
 

@@ -3,7 +3,8 @@
  *
  * Delayed transfer drains only after STOP; immediate transfer drains while collecting
  * too. Only whole records are sent (a channel takes a run of records or none), so the
- * host never sees half a record and the count delivered is the count consumed. After
+ * host never sees half a record and the count delivered is the count consumed, which
+ * is the count the host acknowledged. After
  * STOP, each data channel is closed once everything it carries is queued: the host reads
  * until end of file. */
 #include "agent.h"
@@ -17,22 +18,31 @@
 static struct aca_module_info port_modules[MAX_PORT_MODULES];
 static struct module_event module_events[ACA_MAX_MODULE_EVENTS];
 
+/* Records go out without a copy: lwIP sends, and resends, from the ring itself, so a
+ * record's slot goes back to the sampler only once the host has acknowledged it. */
 static void drain_cpu(struct data_link *l, int closing)
 {
     struct ring *r = sampler_ring(l->id);
     if (!r)
         return;
+    uint32_t unacked = channel_unacked(l->ch);
+    uint32_t held_bytes = l->records_held * r->record_size;
+    if (unacked < held_bytes) {
+        uint32_t acked = (held_bytes - unacked) / r->record_size;
+        ring_consume(r, acked);
+        l->records_held -= acked;
+    }
     for (;;) {
         const void *data;
-        uint32_t n = ring_peek(r, &data);
+        uint32_t n = ring_peek_after(r, l->records_held, &data);
         uint32_t fit = channel_send_room(l->ch) / r->record_size;
         if (n > fit)
             n = fit;
         if (n == 0)
             break;
-        if (channel_send(l->ch, data, n * r->record_size) != ACA_OK)
+        if (channel_send_ref(l->ch, data, n * r->record_size) != ACA_OK)
             break;
-        ring_consume(r, n);
+        l->records_held += n;
         l->window_bytes += n * r->record_size;
     }
     channel_flush(l->ch);

@@ -46,6 +46,11 @@ uint32_t channel_send_room(const struct channel *ch);
  * is not room (or lwIP memory) for all of them; more than CHANNEL_SEND_MAX is
  * ACA_ERR_INVALID. Does not push: call channel_flush. */
 int channel_send(struct channel *ch, const void *buf, uint32_t len);
+/* channel_send without the copy: lwIP sends (and resends) from buf itself, so the caller
+ * leaves those bytes untouched until channel_unacked() says the peer has them. */
+int channel_send_ref(struct channel *ch, const void *buf, uint32_t len);
+/* Bytes queued on the channel that the peer has not acknowledged yet. */
+uint32_t channel_unacked(const struct channel *ch);
 void channel_flush(struct channel *ch);
 
 /* TCP keepalive, so that a host that vanished without closing (power, cable) is noticed:

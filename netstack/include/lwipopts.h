@@ -45,7 +45,7 @@
 #define MEMP_NUM_TCP_PCB        80 /* a session: control + up to 64 CPUs + 2; echo and bench */
 #define MEMP_NUM_TCP_PCB_LISTEN 4
 #define MEMP_NUM_TCP_SEG        1024
-#define MEMP_NUM_PBUF           256
+#define MEMP_NUM_PBUF           1024 /* one per segment sent from a ring, without a copy */
 #define PBUF_POOL_SIZE          512
 #define PBUF_POOL_BUFSIZE       1536
 

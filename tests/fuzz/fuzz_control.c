@@ -174,6 +174,11 @@ int channel_send(struct channel *ch, const void *buf, uint32_t len)
     return ACA_OK;
 }
 
+int channel_send_ref(struct channel *ch, const void *buf, uint32_t len)
+{
+    return channel_send(ch, buf, len);
+}
+
 void channel_flush(struct channel *ch)
 {
     if (ch->released)

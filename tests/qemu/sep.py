@@ -114,7 +114,9 @@ class Host:
         except ConnectionResetError:
             return True
 
-    def start_readers(self):
+    def start_readers(self, idle_timeout=120):
+        """One thread per data channel, each reading until EOF or idle_timeout seconds of
+        silence (a delayed-mode collection is silent until STOP)."""
         self.received = {}
         self.first_byte_at, self.last_byte_at = {}, {}  # time.monotonic() per channel
         self.threads = []
@@ -124,7 +126,7 @@ class Host:
 
             def reader(sock=s, buf=self.received[key], key=key):
                 try:
-                    sock.settimeout(120)
+                    sock.settimeout(idle_timeout)
                 except OSError:  # closed by the test before the thread ran
                     return
                 while True:

@@ -109,6 +109,18 @@ int channel_send(struct channel *ch, const void *buf, uint32_t len)
     return ACA_OK;
 }
 
+/* The socket takes a copy, as lwIP would keep a reference until the acknowledgement. */
+int channel_send_ref(struct channel *ch, const void *buf, uint32_t len)
+{
+    return channel_send(ch, buf, len);
+}
+
+/* What the socket has not taken yet: the kernel has the rest. */
+uint32_t channel_unacked(const struct channel *ch)
+{
+    return ch->tx_len;
+}
+
 /* Pushes the send queue into the socket; returns the bytes it took, -1 when it failed. */
 static int push(struct channel *ch)
 {
