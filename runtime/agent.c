@@ -17,6 +17,7 @@
 #include "platform_check.h"
 #include "pmu_owner.h"
 #include "pt_session.h"
+#include "uncore.h"
 
 #include "ipr.h"
 
@@ -86,6 +87,8 @@ static void fill_target_status(struct sep_target_status *st, int32_t status)
     st->collect_switch.bits = SEP_AGENT_NATIVE << SEP_SWITCH_AGENT_MODE_SHIFT;
     if (agent.cfg.transfer == ACA_TRANSFER_DELAYED)
         st->collect_switch.bits |= SEP_SWITCH_DATA_TRANSFER_MODE;
+    if (uncore_model_name())
+        st->collect_switch.bits |= SEP_SWITCH_UNCORE_SUPPORTED;
     st->hardware_info.num_cpus = agent.num_cpus;
     st->hardware_info.family = (sig.signature >> 8) & 0xf;
     st->hardware_info.model = sig.model;
@@ -350,6 +353,7 @@ void agent_end_session(const char *why)
     /* Tracing stops before the sampler lets go of the PMI, which the trace unit shares. */
     pt_session_reset();
     sampler_reset();
+    uncore_reset();
     pmu_owner_release(PMU_OWNER_HOST);
     /* Graceful: a reply still queued (TERMINATE's, an error's) goes out before the FIN. */
     if (agent.control) {
@@ -452,6 +456,7 @@ int aca_start(const struct aca_config *cfg)
         limits.pt_output = pt->topa || pt->single_range;
         limits.pt_ranges = pt->num_ranges;
     }
+    const char *no_uncore = uncore_probe(agent.pmu_usable, &limits);
     msr_policy_configure(&limits);
 
     int err = channel_listen(agent.cfg.port, on_accept, 0);
@@ -481,6 +486,10 @@ int aca_start(const struct aca_config *cfg)
             (unsigned)(cfg->pt_memory ? cfg->pt_memory_bytes / 1024 : ACA_PT_POOL_BYTES / 1024));
     else
         agent_log("acart: no Intel PT (%s): PT requests are refused", pt_session_why());
+    if (no_uncore)
+        agent_log("acart: no uncore (%s): uncore requests are refused", no_uncore);
+    else
+        agent_log("acart: uncore: %s", uncore_model_name());
     agent_log("acart: %u cpus, %s transfer, rings %u KiB per cpu", (unsigned)ncpus,
               agent.cfg.transfer == ACA_TRANSFER_DELAYED ? "delayed" : "immediate",
               (unsigned)(agent.ring_bytes_per_cpu / 1024));

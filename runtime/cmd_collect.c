@@ -6,6 +6,7 @@
 #include "pmu_owner.h"
 #include "pt_session.h"
 #include "sampler_plan.h"
+#include "uncore.h"
 
 #include "io.h"
 
@@ -210,10 +211,14 @@ int32_t cmd_start(struct cmd_request *req)
         return SEP_STATUS_NOT_CONFIGURED;
     if (!data_channels_ready())
         return SEP_STATUS_COMM_DATA_CHANNEL_UNAVAILABLE;
+    if (uncore_configured() &&
+        uncore_start(agent_now_ms(), agent.drv_config.unc_timer_interval) != 0)
+        return SEP_STATUS_UNSUPPORTED_UNCORE_ARCH_TYPE;
     agent.start_tsc = rdtsc();
     transfer_queue_modules();
     int err = sampler_start();
     if (err) {
+        uncore_reset();
         agent_log("acart: START: the event plan does not fit this CPU's PMU");
         return SEP_STATUS_NO_PMU_RESOURCES;
     }
@@ -240,6 +245,7 @@ int32_t cmd_stop(struct cmd_request *req)
         return SEP_STATUS_SAMP_IN_STOP_STATE;
     pt_session_stop(); /* while the PMI is still routed: its last regions are taken */
     sampler_stop();
+    uncore_stop();
     agent.stop_tsc = rdtsc();
     transfer_queue_module_changes(agent.start_tsc);
     agent.state = COLLECTION_STOPPED;

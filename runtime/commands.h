@@ -72,6 +72,10 @@ int32_t cmd_terminate(struct cmd_request *req);
 int32_t cmd_extensions(struct cmd_request *req); /* cmd_files.c */
 int32_t cmd_list_files(struct cmd_request *req);
 int32_t cmd_read_file(struct cmd_request *req);
+int32_t cmd_init_num_dev(struct cmd_request *req); /* cmd_uncore.c */
+int32_t cmd_init_unc(struct cmd_request *req);
+int32_t cmd_em_groups_unc(struct cmd_request *req);
+int32_t cmd_em_config_next_unc(struct cmd_request *req);
 int32_t cmd_pt_info(struct cmd_request *req); /* cmd_pt.c */
 int32_t cmd_pt_config(struct cmd_request *req);
 int32_t cmd_pt_freeze(struct cmd_request *req);

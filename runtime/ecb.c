@@ -130,6 +130,24 @@ static void read_entry(const uint8_t *e, struct ecb_entry *out)
     out->reg_id = rd32(e + REG(event_reg_id) + offsetof(struct sep_event_reg_id, reg_id));
     out->value = rd64(e + REG(reg_value));
     out->max_bits = rd64(e + REG(max_bits));
+    out->counter_type = (uint8_t)rd32(e + REG(counter_type));
+    out->rw_type = rd8(e + REG(reg_rw_type));
+    const uint8_t *id = e + REG(event_reg_id);
+    out->data_size = (uint8_t)rd32(id + offsetof(struct sep_event_reg_id, data_size));
+    out->pci_bus = (uint8_t)rd32(id + offsetof(struct sep_event_reg_id, pci_bus_no));
+    out->pci_dev = (uint8_t)rd32(id + offsetof(struct sep_event_reg_id, pci_dev_no));
+    out->pci_func = (uint8_t)rd32(id + offsetof(struct sep_event_reg_id, pci_func_no));
+}
+
+static void read_bar(const uint8_t *hdr, struct ecb_bar *bar)
+{
+    const uint8_t *d = hdr + HDR(pcidev_entry_node);
+    bar->bus = (uint8_t)rd32(d + offsetof(struct sep_pci_device_entry, bus_no));
+    bar->dev = (uint8_t)rd32(d + offsetof(struct sep_pci_device_entry, dev_no));
+    bar->func = (uint8_t)rd32(d + offsetof(struct sep_pci_device_entry, func_no));
+    bar->bar_offset = (uint16_t)rd32(d + offsetof(struct sep_pci_device_entry, bar_offset));
+    bar->bar_mask = rd64(d + offsetof(struct sep_pci_device_entry, bar_mask));
+    bar->base_offset = rd32(d + offsetof(struct sep_pci_device_entry, base_offset_for_mmio));
 }
 
 static int decode_operations(const uint8_t *hdr, struct ecb *out)
@@ -183,6 +201,8 @@ int ecb_decode(const void *bytes, size_t len, struct ecb *out)
     out->num_events = rd32(hdr + HDR(num_events));
     out->device_type = rd32(hdr + HDR(device_type));
     out->descriptor_id = rd32(hdr + HDR(descriptor_id));
+    out->group_offset = rd32(hdr + HDR(group_offset));
+    read_bar(hdr, &out->bar);
     out->cccr = read_range(hdr, HDR(cccr_start), HDR(cccr_pop));
     out->escr = read_range(hdr, HDR(escr_start), HDR(escr_pop));
     out->data = read_range(hdr, HDR(data_start), HDR(data_pop));

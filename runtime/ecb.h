@@ -63,6 +63,20 @@ struct ecb_entry {
     uint32_t reg_id;   /* MSR index (or PCI/MMIO offset when prog_type >= 2) */
     uint64_t value;    /* value to write; for a DATA entry the preload */
     uint64_t max_bits; /* counter width mask (DATA entries) */
+    /* Uncore entries only. */
+    uint8_t counter_type;               /* SEP_UNC_COUNTER_* (static, free-running, ...) */
+    uint8_t rw_type;                    /* SEP_REG_RW_* */
+    uint8_t data_size;                  /* PCI/MMIO access width in bytes */
+    uint8_t pci_bus, pci_dev, pci_func; /* PCI entries */
+};
+
+/* The PCI BAR an uncore ECB's MMIO entries are relative to (pcidev_entry_node): the BAR
+ * is read from the device's configuration space at bar_offset and masked. */
+struct ecb_bar {
+    uint8_t bus, dev, func;
+    uint16_t bar_offset; /* 0 and mask 0: the ECB names no BAR */
+    uint64_t bar_mask;
+    uint32_t base_offset; /* where the reference's mapping starts, from the BAR */
 };
 
 /* A decoded ECB. */
@@ -76,6 +90,8 @@ struct ecb {
     uint32_t size_of_allocation;
     uint32_t device_type; /* 1 core; >= 10 uncore */
     uint32_t descriptor_id;
+    uint32_t group_offset; /* uncore: where a record carries its group number + 1 */
+    struct ecb_bar bar;    /* uncore: the BAR of its MMIO entries */
     struct ecb_range cccr; /* control registers */
     struct ecb_range escr; /* event selects and extras */
     struct ecb_range data; /* counters */

@@ -27,6 +27,8 @@ enum msr_bound {
     BOUND_PT,       /* one, on a CPU with Intel PT */
     BOUND_PT_OUT,   /* one, on a CPU with PT output to memory */
     BOUND_PT_ADDR,  /* 2 * pt_ranges */
+    BOUND_UNCORE,   /* one, on a CPU with the client uncore MSRs */
+    BOUND_UNC_ARB,  /* two, on a CPU with the client uncore MSRs */
 };
 
 struct msr_rule {
@@ -57,6 +59,11 @@ static const struct msr_rule rules[] = {
     {"IA32_FIXED_CTR", 0x309, BOUND_FIXED, MSR_RW},
     {"IA32_PERF_CAPABILITIES", 0x345, BOUND_ONE, MSR_R},
     {"IA32_FIXED_CTR_CTRL", 0x38D, BOUND_ONE, MSR_RW},
+    {"MSR_UNC_PERF_FIXED_CTRL", 0x394, BOUND_UNCORE, MSR_RW},
+    {"MSR_UNC_PERF_FIXED_CTR", 0x395, BOUND_UNCORE, MSR_RW},
+    {"MSR_UNC_CBO_CONFIG", 0x396, BOUND_UNCORE, MSR_R},
+    {"MSR_UNC_ARB_PERFCTR", 0x3B0, BOUND_UNC_ARB, MSR_RW},
+    {"MSR_UNC_ARB_PERFEVTSEL", 0x3B2, BOUND_UNC_ARB, MSR_RW},
     {"IA32_PERF_GLOBAL_STATUS", 0x38E, BOUND_ONE, MSR_R},
     {"IA32_PERF_GLOBAL_CTRL", 0x38F, BOUND_ONE, MSR_RW},
     {"IA32_PERF_GLOBAL_OVF_CTRL", 0x390, BOUND_ONE, MSR_RW},
@@ -73,7 +80,15 @@ static const struct msr_rule rules[] = {
     {"MSR_LASTBRANCH_FROM_IP", 0, BOUND_LBR_FROM, MSR_RW},
     {"MSR_LASTBRANCH_TO_IP", 0, BOUND_LBR_TO, MSR_RW},
     {"MSR_LBR_INFO", 0, BOUND_LBR_INFO, MSR_RW},
+    {"MSR_UNC_PERF_GLOBAL_CTRL", 0xE01, BOUND_UNCORE, MSR_RW},
+    {"MSR_UNC_PERF_GLOBAL_STATUS", 0xE02, BOUND_UNCORE, MSR_RW},
 };
+
+/* CBo n's registers (SDM vol. 4, "uncore PMU MSRs" of the client parts): PERFEVTSEL0/1 at
+ * 0x700 + 0x10 n and +1, PERFCTR0/1 at +6 and +7; the block holds at most eight units. */
+#define UNC_CBO_BASE   0x700u
+#define UNC_CBO_STRIDE 0x10u
+#define UNC_CBO_MAX    8u
 
 static struct msr_policy_limits limits; /* zero until configured: no counters, no LBRs */
 
@@ -144,6 +159,12 @@ static struct span rule_span(const struct msr_rule *r)
         s.max = limits.pt ? 8 : 0; /* 0x580..0x587: four ranges */
         s.actual = 2u * limits.pt_ranges;
         break;
+    case BOUND_UNCORE:
+        s.max = s.actual = limits.uncore_client ? 1 : 0;
+        break;
+    case BOUND_UNC_ARB:
+        s.max = s.actual = limits.uncore_client ? 2 : 0;
+        break;
     default:
         break;
     }
@@ -152,9 +173,30 @@ static struct span rule_span(const struct msr_rule *r)
     return s;
 }
 
+static const struct msr_rule cbo_select = {"MSR_UNC_CBO_PERFEVTSEL", 0, BOUND_ONE, MSR_RW};
+static const struct msr_rule cbo_counter = {"MSR_UNC_CBO_PERFCTR", 0, BOUND_ONE, MSR_RW};
+
+/* The CBo rows: a strided block the table's consecutive ranges cannot express. */
+static const struct msr_rule *find_cbo(uint32_t msr, int *beyond_cpu)
+{
+    if (!limits.uncore_client || msr < UNC_CBO_BASE ||
+        msr >= UNC_CBO_BASE + UNC_CBO_MAX * UNC_CBO_STRIDE)
+        return NULL;
+    uint32_t unit = (msr - UNC_CBO_BASE) / UNC_CBO_STRIDE, reg = msr % UNC_CBO_STRIDE;
+    const struct msr_rule *r = reg <= 1 ? &cbo_select : reg == 6 || reg == 7 ? &cbo_counter : NULL;
+    if (r != NULL && unit >= limits.uncore_cbos) {
+        *beyond_cpu = 1;
+        return NULL;
+    }
+    return r;
+}
+
 static const struct msr_rule *find_rule(uint32_t msr, int *beyond_cpu)
 {
     *beyond_cpu = 0;
+    const struct msr_rule *cbo = find_cbo(msr, beyond_cpu);
+    if (cbo != NULL || *beyond_cpu)
+        return cbo;
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
         struct span s = rule_span(&rules[i]);
         if (msr < s.first || msr - s.first >= s.max)
@@ -195,4 +237,29 @@ const char *msr_policy_name(uint32_t msr)
     int beyond_cpu;
     const struct msr_rule *r = find_rule(msr, &beyond_cpu);
     return r ? r->name : NULL;
+}
+
+/* MCHBAR: the host bridge's register that holds the memory controller's BAR, the base of
+ * the client IMC's counters (a 64-bit register: the low half at 0x48, the high at 0x4C). */
+#define MCHBAR_DEV    0u
+#define MCHBAR_OFFSET 0x48u
+
+int pci_policy_check(uint8_t bus, uint8_t dev, uint8_t func, uint16_t offset, int write)
+{
+    if (limits.imc_mmio_len == 0 || bus != 0 || dev != MCHBAR_DEV || func != 0 ||
+        (offset != MCHBAR_OFFSET && offset != MCHBAR_OFFSET + 4))
+        return MSR_POLICY_ERR_UNLISTED;
+    return write ? MSR_POLICY_ERR_READ_ONLY : MSR_POLICY_OK;
+}
+
+int mmio_policy_check(uint8_t bus, uint8_t dev, uint8_t func, uint16_t bar_offset, uint64_t offset,
+                      uint32_t size, int write)
+{
+    if (pci_policy_check(bus, dev, func, bar_offset, 0) != MSR_POLICY_OK ||
+        bar_offset != MCHBAR_OFFSET)
+        return MSR_POLICY_ERR_UNLISTED;
+    if (size == 0 || offset < limits.imc_mmio_first ||
+        offset + size > (uint64_t)limits.imc_mmio_first + limits.imc_mmio_len)
+        return MSR_POLICY_ERR_UNLISTED;
+    return write ? MSR_POLICY_ERR_READ_ONLY : MSR_POLICY_OK;
 }

@@ -13,6 +13,13 @@
  * trace code writes them, into memory it owns, and it checks each one here first
  * (msr_policy_check_own). They exist in the list only on a CPU with PT, ADDRn_A/B only
  * for the address ranges it has.
+ *
+ * The uncore's registers go through the same list: the client uncore MSRs (global control
+ * and status, the UCLK fixed counter, the ARB and the CBo counters, CBo units bounded by
+ * MSR_UNC_CBO_CONFIG) on models that have them, and, for memory-mapped IMC counters, the
+ * one PCI configuration register that holds the memory controller's BAR (MCHBAR, device
+ * 0:0.0 at 0x48, read only) and a read-only window of offsets from that BAR. Nothing else
+ * in PCI configuration space or memory is reachable from the host.
  */
 #ifndef ACART_RUNTIME_MSR_POLICY_H
 #define ACART_RUNTIME_MSR_POLICY_H
@@ -40,6 +47,10 @@ struct msr_policy_limits {
     uint8_t pt;                 /* Intel PT: the IA32_RTIT_* MSRs exist */
     uint8_t pt_output;          /* ... with output to memory: OUTPUT_BASE, OUTPUT_MASK_PTRS */
     uint8_t pt_ranges;          /* ADDRn_A/B pairs, CPUID.(14H,1):EAX[2:0] */
+    uint8_t uncore_client;      /* the client uncore MSRs exist (runtime/uncore.c's models) */
+    uint8_t uncore_cbos;        /* CBo units with counters */
+    uint16_t imc_mmio_first;    /* MCHBAR-relative IMC counter window; 0 and 0: none */
+    uint16_t imc_mmio_len;
 };
 
 /* Sets the limits for all later checks. Call once at start, before any host request. */
@@ -56,5 +67,14 @@ int msr_policy_check_own(uint32_t msr);
 /* The architectural name of msr (e.g. "IA32_PMC", "IA32_DEBUGCTL") when the policy allows
  * it on this CPU, else NULL. For logs. */
 const char *msr_policy_name(uint32_t msr);
+
+/* 0 if the host may read (write == 0) or write the 32-bit PCI configuration register at
+ * offset of bus:dev.func, else a negative MSR_POLICY_ERR_*. */
+int pci_policy_check(uint8_t bus, uint8_t dev, uint8_t func, uint16_t offset, int write);
+
+/* 0 if the host may read (write == 0) or write size bytes at offset from the BAR held in
+ * the PCI configuration register bar_offset of bus:dev.func, else MSR_POLICY_ERR_*. */
+int mmio_policy_check(uint8_t bus, uint8_t dev, uint8_t func, uint16_t bar_offset, uint64_t offset,
+                      uint32_t size, int write);
 
 #endif

@@ -10,6 +10,7 @@
 #include "agent.h"
 #include "pt_session.h"
 #include "task_events.h"
+#include "uncore.h"
 
 #include <string.h>
 
@@ -73,6 +74,8 @@ static void drain_modules(struct data_link *l, int closing)
 
 void transfer_pump(void)
 {
+    if (agent.state == COLLECTION_RUNNING)
+        uncore_poll(agent_now_ms());
     if (control_response_waiting())
         return;
     if (!agent.control_handshaken)
@@ -108,11 +111,16 @@ void transfer_pump(void)
                 }
             }
             break;
-        default: /* uncore: acart has no uncore data yet */
-            if (closing) {
-                struct channel *c = l->ch;
-                l->ch = 0;
-                channel_close(c);
+        default: /* uncore */
+            if (streaming) {
+                uint32_t queued = 0;
+                int done = uncore_drain(l->ch, &queued);
+                l->window_bytes += queued;
+                if (closing && done) {
+                    struct channel *c = l->ch;
+                    l->ch = 0;
+                    channel_close(c);
+                }
             }
             break;
         }
@@ -131,6 +139,8 @@ static int blocked(const struct data_link *l)
         return agent.modules.sent < agent.modules.len && room == 0;
     if (l->type == ACART_DATA_PT)
         return pt_session_blocked(l->ch);
+    if (l->type == SEP_DATA_UNCORE)
+        return uncore_blocked(l->ch);
     return 0;
 }
 

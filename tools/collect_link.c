@@ -57,6 +57,10 @@ static const struct {
     NAME(SEP_OP_, GET_THREAD_INFO),
     NAME(SEP_OP_, SET_OSID),
     NAME(SEP_OP_, INIT_DRIVER),
+    NAME(SEP_OP_, INIT_NUM_DEV),
+    NAME(SEP_OP_, INIT_UNC),
+    NAME(SEP_OP_, EM_GROUPS_UNC),
+    NAME(SEP_OP_, EM_CONFIG_NEXT_UNC),
 };
 
 static const struct {

@@ -31,6 +31,13 @@
 #define ACA_MAX_MODULE_EVENTS 256
 #endif
 
+/* Uncore sample records waiting for the uncore data channel (.bss): with delayed
+ * transfer they wait until STOP, so this bounds a delayed uncore collection (a 56-byte
+ * record every 10 ms fills 64 KiB in about 11 s); reads that do not fit are counted. */
+#ifndef ACA_UNCORE_BUFFER_BYTES
+#define ACA_UNCORE_BUFFER_BYTES (64 * 1024)
+#endif
+
 /* IPROBE (ipr.h): sample buffers and histograms are cut from one pool, sample files from
  * one store of named blobs, both in .bss (NOBITS: RAM, never image size). */
 #ifndef ACA_IPR_POOL_BYTES

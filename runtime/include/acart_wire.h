@@ -768,6 +768,23 @@ SEP_WIRE_ASSERT_OFFSET(struct sep_event_desc, reserved3, 104);
 #define SEP_EVREG_BRANCH_EVT    0x2000u
 #define SEP_EVREG_EBC_SAMPLING  0x4000u
 
+/* How an uncore entry is reached (sep_event_reg.reg_prog_type; core ECBs leave it 0). */
+#define SEP_REG_PROG_MSR  1
+#define SEP_REG_PROG_PCI  2
+#define SEP_REG_PROG_MMIO 3
+
+/* sep_event_reg.reg_rw_type: how the reference writes an uncore entry. */
+#define SEP_REG_RW_READ       1
+#define SEP_REG_RW_WRITE      2
+#define SEP_REG_RW_READ_WRITE 3 /* read-modify-write: OR the value into the register */
+
+/* sep_event_reg.counter_type of uncore DATA entries. A static counter is reported as
+ * read; the others as the sum of their deltas since START, wrapping at max_bits. */
+#define SEP_UNC_COUNTER_STATIC       1
+#define SEP_UNC_COUNTER_FREERUN      2 /* counts from power-on; never written */
+#define SEP_UNC_COUNTER_PROG_FREERUN 3
+#define SEP_UNC_COUNTER_PROGRAMMABLE 4
+
 /* Where a register lives: an MSR index, or PCI/MMIO coordinates for uncore units. */
 struct sep_event_reg_id {
     uint32_t reg_id; /* MSR index (or PCI offset / MMIO offset) */
@@ -1496,18 +1513,23 @@ SEP_WIRE_ASSERT_OFFSET(struct sep_sample_pc, tsc, 40);
 #define SEP_SAMPLE_PID_RAW           (1u << 30) /* pid_rec_index is an OS pid */
 #define SEP_SAMPLE_MR_INDEX_NONE     (1u << 31)
 
-/* Uncore sample record header, uncore data channel; counts follow. */
+/* Uncore sample record header, uncore data channel. The record is the descriptor's
+ * sample_size bytes: this header, the group number + 1 as a U64 at the ECB's group_offset,
+ * and each counter's count as a U64 at its entry's counter_event_offset. A read of several
+ * uncore devices puts their records back to back (docs/sep-protocol.md 6). */
 struct sep_uncore_sample_pc {
     uint32_t descriptor_id;
     uint32_t osid;
     uint16_t cpu_num;
     uint16_t pkg_num;
-    uint32_t flags; /* bit 0: uncore counts valid */
+    uint32_t flags; /* SEP_UNCORE_VALID: the counts are valid */
     sep_u64_t reserved2;
     sep_u64_t tsc;
 };
 SEP_WIRE_ASSERT_SIZE(struct sep_uncore_sample_pc, 32);
+SEP_WIRE_ASSERT_OFFSET(struct sep_uncore_sample_pc, flags, 12);
 SEP_WIRE_ASSERT_OFFSET(struct sep_uncore_sample_pc, tsc, 24);
+#define SEP_UNCORE_VALID 0x1u
 
 /* Module record, module data channel: the record, then path_length bytes of path (its
  * terminating NUL included); rec_length covers both. */

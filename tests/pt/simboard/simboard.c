@@ -2,7 +2,8 @@
  * talks to over loopback TCP. Four simulated CPUs (tests/pmu's sim_cpu.c, one instance
  * each, strict about the SDM's #GP cases) run a workload whose trace unit writes a real
  * Intel PT packet stream (a pttc trace, read from --trace and replayed in a loop) into the
- * buffers the runtime programmed, while their counters count towards PMU samples; the
+ * buffers the runtime programmed, while their counters count towards PMU samples and the
+ * Skylake package's simulated uncore (tests/pmu/sim_uncore.c) counts its traffic; the
  * platform seam is tests/pmu's recording board with CPUs as threads
  * (tests/fuzz/control/fuzz_cpus.c), the network the host's sockets (sim_channel.c).
  *
@@ -25,6 +26,7 @@
 #include "pt.h"
 #include "sampler_shim.h"
 #include "sim_channel.h"
+#include "sim_uncore.h"
 
 #define MODULE_START 0x100000u
 #define MODULE_BYTES 0x1000u
@@ -92,6 +94,11 @@ int msr_write_safe(uint32_t msr, uint64_t value)
 
 static void check_faults(void)
 {
+    if (sim_uncore_faults()) {
+        printf("simboard: the uncore raised #GP: %s\n", sim_uncore_fault_text());
+        fflush(stdout);
+        exit(3);
+    }
     for (uint32_t cpu = 0; cpu < SHIM_CPUS; cpu++) {
         const struct sim_instance *s = shim_sim(cpu);
         if (s->faults()) {
@@ -109,6 +116,14 @@ static int froze;
  * trace; any PMI it raised (a counter or a trace region) is taken at once. */
 static void workload_step(void)
 {
+    /* The package's traffic in that millisecond: a 1 GHz uncore clock, and rates the
+     * uncore test checks its counts against. */
+    struct sim_uncore_traffic t = {.uclk = 1000000,
+                                   .arb_requests = 5000,
+                                   .cbo_lookups = {4000, 3000, 2000, 1000},
+                                   .dram_reads = 20000,
+                                   .dram_writes = 10000};
+    sim_uncore_run(&t);
     for (uint32_t cpu = 0; cpu < SHIM_CPUS; cpu++) {
         const struct sim_instance *s = shim_sim(cpu);
         struct sim_events ev = {opt.pace, opt.pace, 2 * opt.pace, opt.pace / 8};
@@ -235,6 +250,7 @@ int main(int argc, char **argv)
         return 2;
     }
     shim_power_on(opt.model);
+    sim_uncore_reset(opt.model == &sim_skylake ? SIM_UNCORE_SKL_CLIENT : SIM_UNCORE_NONE, 4);
     if (opt.trace && load_stream(opt.trace)) {
         fprintf(stderr, "acart_simboard: cannot read %s\n", opt.trace);
         return 2;
