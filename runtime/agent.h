@@ -85,9 +85,10 @@ struct agent {
     int have_event_config;
     uint32_t num_descriptors_expected, num_descriptors;
     struct sep_event_desc descriptors[AGENT_MAX_DESCRIPTORS];
-    struct ecb ecb;
-    struct ecb_plan plan;
-    int have_ecb;
+    struct ecb ecb;                            /* the last EM_CONFIG_NEXT, decoded */
+    struct ecb_plan plans[SAMPLER_MAX_GROUPS]; /* by group id */
+    uint32_t groups_received;                  /* bit g: group g's ECB accepted */
+    int have_ecb;                              /* every group EM_GROUPS announced */
     struct sampler_config sampler;
     uint64_t start_tsc, stop_tsc;
     struct module_stream modules;

@@ -1,4 +1,5 @@
 /* Commands that set up, run and end a collection. */
+#include "acart_platform.h"
 #include "agent.h"
 #include "commands.h"
 #include "log.h"
@@ -93,10 +94,26 @@ int32_t cmd_em_groups(struct cmd_request *req)
     memcpy(&ec, req->in, sizeof(ec));
     if (ec.num_groups == 0)
         return SEP_STATUS_NO_EVENTS;
-    if (ec.num_groups > 1) {
-        agent_log("acart: %u event groups: multiplexing is not supported, send one group",
-                  (unsigned)ec.num_groups);
+    if (ec.num_groups > SAMPLER_MAX_GROUPS) {
+        agent_log("acart: %u event groups: at most %u take turns on the counters",
+                  (unsigned)ec.num_groups, (unsigned)SAMPLER_MAX_GROUPS);
         return SEP_STATUS_EM_TOO_MANY_EVENT_GROUPS;
+    }
+    if (ec.num_groups > 1 && !agent.pmu_usable) {
+        agent_log("acart: %u event groups: multiplexing needs a PMU, and this CPU has none "
+                  "(time-based sampling)",
+                  (unsigned)ec.num_groups);
+        return SEP_STATUS_CORE_EVT_MUX_NOT_SUPPORTED;
+    }
+    /* Turns of em_factor ms (timer) or em_factor overflows of event em_event_num. */
+    if (ec.num_groups > 1 && ec.em_mode != SEP_EM_DISABLED &&
+        ((ec.em_mode != SEP_EM_TIMER_BASED && ec.em_mode != SEP_EM_EVENT_BASED) ||
+         ec.em_factor <= 0 || (ec.em_mode == SEP_EM_EVENT_BASED && ec.em_event_num < 0))) {
+        agent_log("acart: EM_GROUPS: multiplexing mode %d with factor %d and event %d is not "
+                  "one acart runs (timer-based: factor in ms; event-based: factor overflows of "
+                  "an event)",
+                  (int)ec.em_mode, (int)ec.em_factor, (int)ec.em_event_num);
+        return SEP_STATUS_EM_NOT_SUPPORTED;
     }
     if (ec.sample_size &&
         (ec.sample_size < sizeof(struct sep_sample_pc) || ec.sample_size > MAX_RECORD_SIZE))
@@ -104,6 +121,7 @@ int32_t cmd_em_groups(struct cmd_request *req)
     agent.event_config = ec;
     agent.have_event_config = 1;
     agent.have_ecb = 0;
+    agent.groups_received = 0;
     return SEP_STATUS_SUCCESS;
 }
 
@@ -131,14 +149,22 @@ int32_t cmd_em_config_next(struct cmd_request *req)
             return SEP_STATUS_INVALID_PROG_INFO; /* a failure carries no payload */
         }
     }
-    err = ecb_plan_sampling(&agent.ecb, &agent.plan);
+    uint32_t group = agent.ecb.group_id;
+    if (group >= agent.event_config.num_groups) {
+        agent_log("acart: EM_CONFIG_NEXT: group %u of the %u EM_GROUPS announced", (unsigned)group,
+                  (unsigned)agent.event_config.num_groups);
+        return SEP_STATUS_INVALID_PROG_INFO;
+    }
+    struct ecb_plan *plan = &agent.plans[group];
+    err = ecb_plan_sampling(&agent.ecb, plan);
     if (err) {
         agent_log("acart: EM_CONFIG_NEXT: %s", ecb_strerror(err));
         return SEP_STATUS_INVALID_PROG_INFO;
     }
-    if (agent.plan.num_counters == 0)
+    if (plan->num_counters == 0)
         return SEP_STATUS_NO_EVENTS;
-    agent.have_ecb = 1;
+    agent.groups_received |= 1u << group;
+    agent.have_ecb = agent.groups_received == (1u << agent.event_config.num_groups) - 1;
     if (req->out_cap >= sizeof(struct sep_ioctl_status))
         req->out_len = sizeof(struct sep_ioctl_status); /* zeros: accepted */
     return SEP_STATUS_SUCCESS;
@@ -172,8 +198,26 @@ int32_t cmd_init_pmu(struct cmd_request *req)
     sc->source = agent.pmu_usable ? SAMPLER_SOURCE_PMU : SAMPLER_SOURCE_TIMER;
     sc->use_nmi = agent.cfg.interrupt_mode == ACA_INTERRUPT_NMI;
     sc->vector = agent.cfg.interrupt_vector;
-    sampler_events_from_plan(&agent.plan, sc);
+    sc->num_groups = agent.event_config.num_groups;
+    for (uint32_t g = 0; g < sc->num_groups; g++) {
+        if (sampler_group_from_plan(&agent.plans[g], g, sc)) {
+            agent_log("acart: INIT_PMU: the %u groups hold more than %u events in all",
+                      (unsigned)sc->num_groups, (unsigned)SAMPLER_MAX_EVENTS);
+            return SEP_STATUS_EXCEEDED_MAX_EVENTS;
+        }
+    }
+    const struct sep_event_config *ec = &agent.event_config;
+    if (sc->num_groups > 1 && ec->em_mode == SEP_EM_TIMER_BASED)
+        sc->switch_tsc = (uint64_t)ec->em_factor * aca_plat_tsc_hz() / 1000;
+    if (sc->num_groups > 1 && ec->em_mode == SEP_EM_EVENT_BASED) {
+        sc->switch_overflows = (uint32_t)ec->em_factor;
+        sc->switch_event = (uint32_t)ec->em_event_num;
+    }
     sc->record_size = record_size_for(sc->events[0].descriptor_id);
+    /* One ring record size: every group's samples (their descriptor is the host's) alike. */
+    for (uint32_t i = 1; i < sc->num_events; i++)
+        if (record_size_for(sc->events[i].descriptor_id) != sc->record_size)
+            return SEP_STATUS_INVALID_EVENT_SIZE;
     /* Frame-pointer call stacks, when the host asked for OS call stacks and described
      * where they go (docs/sep-protocol.md, "Call stacks"). */
     uint32_t desc = sc->events[0].descriptor_id;
@@ -235,6 +279,12 @@ int32_t cmd_start(struct cmd_request *req)
               agent.pmu_usable ? "PMU" : "time-based", (unsigned long long)ev->sample_after,
               (unsigned)ev->event_index,
               agent.cfg.transfer == ACA_TRANSFER_DELAYED ? "delayed" : "immediate");
+    if (agent.sampler.num_groups > 1)
+        agent_log("acart: %u event groups take turns on the counters (%s)",
+                  (unsigned)agent.sampler.num_groups,
+                  agent.sampler.switch_tsc         ? "timer-based"
+                  : agent.sampler.switch_overflows ? "event-based"
+                                                   : "on SWITCH_GROUP");
     return SEP_STATUS_SUCCESS;
 }
 
@@ -344,6 +394,40 @@ int32_t cmd_get_drop_reasons(struct cmd_request *req)
     }
     return cmd_reply(
         req, &info, (uint32_t)(offsetof(struct acart_drop_reasons, cpu) + n * sizeof(info.cpu[0])));
+}
+
+/* SWITCH_GROUP: the next event group on every CPU, as the reference does it by hand;
+ * like the reference, 0 and nothing done outside a running or paused collection. Each CPU
+ * keeps counting or stays paused as it was. */
+int32_t cmd_switch_group(struct cmd_request *req)
+{
+    (void)req;
+    if (agent.state == COLLECTION_RUNNING || agent.state == COLLECTION_PAUSED)
+        sampler_switch_group();
+    return SEP_STATUS_SUCCESS;
+}
+
+_Static_assert(SAMPLER_MAX_GROUPS == ACART_MAX_EVENT_GROUPS, "a time per group on the wire");
+
+int32_t cmd_get_group_times(struct cmd_request *req)
+{
+    static struct acart_group_times info;
+    memset(&info, 0, sizeof(info));
+    uint32_t n = sampler_num_cpus();
+    info.num_cpus = n;
+    info.num_groups = agent.have_ecb ? agent.event_config.num_groups : 0;
+    for (uint32_t i = 0; i < n; i++) {
+        struct sampler_group_times t;
+        sampler_group_times(i, &t);
+        struct acart_group_times_cpu *e = &info.cpu[i];
+        e->cpu_id = i;
+        e->enabled = t.enabled;
+        e->switches = t.switches;
+        for (uint32_t g = 0; g < SAMPLER_MAX_GROUPS; g++)
+            e->running[g] = t.running[g];
+    }
+    return cmd_reply(req, &info,
+                     (uint32_t)(offsetof(struct acart_group_times, cpu) + n * sizeof(info.cpu[0])));
 }
 
 int32_t cmd_terminate(struct cmd_request *req)

@@ -59,6 +59,8 @@ static const struct cmd_entry table[] = {
     {SEP_OP_GET_SAMPLE_DROP_INFO, "GET_SAMPLE_DROP_INFO", cmd_get_sample_drop_info, 0, 0},
     {ACART_OP_GET_DROP_REASONS, "GET_DROP_REASONS", cmd_get_drop_reasons, 0, 0},
     {SEP_OP_TERMINATE, "TERMINATE", cmd_terminate, 0, 0},
+    {SEP_OP_SWITCH_GROUP, "SWITCH_GROUP", cmd_switch_group, 0, 0},
+    {ACART_OP_GET_GROUP_TIMES, "GET_GROUP_TIMES", cmd_get_group_times, 0, 0},
     {ACART_OP_EXTENSIONS, "EXTENSIONS", cmd_extensions, 0, 0},
     {ACART_OP_LIST_FILES, "LIST_FILES", cmd_list_files, 0, 0},
     {ACART_OP_READ_FILE, "READ_FILE", cmd_read_file, sizeof(struct acart_file_read),

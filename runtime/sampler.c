@@ -10,6 +10,7 @@
 #include "pmu_owner.h"
 
 #include "io.h"
+#include "msr.h"
 #include "pebs.h"
 #include "pmi.h"
 
@@ -22,6 +23,19 @@ struct sampler_cpu {
     uint32_t no_event;              /* overflows whose tag names no event of the session */
     uint32_t timer_armed;           /* the platform gave this CPU a sampling timer */
     struct pmu_cpu_state pmu;
+    /* Multiplexing: the group whose turn it is, since when (TSC), each group's time and the
+     * counts its events had when its last turn ended (saved[] by event, valid for the
+     * groups in `turned`). `switching` keeps a PMI out while a switch reprograms the PMU. */
+    uint32_t group;
+    uint32_t turned;
+    uint64_t group_since;
+    uint64_t running[SAMPLER_MAX_GROUPS];
+    uint64_t saved[SAMPLER_MAX_EVENTS];
+    uint32_t switches;
+    uint32_t trigger_left;
+    uint32_t switch_due;
+    uint32_t late_pmi; /* a switch took overflows whose PMI may still arrive */
+    volatile uint32_t switching;
 };
 
 static struct sampler_cpu cpus[ACA_MAX_CPUS];
@@ -35,6 +49,8 @@ static struct sampler_config config;
 static uint32_t num_cpus;
 static volatile int running;
 static sampler_trace_pmi_fn trace_pmi;
+
+static void switch_tick(const struct aca_frame *frame);
 
 /* Return addresses of the interrupted code's callers, innermost first, found by following
  * saved frame pointers (the image is built with -fno-omit-frame-pointer). Reads only
@@ -151,6 +167,8 @@ void aca_sample_tick(const struct aca_frame *frame)
         iprobe(frame);
     else if (config.source == SAMPLER_SOURCE_TIMER)
         record_sample(frame, frame->ip, &config.events[0]);
+    else if (config.num_groups > 1 && config.switch_tsc)
+        switch_tick(frame);
 }
 
 void sampler_selftest_begin(void)
@@ -175,13 +193,20 @@ uint32_t sampler_selftest_end(struct sampler_selftest_counts *out, uint32_t max)
     return n;
 }
 
+static void switch_on_this_cpu(struct sampler_cpu *c, const struct aca_frame *frame);
+
 static void on_overflow(void *ctx, const struct pmu_overflow *ov)
 {
     const struct aca_frame *frame = ctx;
     uint32_t ip = ov->pebs ? (uint32_t)ov->pebs->ip : frame->ip;
-    if (ov->tag < config.num_events)
-        record_sample(frame, ip, &config.events[ov->tag]);
-    else
+    if (ov->tag < config.num_events) {
+        const struct sampler_event *ev = &config.events[ov->tag];
+        record_sample(frame, ip, ev);
+        struct sampler_cpu *c = &cpus[aca_plat_cpu_index()];
+        if (config.switch_overflows && ev->event_index == config.switch_event && c->trigger_left &&
+            --c->trigger_left == 0)
+            c->switch_due = 1;
+    } else
         cpus[aca_plat_cpu_index()].no_event++; /* counted, as every sample the PMU took */
 }
 
@@ -195,11 +220,26 @@ static int on_pmi(const struct aca_frame *frame)
     struct pmu_cpu_state *pmu = cpu < num_cpus ? &cpus[cpu].pmu : 0;
     if (!pmu)
         return 0;
+    if (cpus[cpu].switching) {
+        /* A switch on this CPU was interrupted: it takes the pending overflows itself. */
+        pmi_lvt_unmask();
+        if (!config.use_nmi)
+            aca_plat_eoi();
+        return 1;
+    }
     if (!pmu_caps.pmi_ack_late)
         pmi_lvt_unmask();
     /* The trace unit first: its status bit is not the PMU's to clear. */
     unsigned handled = trace_pmi ? (unsigned)trace_pmi() : 0;
     handled += pmu_handle_overflow(pmu, on_overflow, (void *)frame);
+    /* The PMI of overflows a switch already took finds nothing: still ours. */
+    if (!handled && cpus[cpu].late_pmi) {
+        pmu->unclaimed--;
+        handled = 1;
+    }
+    cpus[cpu].late_pmi = 0;
+    if (cpus[cpu].switch_due)
+        switch_on_this_cpu(&cpus[cpu], frame);
     if (pmu_caps.pmi_ack_late)
         pmi_lvt_unmask();
     if (!config.use_nmi)
@@ -230,32 +270,60 @@ const struct pmu_caps *sampler_pmu_caps(void)
     return pmu_usable ? &pmu_caps : 0;
 }
 
-static int program_pmu_on_this_cpu(struct sampler_cpu *c)
+static int uses_pebs(const struct sampler_event *ev)
+{
+    return ev->precise && pmu_caps.pebs.usable;
+}
+
+/* Programs the events of this CPU's current group (paused), with the counts they had when
+ * the group's last turn ended. */
+static int program_group(struct sampler_cpu *c)
 {
     struct pmu_plan plan;
     pmu_zero(&plan, sizeof(plan)); /* in the start IPI: no libc */
-    int precise = 0;
-    _Static_assert(SAMPLER_MAX_EVENTS <= sizeof(plan.counters) / sizeof(plan.counters[0]),
-                   "every sampler event needs a counter slot in the PMU plan");
+    _Static_assert(PMU_MAX_COUNTERS <= sizeof(plan.counters) / sizeof(plan.counters[0]),
+                   "every event of a group needs a counter slot in the PMU plan");
     for (uint32_t i = 0; i < config.num_events; i++) {
         const struct sampler_event *ev = &config.events[i];
+        if (ev->group != c->group)
+            continue;
+        if (plan.num_counters >= PMU_MAX_COUNTERS)
+            return PMU_ERR_INVALID;
         struct pmu_counter_plan *p = &plan.counters[plan.num_counters++];
         p->kind = ev->fixed ? PMU_COUNTER_FIXED : PMU_COUNTER_GP;
         p->index = (uint8_t)ev->counter;
         p->tag = i;
         p->control = ev->control;
         p->sample_after = ev->sample_after;
-        if (ev->precise && pmu_caps.pebs.usable) {
+        if (uses_pebs(ev))
             p->flags |= PMU_COUNTER_PEBS;
-            precise = 1;
-        }
     }
-    plan.num_extra = config.num_extra;
-    for (uint32_t i = 0; i < config.num_extra && i < PMU_MAX_EXTRA; i++) {
-        plan.extra[i].msr = config.extra[i].msr;
-        plan.extra[i].value = config.extra[i].value;
+    for (uint32_t i = 0; i < config.num_extra && i < SAMPLER_MAX_EXTRA; i++) {
+        if (config.extra_group[i] != c->group)
+            continue;
+        if (plan.num_extra >= PMU_MAX_EXTRA)
+            return PMU_ERR_INVALID;
+        plan.extra[plan.num_extra].msr = config.extra[i].msr;
+        plan.extra[plan.num_extra++].value = config.extra[i].value;
     }
     plan.freeze_on_pmi = 1;
+    int err = pmu_program_cpu(&c->pmu, &plan);
+    if (err || !(c->turned & (1u << c->group)))
+        return err;
+    for (uint32_t i = 0; i < config.num_events; i++) {
+        const struct sampler_event *ev = &config.events[i];
+        if (ev->group == c->group)
+            pmu_write_counter(&c->pmu, ev->fixed ? PMU_FIXED_ID(ev->counter) : ev->counter,
+                              c->saved[i]);
+    }
+    return 0;
+}
+
+static int program_pmu_on_this_cpu(struct sampler_cpu *c)
+{
+    int precise = 0;
+    for (uint32_t i = 0; i < config.num_events; i++)
+        precise |= uses_pebs(&config.events[i]);
     pmu_cpu_init(&c->pmu, &pmu_caps);
     if (precise) {
         int err =
@@ -263,7 +331,74 @@ static int program_pmu_on_this_cpu(struct sampler_cpu *c)
         if (err)
             return err;
     }
-    return pmu_program_cpu(&c->pmu, &plan);
+    c->group = 0;
+    c->turned = 0;
+    c->switches = 0;
+    c->trigger_left = config.switch_overflows;
+    for (uint32_t g = 0; g < SAMPLER_MAX_GROUPS; g++)
+        c->running[g] = 0;
+    return program_group(c);
+}
+
+/* The group counting on this CPU ran until now. */
+static void account_turn(struct sampler_cpu *c, uint64_t now)
+{
+    c->running[c->group] += now - c->group_since;
+    c->group_since = now;
+}
+
+/* A frame for samples a switch takes outside any interrupted code (SWITCH_GROUP's call):
+ * their IP is unknown, 0. */
+static const struct aca_frame no_frame;
+
+/* Ends the turn of this CPU's group and starts the next group's. Interrupt context on this
+ * CPU (the sampling timer, the PMI, or SWITCH_GROUP's call on every CPU), `frame` what it
+ * interrupted or NULL. */
+static void switch_on_this_cpu(struct sampler_cpu *c, const struct aca_frame *frame)
+{
+    c->switching = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    int was_running = c->pmu.running;
+    pmu_pause_cpu(&c->pmu);
+    /* What the outgoing group had pending are its samples: taken now, counters reloaded. */
+    if (msr_read(MSR_IA32_PERF_GLOBAL_STATUS) & ~GLOBAL_STATUS_TRACE_TOPA) {
+        pmu_handle_overflow(&c->pmu, on_overflow, (void *)(frame ? frame : &no_frame));
+        c->late_pmi = 1;
+    }
+    for (uint32_t i = 0; i < config.num_events; i++) {
+        const struct sampler_event *ev = &config.events[i];
+        if (ev->group == c->group)
+            c->saved[i] =
+                pmu_read_counter(&c->pmu, ev->fixed ? PMU_FIXED_ID(ev->counter) : ev->counter);
+    }
+    c->turned |= 1u << c->group;
+    if (c->active)
+        account_turn(c, rdtsc());
+    c->group = (c->group + 1) % config.num_groups;
+    c->switches++;
+    c->switch_due = 0;
+    c->trigger_left = config.switch_overflows;
+    int err = program_group(c);
+    if (err)
+        c->program_error = err; /* counting stays off on this CPU */
+    else if (was_running)
+        pmu_start_cpu(&c->pmu);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    c->switching = 0;
+}
+
+/* The sampling timer of a multiplexed collection: when the platform gives acart a timer it
+ * fires once per turn; a port's own faster tick ends a turn once it lasted switch_tsc. */
+static void switch_tick(const struct aca_frame *frame)
+{
+    uint32_t cpu = aca_plat_cpu_index();
+    if (cpu >= num_cpus)
+        return;
+    struct sampler_cpu *c = &cpus[cpu];
+    if (!c->active || c->program_error)
+        return;
+    if (c->timer_armed || rdtsc() - c->group_since >= config.switch_tsc)
+        switch_on_this_cpu(c, frame);
 }
 
 static void start_on_this_cpu(void *arg)
@@ -287,6 +422,16 @@ static void start_on_this_cpu(void *arg)
     c->program_error = program_pmu_on_this_cpu(c);
     if (c->program_error)
         return;
+    if (config.num_groups > 1 && config.switch_tsc) {
+        int err = aca_plat_timer_arm(config.switch_tsc);
+        /* No timer for acart: the port's own tick calls aca_sample_tick(). */
+        c->timer_armed = err == 0;
+        if (err && err != ACA_ERR_UNSUPPORTED) {
+            c->program_error = err;
+            return;
+        }
+    }
+    c->group_since = rdtsc();
     c->active = 1;
     pmi_lvt_route(config.use_nmi, config.vector);
     pmu_start_cpu(&c->pmu);
@@ -305,8 +450,14 @@ static void stop_on_this_cpu(void *arg)
         if (trace_pmi)
             pmi_lvt_mask();
     } else {
-        pmu_stop_cpu(&cpus[cpu].pmu);
+        struct sampler_cpu *c = &cpus[cpu];
+        if (c->timer_armed)
+            aca_plat_timer_disarm();
+        c->timer_armed = 0;
+        pmu_stop_cpu(&c->pmu);
         pmi_lvt_mask();
+        if (c->active)
+            account_turn(c, rdtsc());
     }
     cpus[cpu].active = 0;
 }
@@ -319,16 +470,21 @@ static void set_active_on_this_cpu(void *arg)
     int on = (int)(uintptr_t)arg;
     /* As at start and stop: recording is on before counting resumes and goes off only once
      * counting has paused, so a PMI in between still records its sample. */
+    struct sampler_cpu *c = &cpus[cpu];
+    if (on && !c->active)
+        c->group_since = rdtsc();
     if (on)
-        cpus[cpu].active = 1;
+        c->active = 1;
     if (config.source == SAMPLER_SOURCE_PMU) {
         if (on)
-            pmu_start_cpu(&cpus[cpu].pmu);
+            pmu_start_cpu(&c->pmu);
         else
-            pmu_pause_cpu(&cpus[cpu].pmu);
+            pmu_pause_cpu(&c->pmu);
     }
-    if (!on)
-        cpus[cpu].active = 0;
+    if (!on && c->active) {
+        account_turn(c, rdtsc());
+        c->active = 0;
+    }
 }
 
 int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
@@ -346,9 +502,25 @@ int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
         return ACA_ERR_INVALID;
     if (cfg->source == SAMPLER_SOURCE_PMU && !pmu_usable)
         return ACA_ERR_NO_PMU;
-    /* One counter per event: a plan holds at most PMU_MAX_COUNTERS. */
-    if (cfg->source == SAMPLER_SOURCE_PMU && cfg->num_events > PMU_MAX_COUNTERS)
+    /* One counter per event: a group holds at most PMU_MAX_COUNTERS; several groups take
+     * turns only on the PMU. */
+    uint32_t groups = cfg->num_groups ? cfg->num_groups : 1;
+    if (groups > SAMPLER_MAX_GROUPS || cfg->num_extra > SAMPLER_MAX_EXTRA ||
+        (groups > 1 && cfg->source != SAMPLER_SOURCE_PMU))
         return ACA_ERR_INVALID;
+    for (uint32_t g = 0; g < groups; g++) {
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < cfg->num_events; i++)
+            n += cfg->events[i].group == g;
+        if (n == 0 || n > PMU_MAX_COUNTERS)
+            return ACA_ERR_INVALID;
+    }
+    for (uint32_t i = 0; i < cfg->num_events; i++)
+        if (cfg->events[i].group >= groups)
+            return ACA_ERR_INVALID;
+    for (uint32_t i = 0; i < cfg->num_extra; i++)
+        if (cfg->extra_group[i] >= groups)
+            return ACA_ERR_INVALID;
     for (uint32_t i = 0; i < cfg->num_events; i++)
         if (cfg->events[i].sample_after < SAMPLER_MIN_SAMPLE_AFTER)
             return ACA_ERR_INVALID;
@@ -365,6 +537,7 @@ int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
         cpus[i].active = 0;
     }
     config = *cfg;
+    config.num_groups = groups;
     num_cpus = ncpus;
     int err = ACA_OK;
     if (wants_pmi() && cfg->use_nmi && !nmi_installed) {
@@ -406,6 +579,33 @@ void sampler_resume(void)
 {
     if (running)
         aca_plat_call_on_all_cpus(set_active_on_this_cpu, (void *)1);
+}
+
+static void switch_call(void *arg)
+{
+    (void)arg;
+    uint32_t cpu = aca_plat_cpu_index();
+    if (cpu < num_cpus && !cpus[cpu].program_error)
+        switch_on_this_cpu(&cpus[cpu], 0);
+}
+
+void sampler_switch_group(void)
+{
+    if (running && config.num_groups > 1)
+        aca_plat_call_on_all_cpus(switch_call, 0);
+}
+
+void sampler_group_times(uint32_t cpu, struct sampler_group_times *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (cpu >= num_cpus)
+        return;
+    const struct sampler_cpu *c = &cpus[cpu];
+    for (uint32_t g = 0; g < config.num_groups && g < SAMPLER_MAX_GROUPS; g++) {
+        out->running[g] = c->running[g];
+        out->enabled += c->running[g];
+    }
+    out->switches = c->switches;
 }
 
 void sampler_stop(void)

@@ -16,7 +16,12 @@
 
 #include <stdint.h>
 
-#define SAMPLER_MAX_EVENTS PMU_MAX_COUNTERS /* one counter each */
+/* Event groups (multiplexing): each group gets the counters in its turn. One counter per
+ * event inside a group; all groups together hold at most SAMPLER_MAX_EVENTS events. */
+#define SAMPLER_MAX_GROUPS 8
+#define SAMPLER_MAX_EVENTS 32
+#define SAMPLER_MAX_EXTRA  (PMU_MAX_EXTRA * SAMPLER_MAX_GROUPS)
+_Static_assert(SAMPLER_MAX_EVENTS >= PMU_MAX_COUNTERS, "one group may use every counter");
 
 /* Limits on how often one CPU may be interrupted: a PMU counter overflowing every few
  * events, or a timer faster than the board can serve, is an interrupt storm. VTune's own
@@ -35,6 +40,7 @@ struct sampler_event {
     uint32_t counter;
     uint64_t control; /* PERFEVTSEL value (general) or 4-bit FIXED_CTR_CTRL field */
     int precise;      /* sample through PEBS (the exact IP of the event) */
+    uint32_t group;   /* the event group whose turn it counts in */
 };
 
 struct sampler_config {
@@ -44,7 +50,17 @@ struct sampler_config {
     uint32_t num_events;
     struct sampler_event events[SAMPLER_MAX_EVENTS];
     uint32_t num_extra; /* MSRs the events need besides their selects (offcore response...) */
-    struct pmu_extra_msr extra[PMU_MAX_EXTRA];
+    struct pmu_extra_msr extra[SAMPLER_MAX_EXTRA];
+    uint8_t extra_group[SAMPLER_MAX_EXTRA]; /* the group each extra MSR belongs to */
+    /* Multiplexing (PMU source, num_groups > 1): the groups take turns on every CPU, each
+     * turn ending after switch_tsc TSC ticks (the host's switch interval; the platform's
+     * sampling timer on each CPU), after switch_overflows overflows of the event whose
+     * event_index is switch_event (the reference's event-based mode), or on
+     * sampler_switch_group(). A group's counts carry over from one turn to its next. */
+    uint32_t num_groups; /* 0 or 1: one group, no turns */
+    uint64_t switch_tsc;
+    uint32_t switch_overflows;
+    uint32_t switch_event;
     uint32_t record_size; /* bytes per sample record (48 for SampleRecordPC) */
     /* Call stacks (acart's reading of the descriptor's callstack area): callstack_depth
      * u64 return addresses at callstack_offset of each record, innermost caller first,
@@ -88,6 +104,19 @@ void sampler_pause(void);
 void sampler_resume(void);
 void sampler_stop(void);  /* on every CPU; afterwards no interrupt touches a ring */
 void sampler_reset(void); /* forget the session: rings emptied, counts zeroed */
+
+/* The next group on every CPU (SWITCH_GROUP). Net context, while running or paused. */
+void sampler_switch_group(void);
+
+/* How long each group counted on a CPU, in TSC ticks: running[g] for g < num_groups, and
+ * their sum, the time the CPU was enabled (a group counts whenever the CPU does). Turns
+ * the CPU took, counted at every switch. */
+struct sampler_group_times {
+    uint64_t enabled;
+    uint64_t running[SAMPLER_MAX_GROUPS];
+    uint32_t switches;
+};
+void sampler_group_times(uint32_t cpu, struct sampler_group_times *out);
 
 int sampler_is_running(void);
 uint32_t sampler_num_cpus(void);

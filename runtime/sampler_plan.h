@@ -8,7 +8,13 @@
 
 /* Replaces cfg's events with one per planned counter (at most SAMPLER_MAX_EVENTS), in plan
  * order: the event index and descriptor samples carry, the sample-after value, the
- * counter and its control, PEBS when the entry is precise. */
+ * counter and its control, PEBS when the entry is precise. One group. */
 void sampler_events_from_plan(const struct ecb_plan *plan, struct sampler_config *cfg);
+
+/* Appends the plan of event group `group` to cfg's events and extra MSRs, as above.
+ * Returns 0, or -1 (cfg unchanged) when they do not fit SAMPLER_MAX_EVENTS or
+ * SAMPLER_MAX_EXTRA. */
+int sampler_group_from_plan(const struct ecb_plan *plan, uint32_t group,
+                            struct sampler_config *cfg);
 
 #endif

@@ -35,7 +35,8 @@
 
 static const char usage[] =
     "usage: acart collect --target HOST[:PORT] --duration S -o DIR\n"
-    "                     [--event NAME[:sa=N][:precise][,NAME...]]... [--metrics tma1]\n"
+    "                     [--event NAME[:sa=N][:precise][,NAME...]]... [--mux MS]\n"
+    "                     [--metrics tma1]\n"
     "                     [--callstack[=DEPTH]] [--transfer delayed|immediate] [--timeout S]\n"
     "                     [--pt [--pt-snapshot] [--pt-filter SYMBOL|MODULE|START-END]...\n"
     "                      [--pt-cyc] [--pt-no-tsc] [--pt-no-mtc] [--pt-cpl os|user|all]\n"
@@ -57,6 +58,10 @@ static const char usage[] =
     "                        with a PMU, any event of Intel's perfmon tables for the\n"
     "                        target's CPU model (N defaults to perfmon's); :precise\n"
     "                        samples a PEBS-capable event with PEBS\n"
+    "  --mux MS              more events than counters: pack them in order into groups\n"
+    "                        (up to 8, 32 events in all) that take turns on the counters\n"
+    "                        of every CPU, MS milliseconds each; report scales each\n"
+    "                        group's counts by the time it counted (needs a PMU)\n"
     "  --metrics tma1        sample the events of top-down level 1 (Skylake-class CPUs):\n"
     "                        acart report --metrics shows them; not with --event\n"
     "  --callstack[=DEPTH]   ask the target for each sample's call stack: up to DEPTH\n"
@@ -86,8 +91,6 @@ static const char usage[] =
 #define CONNECT_WINDOW_S  10.0
 #define DEFAULT_TIMEOUT_S 30.0
 #define MAX_SECONDS       (7.0 * 24 * 3600)
-/* One descriptor, which every record follows (collect_layout.h). */
-#define NUM_DESCRIPTORS 1
 /* What SEP tells INIT_PMU: room for 7 counters of 8 bytes per CPU. */
 #define INIT_PMU_COUNTERS_PER_CPU 7
 _Static_assert(COLLECT_CALLSTACK_MAX_DEPTH <= SESSION_MAX_CALLSTACK_DEPTH,
@@ -102,12 +105,13 @@ struct options {
     const char *target, *output;
     double duration_s, timeout_s;
     int transfer; /* -1: whichever the target runs, else enum session_transfer */
-    struct collect_event_spec specs[COLLECT_ECB_MAX_EVENTS]; /* as given */
+    struct collect_event_spec specs[COLLECT_MAX_EVENTS]; /* as given */
     size_t num_specs;
     struct collect_events resolved; /* for the target's CPU (resolve_events) */
     const char *metrics;            /* --metrics: a metric set whose events to sample */
-    struct collect_event events[COLLECT_ECB_MAX_EVENTS];
+    struct collect_event events[COLLECT_MAX_EVENTS];
     size_t num_events;
+    uint32_t mux_ms;          /* --mux: each group's turn; 0: one group */
     uint32_t callstack_depth; /* return addresses per sample; 0: no call stacks */
     struct collect_pt_options pt;
 };
@@ -129,7 +133,8 @@ struct collection {
     struct sep_sample_drop_info drops; /* GET_SAMPLE_DROP_INFO */
     struct acart_drop_reasons reasons; /* ACART_OP_GET_DROP_REASONS, if the target has it */
     int have_reasons;
-    struct collect_pt pt; /* --pt */
+    struct acart_group_times group_times; /* ACART_OP_GET_GROUP_TIMES, with --mux */
+    struct collect_pt pt;                 /* --pt */
 };
 
 static volatile sig_atomic_t interrupted;
@@ -157,7 +162,7 @@ static int parse_seconds(const char *s, double min_exclusive, double *out)
 static int parse_event(struct options *o, const char *arg)
 {
     char err[256];
-    if (collect_events_parse(arg, o->specs, &o->num_specs, COLLECT_ECB_MAX_EVENTS, err, sizeof err))
+    if (collect_events_parse(arg, o->specs, &o->num_specs, COLLECT_MAX_EVENTS, err, sizeof err))
         return cli_usage_error("collect", usage, "%s", err);
     return 0;
 }
@@ -171,6 +176,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"output", required_argument, NULL, 'o'},
         {"event", required_argument, NULL, 'e'},
         {"metrics", required_argument, NULL, 'm'},
+        {"mux", required_argument, NULL, 'u'},
         {"transfer", required_argument, NULL, 'x'},
         {"timeout", required_argument, NULL, 'T'},
         {"callstack", optional_argument, NULL, 'c'},
@@ -221,6 +227,16 @@ static int parse_options(int argc, char **argv, struct options *o)
         case 'm':
             o->metrics = optarg;
             break;
+        case 'u': {
+            uint64_t ms;
+            if (cli_parse_uint(optarg, 60000, &ms) != 0 || ms == 0)
+                return cli_usage_error("collect", usage,
+                                       "--mux %s: expected each group's turn in milliseconds, 1 "
+                                       "to 60000",
+                                       optarg);
+            o->mux_ms = (uint32_t)ms;
+            break;
+        }
         case 'x':
             if (strcmp(optarg, "delayed") == 0)
                 o->transfer = SESSION_TRANSFER_DELAYED;
@@ -418,8 +434,15 @@ static int resolve_events(struct collection *c, struct diag *d)
     int rc = c->opt.metrics
                  ? collect_events_metrics(c->opt.metrics, &cpu, c->opt.specs, &c->opt.num_specs, d)
                  : 0;
+    if (!rc && c->opt.mux_ms && !cpu.pmu)
+        rc = diag_fail(d, COLLECT_DIAG_TARGET,
+                       "--mux: the target has no usable PMU and samples on a timer (QEMU "
+                       "without a virtual PMU, most VMs): there are no counters to take turns on");
     if (!rc)
-        rc = collect_events_resolve(c->opt.specs, c->opt.num_specs, &cpu, &c->opt.resolved, d);
+        rc = c->opt.mux_ms ? collect_events_resolve_groups(c->opt.specs, c->opt.num_specs, &cpu,
+                                                           &c->opt.resolved, d)
+                           : collect_events_resolve(c->opt.specs, c->opt.num_specs, &cpu,
+                                                    &c->opt.resolved, d);
     if (rc)
         return rc;
     memcpy(c->opt.events, c->opt.resolved.events, sizeof c->opt.events);
@@ -479,13 +502,43 @@ static int configure_pt(struct collection *c, struct diag *d)
     return rc;
 }
 
+/* One EM_CONFIG_NEXT: group g's ECB. */
+static int send_group(struct collection *c, uint32_t g, struct diag *d)
+{
+    const struct collect_events *r = &c->opt.resolved;
+    size_t first = r->group_start[g], n = r->group_start[g + 1] - first;
+    static uint8_t ecb[COLLECT_ECB_SIZE];
+    int len =
+        collect_ecb_build_group(c->opt.events + first, n, g, (uint32_t)first, ecb, sizeof ecb);
+    if (len < 0)
+        return diag_fail(d, DIAG_USAGE, "%s", collect_ecb_strerror(len));
+    /* The reply, when the target sends one, says which register it refused. */
+    struct sep_ioctl_status verdict;
+    size_t got = 0;
+    memset(&verdict, 0, sizeof verdict);
+    int rc = link_request(&c->link, SEP_OP_EM_CONFIG_NEXT, ecb, (size_t)len, &verdict,
+                          sizeof verdict, 0, &got, d);
+    if (rc)
+        return rc;
+    if (got == sizeof verdict && verdict.drv_status != 0)
+        return diag_fail(d, COLLECT_DIAG_TARGET,
+                         "EM_CONFIG_NEXT: the target refused register 0x%" PRIx64
+                         ": status %" PRIu32 " (%s)",
+                         (uint64_t)verdict.reg_key1, verdict.drv_status,
+                         link_status_name((int32_t)verdict.drv_status));
+    return 0;
+}
+
 static int configure_events(struct collection *c, struct diag *d)
 {
+    /* One descriptor per group: a sample's descriptor_id is its group (collect_ecb.h). */
+    uint32_t groups = (uint32_t)c->opt.resolved.num_groups;
     struct sep_event_desc desc;
     collect_layout_descriptor(&c->layout, &desc);
-    int rc;
-    if ((rc = request_u32(c, SEP_OP_NUM_DESCRIPTOR, NUM_DESCRIPTORS, d)) ||
-        (rc = request(c, SEP_OP_DESC_NEXT, &desc, sizeof desc, NULL, 0, d)))
+    int rc = request_u32(c, SEP_OP_NUM_DESCRIPTOR, groups, d);
+    for (uint32_t g = 0; !rc && g < groups; g++)
+        rc = request(c, SEP_OP_DESC_NEXT, &desc, sizeof desc, NULL, 0, d);
+    if (rc)
         return rc;
 
     struct sep_dev_config *dev = malloc(sizeof *dev);
@@ -499,27 +552,16 @@ static int configure_events(struct collection *c, struct diag *d)
 
     struct sep_event_config ev;
     collect_layout_event_config(&c->layout, &ev);
+    if (groups > 1) {
+        ev.num_groups = groups;
+        ev.em_mode = SEP_EM_TIMER_BASED;
+        ev.em_factor = (int32_t)c->opt.mux_ms;
+    }
     if ((rc = request(c, SEP_OP_EM_GROUPS, &ev, sizeof ev, NULL, 0, d)))
         return rc;
-
-    static uint8_t ecb[COLLECT_ECB_SIZE];
-    int len = collect_ecb_build(c->opt.events, c->opt.num_events, ecb, sizeof ecb);
-    if (len < 0)
-        return diag_fail(d, DIAG_USAGE, "%s", collect_ecb_strerror(len));
-    /* The reply, when the target sends one, says which register it refused. */
-    struct sep_ioctl_status verdict;
-    size_t got = 0;
-    memset(&verdict, 0, sizeof verdict);
-    if ((rc = link_request(&c->link, SEP_OP_EM_CONFIG_NEXT, ecb, (size_t)len, &verdict,
-                           sizeof verdict, 0, &got, d)))
-        return rc;
-    if (got == sizeof verdict && verdict.drv_status != 0)
-        return diag_fail(d, COLLECT_DIAG_TARGET,
-                         "EM_CONFIG_NEXT: the target refused register 0x%" PRIx64
-                         ": status %" PRIu32 " (%s)",
-                         (uint64_t)verdict.reg_key1, verdict.drv_status,
-                         link_status_name((int32_t)verdict.drv_status));
-    return request_u32(c, SEP_OP_SET_DEVICE_NUM_UNITS, 1, d);
+    for (uint32_t g = 0; !rc && g < groups; g++)
+        rc = send_group(c, g, d);
+    return rc ? rc : request_u32(c, SEP_OP_SET_DEVICE_NUM_UNITS, 1, d);
 }
 
 static int read_tasks(struct collection *c, struct diag *d)
@@ -728,9 +770,12 @@ static int drain(struct collection *c, struct status_line *sl, struct diag *d)
 static int run(struct collection *c, struct diag *d)
 {
     struct status_line sl = {isatty(STDERR_FILENO), 0};
-    uint32_t sizes[NUM_DESCRIPTORS] = {c->layout.sample_size};
+    uint32_t sizes[COLLECT_MAX_GROUPS];
+    uint32_t groups = (uint32_t)c->opt.resolved.num_groups;
+    for (uint32_t g = 0; g < groups; g++)
+        sizes[g] = c->layout.sample_size;
     size_t n = c->num_cpus + SEP_NONCORE_DATA_CONNECTIONS + (c->opt.pt.enabled ? 1 : 0);
-    int rc = data_reader_init(&c->reader, c->data, n, c->opt.output, sizes, NUM_DESCRIPTORS,
+    int rc = data_reader_init(&c->reader, c->data, n, c->opt.output, sizes, groups,
                               (uint32_t)c->opt.num_events, d);
     free(c->data); /* the reader owns the connections now */
     c->data = NULL;
@@ -781,6 +826,26 @@ static int drop_reasons(struct collection *c, struct diag *d)
     return 0;
 }
 
+/* How long each group counted on each CPU: what report scales multiplexed counts by. */
+static int group_times(struct collection *c, struct diag *d)
+{
+    if (c->opt.resolved.num_groups < 2)
+        return 0;
+    size_t got = 0;
+    int rc = link_request(&c->link, ACART_OP_GET_GROUP_TIMES, NULL, 0, &c->group_times,
+                          sizeof c->group_times, offsetof(struct acart_group_times, cpu), &got, d);
+    if (rc)
+        return rc;
+    const struct acart_group_times *t = &c->group_times;
+    if (t->num_cpus != c->num_cpus || t->num_groups != c->opt.resolved.num_groups ||
+        got < offsetof(struct acart_group_times, cpu) + t->num_cpus * sizeof t->cpu[0])
+        return diag_fail(d, COLLECT_DIAG_TARGET,
+                         "GET_GROUP_TIMES: %zu bytes for %" PRIu32 " CPUs and %" PRIu32
+                         " groups, expected %" PRIu32 " CPUs and %zu groups",
+                         got, t->num_cpus, t->num_groups, c->num_cpus, c->opt.resolved.num_groups);
+    return 0;
+}
+
 static int results(struct collection *c, struct diag *d)
 {
     int64_t *skew = calloc(c->num_cpus, sizeof *skew);
@@ -790,7 +855,7 @@ static int results(struct collection *c, struct diag *d)
     if (!(rc = request(c, SEP_OP_GET_NUM_SAMPLES, NULL, 0, &c->num_samples, sizeof c->num_samples,
                        d)) &&
         !(rc = request(c, SEP_OP_GET_SAMPLE_DROP_INFO, NULL, 0, &c->drops, sizeof c->drops, d)) &&
-        !(rc = drop_reasons(c, d)) &&
+        !(rc = drop_reasons(c, d)) && !(rc = group_times(c, d)) &&
         !(rc = request(c, SEP_OP_TSC_SKEW_INFO, NULL, 0, skew, c->num_cpus * sizeof *skew, d)) &&
         !(rc = c->opt.pt.enabled ? collect_pt_results(&c->pt, &c->link, d) : 0))
         rc = request(c, SEP_OP_TERMINATE, NULL, 0, NULL, 0, d);
@@ -876,6 +941,7 @@ static int write_session(struct collection *c, struct diag *d)
     struct session s;
     struct session_descriptor desc = {0, c->layout.sample_size, c->layout.callstack_offset,
                                       c->layout.callstack_size};
+    size_t groups = c->opt.resolved.num_groups;
     char address[sizeof c->link.address + 24], started[32];
     int oom = 0;
 
@@ -899,8 +965,8 @@ static int write_session(struct collection *c, struct diag *d)
     s.transfer = c->transfer;
     s.started_utc = dup_field(started, sizeof started, &oom);
     s.duration_s = c->stopped - c->started;
-    s.descriptors = malloc(sizeof desc);
-    s.num_descriptors = 1;
+    s.descriptors = calloc(groups, sizeof desc);
+    s.num_descriptors = groups;
     s.events = calloc(c->opt.num_events, sizeof *s.events);
     s.num_events = c->opt.num_events;
     s.samples_total = c->num_samples;
@@ -932,9 +998,27 @@ static int write_session(struct collection *c, struct diag *d)
             s.samples_per_cpu[i] = c->reader.ch[i].scan.records;
         }
     }
-    if (!oom)
-        *s.descriptors = desc;
+    for (size_t g = 0; !oom && g < groups; g++) {
+        s.descriptors[g] = desc;
+        s.descriptors[g].id = (uint32_t)g;
+    }
+    if (groups > 1 && !oom) {
+        s.num_groups = (uint32_t)groups;
+        s.mux_ms = c->opt.mux_ms;
+        s.group_enabled = calloc(c->num_cpus, sizeof *s.group_enabled);
+        s.group_running = calloc((size_t)c->num_cpus * groups, sizeof *s.group_running);
+        if (!s.group_enabled || !s.group_running)
+            oom = 1;
+        for (uint32_t i = 0; !oom && i < c->num_cpus; i++) {
+            s.group_enabled[i] = c->group_times.cpu[i].enabled;
+            for (size_t g = 0; g < groups; g++)
+                s.group_running[i * groups + g] = c->group_times.cpu[i].running[g];
+        }
+    }
     for (size_t i = 0; !oom && i < s.num_events; i++) {
+        for (size_t g = 0; g < groups; g++)
+            if (i >= c->opt.resolved.group_start[g])
+                s.events[i].group = (uint32_t)g;
         s.events[i].index = (uint32_t)i;
         s.events[i].name = dup_field(c->opt.events[i].def->name, COLLECT_EVENT_NAME_MAX, &oom);
         s.events[i].sample_after = c->opt.events[i].sample_after;

@@ -209,6 +209,12 @@ static int general_control(const struct collect_event_def *ev, unsigned *extras_
 
 int collect_ecb_build(const struct collect_event *events, size_t n, uint8_t *out, size_t cap)
 {
+    return collect_ecb_build_group(events, n, 0, 0, out, cap);
+}
+
+int collect_ecb_build_group(const struct collect_event *events, size_t n, uint32_t group,
+                            uint32_t first_index, uint8_t *out, size_t cap)
+{
     _Static_assert(sizeof(struct sep_ecb_header) + NUM_SLOTS * sizeof(struct sep_event_reg) ==
                        COLLECT_ECB_SIZE,
                    "ECB size");
@@ -269,7 +275,8 @@ int collect_ecb_build(const struct collect_event *events, size_t n, uint8_t *out
                     SEP_EVREG_LBR_VALUE | SEP_EVREG_FIXED_REG);
         }
         c->max_bits = COLLECT_ECB_MAX_SAMPLE_AFTER;
-        c->event_id_index = (uint16_t)i;
+        c->event_id_index = (uint16_t)(first_index + i);
+        c->desc_id = (uint16_t)group;
     }
     /* Zeroed when the collection ends, like the event selects. */
     for (size_t x = 0; x < NUM_EXTRAS; x++)
@@ -291,7 +298,7 @@ int collect_ecb_build(const struct collect_event *events, size_t n, uint8_t *out
 
     h.version = SEP_ECB_VERSION;
     h.num_entries = NUM_RANGED_SLOTS;
-    h.group_id = 0;
+    h.group_id = group;
     h.num_events = (uint32_t)n;
     h.cccr_start = CCCR_START;
     h.cccr_pop = CCCR_POP;

@@ -83,4 +83,11 @@ struct collect_event {
  * size (COLLECT_ECB_SIZE) or a negative COLLECT_ECB_ERR_*. */
 int collect_ecb_build(const struct collect_event *events, size_t n, uint8_t *out, size_t cap);
 
+/* The same for event group `group` of a multiplexed collection: the ECB's group_id, each
+ * counter's event index first_index + i (samples name events across all groups), and its
+ * descriptor `group`, so every sample carries its group as its descriptor_id (one
+ * descriptor per group, as the reference's event-based counts do). */
+int collect_ecb_build_group(const struct collect_event *events, size_t n, uint32_t group,
+                            uint32_t first_index, uint8_t *out, size_t cap);
+
 #endif

@@ -306,15 +306,14 @@ int collect_events_metrics(const char *name, const struct collect_target_cpu *cp
     return 0;
 }
 
-int collect_events_resolve(const struct collect_event_spec *specs, size_t n,
-                           const struct collect_target_cpu *cpu, struct collect_events *out,
-                           struct diag *d)
+/* Each spec's definition and sample-after value into out (no counter check yet). */
+static int resolve_defs(const struct collect_event_spec *specs, size_t n,
+                        const struct collect_target_cpu *cpu, struct collect_events *out,
+                        struct diag *d)
 {
     const struct perfmon_model *m = NULL;
     memset(out, 0, sizeof *out);
     out->table = out->table_buf;
-    if (n > COLLECT_ECB_MAX_EVENTS)
-        return diag_fail(d, DIAG_USAGE, "at most %d events", COLLECT_ECB_MAX_EVENTS);
     for (size_t i = 0; i < n; i++) {
         const struct collect_event_spec *s = &specs[i];
         struct collect_event_def *def = &out->defs[i];
@@ -360,19 +359,85 @@ int collect_events_resolve(const struct collect_event_spec *specs, size_t n,
         out->events[i].sample_after = s->sample_after ? s->sample_after : def->default_sample_after;
     }
     out->num_events = n;
-    static uint8_t scratch[COLLECT_ECB_SIZE];
-    int err = collect_ecb_build(out->events, n, scratch, sizeof scratch);
+    out->num_groups = 1;
+    out->group_start[1] = n;
+    return 0;
+}
+
+/* Why events[first, first + n) do not make one group. */
+static int group_misfit(const struct collect_events *out, size_t first, size_t n, int err,
+                        struct diag *d)
+{
+    static struct collect_events part;
+    memset(&part, 0, sizeof part);
+    for (size_t i = 0; i < n; i++) {
+        part.defs[i] = out->defs[first + i];
+        part.events[i] = out->events[first + i];
+        part.events[i].def = &part.defs[i];
+    }
+    part.num_events = n;
     if (err == COLLECT_ECB_ERR_GP || err == COLLECT_ECB_ERR_EXTRA)
-        return explain_misfit(out, err, d);
+        return explain_misfit(&part, err, d);
+    const struct collect_event_def *defs = part.defs;
     for (size_t i = 0; err == COLLECT_ECB_ERR_SAME_COUNTER && i < n; i++)
         for (size_t j = 0; j < i; j++)
-            if (out->defs[i].fixed_counter != COLLECT_ECB_NO_FIXED &&
-                out->defs[i].fixed_counter == out->defs[j].fixed_counter)
+            if (defs[i].fixed_counter != COLLECT_ECB_NO_FIXED &&
+                defs[i].fixed_counter == defs[j].fixed_counter)
                 return diag_fail(d, DIAG_USAGE,
                                  "too many events for the counters: %s and %s both count only "
                                  "on fixed counter %u",
-                                 out->defs[j].name, out->defs[i].name, out->defs[i].fixed_counter);
-    if (err < 0)
-        return diag_fail(d, DIAG_USAGE, "%s", collect_ecb_strerror(err));
+                                 defs[j].name, defs[i].name, defs[i].fixed_counter);
+    return diag_fail(d, DIAG_USAGE, "%s", collect_ecb_strerror(err));
+}
+
+static int fits(const struct collect_events *out, size_t first, size_t n)
+{
+    static uint8_t scratch[COLLECT_ECB_SIZE];
+    return collect_ecb_build(out->events + first, n, scratch, sizeof scratch);
+}
+
+int collect_events_resolve(const struct collect_event_spec *specs, size_t n,
+                           const struct collect_target_cpu *cpu, struct collect_events *out,
+                           struct diag *d)
+{
+    if (n > COLLECT_ECB_MAX_EVENTS)
+        return diag_fail(d, DIAG_USAGE,
+                         "at most %d events, or up to %d taking turns on the counters with "
+                         "--mux MS",
+                         COLLECT_ECB_MAX_EVENTS, COLLECT_MAX_EVENTS);
+    int rc = resolve_defs(specs, n, cpu, out, d);
+    if (rc)
+        return rc;
+    int err = fits(out, 0, n);
+    return err < 0 ? group_misfit(out, 0, n, err, d) : 0;
+}
+
+int collect_events_resolve_groups(const struct collect_event_spec *specs, size_t n,
+                                  const struct collect_target_cpu *cpu, struct collect_events *out,
+                                  struct diag *d)
+{
+    if (n > COLLECT_MAX_EVENTS)
+        return diag_fail(d, DIAG_USAGE, "at most %d events in all groups", COLLECT_MAX_EVENTS);
+    int rc = resolve_defs(specs, n, cpu, out, d);
+    if (rc)
+        return rc;
+    size_t g = 0, first = 0;
+    while (first < n) {
+        size_t len = 1;
+        int err = fits(out, first, 1);
+        if (err < 0)
+            return group_misfit(out, first, 1, err, d);
+        while (first + len < n && len < COLLECT_ECB_MAX_EVENTS && fits(out, first, len + 1) >= 0)
+            len++;
+        if (g == COLLECT_MAX_GROUPS)
+            return diag_fail(d, DIAG_USAGE,
+                             "the events need more than %d groups: the target multiplexes at "
+                             "most %d",
+                             COLLECT_MAX_GROUPS, COLLECT_MAX_GROUPS);
+        out->group_start[g++] = first;
+        first += len;
+    }
+    out->num_groups = g;
+    out->group_start[g] = n;
     return 0;
 }

@@ -12,6 +12,10 @@
 #include "diag.h"
 
 #define COLLECT_EVENT_NAME_MAX 128
+/* Multiplexing (`collect --mux MS`): events in up to COLLECT_MAX_GROUPS groups that take
+ * turns on the counters, COLLECT_MAX_EVENTS in all (the target's limits, sampler.h). */
+#define COLLECT_MAX_GROUPS 8
+#define COLLECT_MAX_EVENTS 32
 
 /* One event as the user wrote it. */
 struct collect_event_spec {
@@ -40,10 +44,14 @@ int collect_events_metrics(const char *name, const struct collect_target_cpu *cp
 
 /* Resolved events: their definitions live here. */
 struct collect_events {
-    struct collect_event_def defs[COLLECT_ECB_MAX_EVENTS];
-    char names[COLLECT_ECB_MAX_EVENTS][COLLECT_EVENT_NAME_MAX];
-    struct collect_event events[COLLECT_ECB_MAX_EVENTS];
+    struct collect_event_def defs[COLLECT_MAX_EVENTS];
+    char names[COLLECT_MAX_EVENTS][COLLECT_EVENT_NAME_MAX];
+    struct collect_event events[COLLECT_MAX_EVENTS];
     size_t num_events;
+    /* Group g holds events [group_start[g], group_start[g + 1]); one group unless
+     * collect_events_resolve_groups made more. */
+    size_t num_groups;
+    size_t group_start[COLLECT_MAX_GROUPS + 1];
     const char *table; /* "perfmon SKL version 59" when a name came from perfmon, else "" */
     char table_buf[64];
 };
@@ -56,5 +64,13 @@ struct collect_events {
 int collect_events_resolve(const struct collect_event_spec *specs, size_t n,
                            const struct collect_target_cpu *cpu, struct collect_events *out,
                            struct diag *d);
+
+/* The same for a multiplexed collection: up to COLLECT_MAX_EVENTS events, packed in order
+ * into as few groups as the counters allow (a group ends before the first event that does
+ * not fit it), at most COLLECT_MAX_GROUPS. Errors as above, for an event that fits no
+ * group even alone, or for more groups than that. */
+int collect_events_resolve_groups(const struct collect_event_spec *specs, size_t n,
+                                  const struct collect_target_cpu *cpu, struct collect_events *out,
+                                  struct diag *d);
 
 #endif

@@ -309,6 +309,22 @@ static double percent(uint64_t n, uint64_t total)
     return 100.0 * (double)n / (double)total;
 }
 
+/* A multiplexed event's group: how long it counted against how long its CPUs did, and
+ * the count its samples stand for scaled by that (session_scaled_count). */
+static void print_scaling(const struct report *r, const struct session_event *ev, uint64_t total)
+{
+    const struct session *s = &r->p->session;
+    if (s->num_groups < 2)
+        return;
+    uint64_t running = 0, enabled = 0;
+    double estimate = session_scaled_count(s, ev, total, &running, &enabled);
+    double hz = s->tsc_hz ? (double)s->tsc_hz : 1.0;
+    printf("Multiplexed: group %" PRIu32 " of %" PRIu32 " counted %.3f s of %.3f s enabled "
+           "(all CPUs, %.1f%%): estimated count %.0f\n",
+           ev->group, s->num_groups, (double)running / hz, (double)enabled / hz,
+           enabled ? 100.0 * (double)running / (double)enabled : 0.0, estimate);
+}
+
 /* By caller: inclusive and self samples. Inclusive counts overlap (a sample counts for
  * every function on its stack), so the rows beyond --top are summed by self samples only. */
 static void print_caller_event(struct report *r, const struct session_event *ev, uint64_t top)
@@ -320,6 +336,7 @@ static void print_caller_event(struct report *r, const struct session_event *ev,
     char name[256];
     printf("\nEvent %s (index %" PRIu32 "), sample after %" PRIu64 ": %" PRIu64 " samples\n",
            text_term(name, sizeof name, ev->name), ev->index, ev->sample_after, total);
+    print_scaling(r, ev, total);
     if (!total)
         return;
     qsort_r(r->rows, r->num_rows, sizeof *r->rows, compare_counts, &e);
@@ -352,6 +369,7 @@ static void print_event(struct report *r, const struct session_event *ev, uint64
     char name[256];
     printf("\nEvent %s (index %" PRIu32 "), sample after %" PRIu64 ": %" PRIu64 " samples\n",
            text_term(name, sizeof name, ev->name), ev->index, ev->sample_after, total);
+    print_scaling(r, ev, total);
     if (!total)
         return;
     size_t e = ev->index;

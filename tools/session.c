@@ -212,7 +212,8 @@ static int read_events(struct reader *r, const cJSON *root, struct session *s)
         if ((rc = get_u32(r, e, "index", "events[].index", true, &ev->index)) ||
             (rc = get_string(r, e, "name", "events[].name", true, &ev->name)) ||
             (rc = get_uint(r, e, "sample_after", "events[].sample_after", UINT64_MAX, true,
-                           &ev->sample_after)))
+                           &ev->sample_after)) ||
+            (rc = get_u32(r, e, "group", "events[].group", false, &ev->group)))
             return rc;
         if (ev->index >= SESSION_MAX_EVENTS)
             return bad(r, "events[].index", "must be below 256");
@@ -595,6 +596,50 @@ static int check_started_utc(struct reader *r, const struct session *s)
     return 0;
 }
 
+/* "multiplexing": {"groups": G, "switch_ms": M, "enabled_tsc": [per CPU],
+ *                  "running_tsc": [[per group] per CPU]} */
+static int read_multiplexing(struct reader *r, const cJSON *root, struct session *s)
+{
+    const cJSON *obj, *arr, *e;
+    int rc;
+    if ((rc = get_object(r, root, "multiplexing", "multiplexing", false, &obj)) || !obj)
+        return rc;
+    if ((rc = get_u32(r, obj, "groups", "multiplexing.groups", true, &s->num_groups)) ||
+        (rc = get_u32(r, obj, "switch_ms", "multiplexing.switch_ms", true, &s->mux_ms)) ||
+        (rc = read_counts(r, obj, "enabled_tsc", "multiplexing.enabled_tsc", s->num_cpus,
+                          &s->group_enabled)) ||
+        (rc = get_array(r, obj, "running_tsc", "multiplexing.running_tsc", true, &arr)))
+        return rc;
+    if (s->num_groups < 2 || s->num_groups > SESSION_MAX_EVENTS)
+        return bad(r, "multiplexing.groups", "expected 2 to 256 groups");
+    if ((uint32_t)cJSON_GetArraySize(arr) != s->num_cpus)
+        return bad(r, "multiplexing.running_tsc", "expected one entry per CPU");
+    s->group_running =
+        alloc_array(r, (size_t)s->num_cpus * s->num_groups, sizeof *s->group_running, &rc);
+    if (!s->group_running)
+        return rc;
+    size_t cpu = 0;
+    cJSON_ArrayForEach(e, arr)
+    {
+        const cJSON *x;
+        size_t g = 0;
+        if (!cJSON_IsArray(e) || (uint32_t)cJSON_GetArraySize(e) != s->num_groups)
+            return bad(r, "multiplexing.running_tsc", "expected one time per group per CPU");
+        cJSON_ArrayForEach(x, e)
+        {
+            double v = cJSON_IsNumber(x) ? x->valuedouble : -1.0;
+            if (v < 0 || v != floor(v) || v > JSON_MAX_EXACT_INTEGER)
+                return bad(r, "multiplexing.running_tsc", "expected non-negative integers");
+            s->group_running[cpu * s->num_groups + g++] = (uint64_t)v;
+        }
+        cpu++;
+    }
+    for (size_t i = 0; i < s->num_events; i++)
+        if (s->events[i].group >= s->num_groups)
+            return bad(r, "events[].group", "must be below multiplexing.groups");
+    return 0;
+}
+
 static int read_root(struct reader *r, const cJSON *root, struct session *s)
 {
     const cJSON *v;
@@ -627,7 +672,7 @@ static int read_root(struct reader *r, const cJSON *root, struct session *s)
         (rc = check_started_utc(r, s)) || (rc = read_descriptors(r, root, s)) ||
         (rc = read_events(r, root, s)) || (rc = read_samples(r, root, s)) ||
         (rc = read_tasks(r, root, s)) || (rc = read_modules(r, root, s)) ||
-        (rc = read_pt(r, root, s)))
+        (rc = read_pt(r, root, s)) || (rc = read_multiplexing(r, root, s)))
         return rc;
     return 0;
 }
@@ -754,8 +799,27 @@ static bool build_lists(cJSON *root, const struct session *s)
         cJSON *e = cJSON_CreateObject();
         if (!e || !cJSON_AddItemToArray(events, e) || !add_number(e, "index", s->events[i].index) ||
             !add_string(e, "name", s->events[i].name) ||
-            !add_number(e, "sample_after", (double)s->events[i].sample_after))
+            !add_number(e, "sample_after", (double)s->events[i].sample_after) ||
+            (s->num_groups > 1 && !add_number(e, "group", s->events[i].group)))
             return false;
+    }
+    if (s->num_groups > 1) {
+        cJSON *mux = cJSON_AddObjectToObject(root, "multiplexing");
+        cJSON *running = mux ? cJSON_AddArrayToObject(mux, "running_tsc") : NULL;
+        if (!running || !add_number(mux, "groups", s->num_groups) ||
+            !add_number(mux, "switch_ms", s->mux_ms) ||
+            !add_counts(mux, "enabled_tsc", s->group_enabled, s->num_cpus))
+            return false;
+        for (uint32_t c = 0; c < s->num_cpus; c++) {
+            cJSON *per = cJSON_CreateArray();
+            if (!per || !cJSON_AddItemToArray(running, per))
+                return false;
+            for (uint32_t g = 0; g < s->num_groups; g++) {
+                cJSON *x = cJSON_CreateNumber((double)s->group_running[c * s->num_groups + g]);
+                if (!x || !cJSON_AddItemToArray(per, x))
+                    return false;
+            }
+        }
     }
     cJSON *samples = cJSON_AddObjectToObject(root, "samples");
     if (!samples || !add_number(samples, "total", (double)s->samples_total) ||
@@ -903,6 +967,8 @@ void session_free(struct session *s)
     free(s->dropped_per_cpu);
     for (int k = 0; k < SESSION_DROP_KINDS; k++)
         free(s->drop_reasons[k]);
+    free(s->group_enabled);
+    free(s->group_running);
     for (size_t i = 0; i < s->num_tasks; i++)
         free(s->tasks[i].name);
     free(s->tasks);
@@ -918,6 +984,24 @@ void session_free(struct session *s)
         free(s->pt);
     }
     memset(s, 0, sizeof *s);
+}
+
+double session_scaled_count(const struct session *s, const struct session_event *ev,
+                            uint64_t samples, uint64_t *running, uint64_t *enabled)
+{
+    double count = (double)samples * (double)ev->sample_after;
+    if (s->num_groups < 2 || !s->group_enabled || !s->group_running)
+        return count;
+    uint64_t run = 0, en = 0;
+    for (uint32_t c = 0; c < s->num_cpus; c++) {
+        run += s->group_running[c * s->num_groups + ev->group];
+        en += s->group_enabled[c];
+    }
+    if (running)
+        *running = run;
+    if (enabled)
+        *enabled = en;
+    return run ? count * (double)en / (double)run : count;
 }
 
 const struct session_event *session_event(const struct session *s, uint32_t index)

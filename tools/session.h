@@ -27,6 +27,7 @@ struct session_event {
     uint32_t index;        /* the eventIndex that samples carry */
     char *name;            /* e.g. "CPU_CLK_UNHALTED.REF_TSC" */
     uint64_t sample_after; /* events per sample */
+    uint32_t group;        /* its event group (multiplexed sessions; else 0) */
 };
 
 struct session_task {
@@ -147,7 +148,21 @@ struct session {
     struct session_module *modules; /* optional, used only without module.bin */
     size_t num_modules;
     struct session_pt *pt; /* optional: NULL for a collection without Intel PT */
+    /* Optional, multiplexed collections only (num_groups > 1): event groups took turns
+     * on the counters, mux_ms each; per CPU the TSC ticks it counted (group_enabled) and
+     * each group had the counters (group_running[cpu * num_groups + g]). */
+    uint32_t num_groups;
+    uint32_t mux_ms;
+    uint64_t *group_enabled;
+    uint64_t *group_running;
 };
+
+/* A multiplexed event's estimated count: samples x sample-after, scaled by the time its
+ * group's CPUs were enabled over the time the group counted. Without multiplexing, or
+ * when the group never counted, samples x sample-after. running and enabled (summed over
+ * the CPUs, TSC ticks) are set when the session is multiplexed. */
+double session_scaled_count(const struct session *s, const struct session_event *ev,
+                            uint64_t samples, uint64_t *running, uint64_t *enabled);
 
 /* Reads and validates path into s (zeroed first). On failure s holds nothing to free. */
 int session_read(const char *path, struct session *s, struct diag *d);

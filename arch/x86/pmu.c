@@ -609,6 +609,12 @@ int pmu_program_raw(struct pmu_cpu_state *cpu, const struct pmu_msr_write *write
 
 /* ---- Running ---- */
 
+void pmu_write_counter(const struct pmu_cpu_state *cpu, unsigned counter, uint64_t value)
+{
+    msr_write(pmu_counter_msr(cpu->caps, counter),
+              value & width_mask(counter_width(cpu->caps, counter)));
+}
+
 void pmu_start_cpu(struct pmu_cpu_state *cpu)
 {
     if (!cpu->caps)

@@ -273,6 +273,13 @@ int pmu_program_cpu(struct pmu_cpu_state *cpu, const struct pmu_plan *plan);
 int pmu_program_raw(struct pmu_cpu_state *cpu, const struct pmu_msr_write *writes,
                     uint32_t num_writes);
 
+/* Writes a counter (counter id, as in GLOBAL_CTRL) what pmu_read_counter() read: how a
+ * group's counts carry over from one multiplexing turn to its next. It goes through
+ * pmu_counter_msr(): without full-width writes it sign-extends bit 31, which keeps the
+ * value of a counter preloaded with -sample_after for any sample-after below 2^31. Call
+ * with counting paused. */
+void pmu_write_counter(const struct pmu_cpu_state *cpu, unsigned counter, uint64_t value);
+
 /* Enables what was programmed (IA32_PEBS_ENABLE, then IA32_PERF_GLOBAL_CTRL). */
 void pmu_start_cpu(struct pmu_cpu_state *cpu);
 

@@ -1211,6 +1211,32 @@ struct acart_drop_reasons {
 SEP_WIRE_ASSERT_OFFSET(struct acart_drop_reasons, cpu, 8);
 SEP_WIRE_ASSERT_SIZE(struct acart_drop_reasons, 8 + 32 * ACART_MAX_DROP_REASON_CPUS);
 
+/* acart extension: how long each event group counted on each CPU of a multiplexed
+ * collection, so the host can scale each group's counts by time enabled / time running.
+ * Not negotiated, like GET_DROP_REASONS: VTune never sends it, and a target without it
+ * answers 159. Times in TSC ticks, up to now (after STOP: the whole collection). The
+ * reply is as long as asked, at least 8 + 80 * num_cpus. */
+#define ACART_OP_GET_GROUP_TIMES 0x41430036u /* "AC" and 54, SWITCH_GROUP's number */
+#define ACART_MAX_EVENT_GROUPS   8
+
+struct acart_group_times_cpu {
+    sep_u64_t enabled;                         /* ticks the CPU counted: sum of running[] */
+    sep_u64_t running[ACART_MAX_EVENT_GROUPS]; /* ticks each group had the counters */
+    uint32_t cpu_id;
+    uint32_t switches; /* turns ended on this CPU */
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_group_times_cpu, 80);
+SEP_WIRE_ASSERT_OFFSET(struct acart_group_times_cpu, running, 8);
+SEP_WIRE_ASSERT_OFFSET(struct acart_group_times_cpu, cpu_id, 72);
+
+struct acart_group_times {
+    uint32_t num_cpus;
+    uint32_t num_groups; /* groups of the collection: running[] past them is 0 */
+    struct acart_group_times_cpu cpu[ACART_MAX_DROP_REASON_CPUS];
+};
+SEP_WIRE_ASSERT_OFFSET(struct acart_group_times, cpu, 8);
+SEP_WIRE_ASSERT_SIZE(struct acart_group_times, 8 + 80 * ACART_MAX_DROP_REASON_CPUS);
+
 /* acart extension: IPROBE sample files (runtime/include/ipr.h), named blobs in the board's
  * RAM, fetched by `acart fetch` (docs/sep-protocol.md 4.3). Negotiated: the file commands
  * answer SEP_STATUS_DRIVER_COMM_FAILED, like any unknown command, until the session has

@@ -329,7 +329,8 @@ static void run_cpus(void)
         return;
     for (uint32_t cpu = 0; cpu < agent.num_cpus && cpu < SHIM_CPUS; cpu++)
         for (int k = 0; k < 8; k++) {
-            struct sim_events ev = {4000000, 4000000, 4000000, 0};
+            struct sim_events ev = {
+                .instructions = 4000000, .cycles = 4000000, .ref_cycles = 4000000};
             shim_sim(cpu)->retire(&ev);
             struct trap_frame f;
             memset(&f, 0, sizeof f);

@@ -98,6 +98,11 @@ int shim_raise_pmi(uint32_t cpu, struct trap_frame *frame);
  * handler. */
 int shim_raise_nmi(uint32_t cpu, struct trap_frame *frame);
 
+/* The sampling timer of `cpu` as the runtime armed it: its period in TSC ticks, 0 while
+ * disarmed. shim_timer_tick() is its interrupt: aca_sample_tick() on `cpu` with `frame`. */
+uint64_t shim_timer_period(uint32_t cpu);
+void shim_timer_tick(uint32_t cpu, const struct trap_frame *frame);
+
 /* One-shot: right after the next write on `cpu` that turns counting on (a non-zero
  * IA32_PERF_GLOBAL_CTRL), the CPU retires `ev` and takes any PMI that raises at once, with
  * `frame`, as an NMI arriving in the instructions that follow the WRMSR would. */

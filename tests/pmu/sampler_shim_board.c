@@ -20,6 +20,7 @@ static unsigned task_calls_off_cpu;
 static unsigned in_interrupt[SHIM_CPUS]; /* interrupt depth per CPU */
 static aca_plat_handler_fn acart_nmi;    /* acart's share of the NMI */
 static aca_plat_handler_fn acart_vectors[256];
+static uint64_t timer_period[SHIM_CPUS];
 
 void shim_board_reset(void)
 {
@@ -27,6 +28,7 @@ void shim_board_reset(void)
     memset(handlers, 0, sizeof(handlers));
     memset(in_interrupt, 0, sizeof(in_interrupt));
     memset(acart_vectors, 0, sizeof(acart_vectors));
+    memset(timer_period, 0, sizeof(timer_period));
     acart_nmi = 0;
     for (uint32_t cpu = 0; cpu < SHIM_CPUS; cpu++) {
         routed[cpu] = LAPIC_LVT_MASKED; /* LVT entries are masked at reset */
@@ -139,14 +141,21 @@ uintptr_t aca_plat_apic_mmio_base(void)
 
 int aca_plat_timer_arm(uint64_t period_tsc)
 {
-    (void)period_tsc;
     lapics[shim_current_cpu()].timer_starts++;
+    timer_period[shim_current_cpu()] = period_tsc;
     return ACA_OK;
 }
 
 void aca_plat_timer_disarm(void)
 {
     lapics[shim_current_cpu()].timer_stops++;
+    timer_period[shim_current_cpu()] = 0;
+}
+
+uint64_t shim_timer_period(uint32_t cpu)
+{
+    shim_sim(cpu);
+    return timer_period[cpu];
 }
 
 uint64_t aca_plat_tsc_hz(void)
@@ -216,6 +225,19 @@ int shim_raise_pmi(uint32_t cpu, struct trap_frame *frame)
     vector = (l->lvt_pc & 0x700u) == LAPIC_LVT_NMI ? TRAP_VECTOR_NMI : (uint8_t)l->lvt_pc;
     l->lvt_pc |= LAPIC_LVT_MASKED; /* the CPU masks the entry as it delivers the PMI */
     return interrupt(cpu, vector, frame);
+}
+
+void shim_timer_tick(uint32_t cpu, const struct trap_frame *frame)
+{
+    uint32_t interrupted = shim_current_cpu();
+    struct aca_frame f;
+
+    frame_from_trap(&f, frame);
+    shim_set_current_cpu(cpu);
+    in_interrupt[cpu]++;
+    aca_sample_tick(&f);
+    in_interrupt[cpu]--;
+    shim_set_current_cpu(interrupted);
 }
 
 int shim_raise_nmi(uint32_t cpu, struct trap_frame *frame)

@@ -927,6 +927,18 @@ static uint64_t gp_increment(unsigned i, const struct sim_events *ev)
         return ev->instructions;
     case 0x00c4:
         return ev->branches;
+    case 0x00c5:
+        return ev->mispredicts;
+    case 0x81d0:
+        return ev->loads;
+    case 0x82d0:
+        return ev->stores;
+    case 0x4f2e:
+        return ev->llc_refs;
+    case 0x412e:
+        return ev->llc_misses;
+    case 0x010e:
+        return ev->uops;
     }
     return 0;
 }

@@ -16,7 +16,9 @@
  * and raises a PMI with GLOBAL_STATUS bit 62 once the index passes the threshold. Branches
  * the test feeds (sim_branch) are recorded in the LBR stack per the LBR format.
  *
- * Modelled GP events: 0x3C/0x00 core cycles, 0xC0/0x00 instructions, 0xC4/0x00 branches.
+ * Modelled GP events: 0x3C/0x00 core cycles, 0xC0/0x00 instructions, 0xC4/0x00 branches,
+ * 0xC5/0x00 mispredicted branches, 0xD0/0x81 loads, 0xD0/0x82 stores, 0x2E/0x4F and
+ * 0x2E/0x41 last-level cache references and misses, 0x0E/0x01 uops issued.
  * Fixed counters: 0 instructions, 1 core cycles, 2 reference cycles, 3 slots (4/cycle).
  * One batch passed to sim_retire is atomic: all counters see all of it.
  *
@@ -89,6 +91,7 @@ void sim_set_data_address(uint64_t addr); /* its memory operand, for PEBS record
 
 struct sim_events {
     uint64_t instructions, cycles, ref_cycles, branches;
+    uint64_t mispredicts, loads, stores, llc_refs, llc_misses, uops;
 };
 
 /* Retires one atomic batch of events. The TSC advances by ref_cycles. */

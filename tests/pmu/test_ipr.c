@@ -45,7 +45,8 @@ void aca_port_log(const char *line)
 
 static void retire(uint32_t cpu, uint64_t ins, uint64_t cycles, uint64_t branches)
 {
-    struct sim_events ev = {ins, cycles, cycles, branches};
+    struct sim_events ev = {
+        .instructions = ins, .cycles = cycles, .ref_cycles = cycles, .branches = branches};
     shim_sim(cpu)->retire(&ev);
 }
 

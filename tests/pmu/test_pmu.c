@@ -78,7 +78,10 @@ static void power_on(const struct sim_model *m)
 
 static void retire(uint64_t instructions, uint64_t cycles, uint64_t ref_cycles, uint64_t branches)
 {
-    struct sim_events ev = {instructions, cycles, ref_cycles, branches};
+    struct sim_events ev = {.instructions = instructions,
+                            .cycles = cycles,
+                            .ref_cycles = ref_cycles,
+                            .branches = branches};
 
     sim_retire(&ev);
 }

@@ -74,7 +74,8 @@ static void power_on(const struct sim_model *model)
 
 static void retire(uint32_t cpu, uint64_t instructions, uint64_t cycles, uint64_t ref_cycles)
 {
-    struct sim_events ev = {instructions, cycles, ref_cycles, 0};
+    struct sim_events ev = {
+        .instructions = instructions, .cycles = cycles, .ref_cycles = ref_cycles};
 
     shim_sim(cpu)->retire(&ev);
 }
@@ -542,7 +543,7 @@ static void test_pause_resume(void)
     CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_OK);
 
     /* A PMI in the instructions right after start enables counting is recorded. */
-    struct sim_events first = {0, 0, 1000, 0};
+    struct sim_events first = {.ref_cycles = 1000};
     struct trap_frame early = frame_at(0x403000);
     shim_after_enable(2, &first, &early);
     CHECK_EQ(sampler_start(), ACA_OK);
@@ -580,7 +581,7 @@ static void test_pause_resume(void)
     check_counts(0, 1, 0, 1, 0);
 
     /* A PMI in the instructions right after resume enables counting is recorded too. */
-    struct sim_events last = {0, 0, 1000, 0};
+    struct sim_events last = {.ref_cycles = 1000};
     struct trap_frame resumed = frame_at(0x403300);
     shim_after_enable(1, &last, &resumed);
     sampler_resume();
@@ -590,6 +591,148 @@ static void test_pause_resume(void)
 
     sampler_stop();
     sampler_reset();
+}
+
+/* ---- Multiplexing: three groups take turns on one counter ---- */
+
+#define EVSEL_BRANCHES (0xc4 | EVTSEL_OS | EVTSEL_USR | EVTSEL_INT | EVTSEL_EN)
+#define EVSEL_CYCLES   (0x3c | EVTSEL_OS | EVTSEL_USR | EVTSEL_INT | EVTSEL_EN)
+
+/* Group g samples one event on IA32_PMC0 every 1000 + 1000 * g of it, with event index
+ * 10 + g and descriptor g (the host's one descriptor per group). */
+static void config_three_groups(uint64_t switch_tsc)
+{
+    static const uint64_t selects[3] = {EVSEL_INST_RETIRED, EVSEL_BRANCHES, EVSEL_CYCLES};
+
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.source = SAMPLER_SOURCE_PMU;
+    cfg.use_nmi = 1;
+    cfg.num_events = 3;
+    cfg.num_groups = 3;
+    cfg.switch_tsc = switch_tsc;
+    for (uint32_t g = 0; g < 3; g++) {
+        cfg.events[g].event_index = 10 + g;
+        cfg.events[g].descriptor_id = g;
+        cfg.events[g].group = g;
+        cfg.events[g].counter = 0;
+        cfg.events[g].control = selects[g] & ~(EVTSEL_INT | EVTSEL_EN);
+        cfg.events[g].sample_after = 1000 + 1000 * g;
+    }
+    cfg.record_size = sizeof(struct sep_sample_pc);
+}
+
+static uint64_t pmc0(uint32_t cpu)
+{
+    return msr(cpu, MSR_IA32_PMC0);
+}
+
+static void test_multiplexing(void)
+{
+    struct sep_sample_pc rec[8];
+    struct sampler_group_times t;
+
+    power_on(&sim_skylake);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    config_three_groups(0);
+    setup_and_start(RING_BYTES);
+    CHECK_EQ(msr(0, MSR_IA32_PERFEVTSEL0), EVSEL_INST_RETIRED);
+    CHECK_EQ(shim_timer_period(0), 0); /* turns only on SWITCH_GROUP */
+
+    /* Group 0 counts 600 of its 1000, then its turn ends on every CPU. */
+    retire(0, 600, 600, 600);
+    sampler_switch_group();
+    for (uint32_t cpu = 0; cpu < SESSION_CPUS; cpu++) {
+        CHECK_EQ(msr(cpu, MSR_IA32_PERFEVTSEL0), EVSEL_BRANCHES);
+        CHECK_EQ(pmc0(cpu), (0 - 2000ull) & MASK48);
+        CHECK(msr(cpu, MSR_IA32_PERF_GLOBAL_CTRL) & 1);
+    }
+    /* Instructions do not count for group 1; its branches do. */
+    struct sim_events branches = {.instructions = 5000, .branches = 700};
+    shim_sim(0)->retire(&branches);
+    check_no_pmi(0);
+    CHECK_EQ(pmc0(0), (0 - 1300ull) & MASK48);
+    sampler_switch_group();
+    CHECK_EQ(msr(0, MSR_IA32_PERFEVTSEL0), EVSEL_CYCLES);
+    CHECK_EQ(pmc0(0), (0 - 3000ull) & MASK48);
+    sampler_switch_group();
+
+    /* Group 0 again: its count went on from 600 of 1000. */
+    CHECK_EQ(msr(0, MSR_IA32_PERFEVTSEL0), EVSEL_INST_RETIRED);
+    CHECK_EQ(pmc0(0), (0 - 400ull) & MASK48);
+    retire(0, 399, 0, 0);
+    check_no_pmi(0);
+    retire(0, 1, 0, 0);
+    deliver(0, 0x406000);
+    CHECK_EQ(records(0, rec, 8), 1);
+    struct trap_frame f = frame_at(0x406000);
+    check_record(&rec[0], 0, 0x406000, &f, 10, 0);
+
+    /* An overflow pending when a turn ends is the outgoing group's sample; SWITCH_GROUP
+     * interrupted no code, so its IP is 0. */
+    sampler_switch_group();
+    shim_sim(0)->retire(&branches);
+    retire(0, 0, 0, 0);
+    struct sim_events more = {.branches = 1300};
+    shim_sim(0)->retire(&more);
+    sampler_switch_group();
+    /* The switch took it; its PMI, still on its way, is claimed and records nothing. */
+    deliver(0, 0x406100);
+    CHECK_EQ(board_nmis, 0);
+    CHECK_EQ(records(0, rec, 8), 2);
+    CHECK_EQ(rec[1].iip, 0);
+    CHECK_EQ(rec[1].descriptor_id, 1);
+    CHECK_EQ(rec[1].bit_fields2 >> SEP_SAMPLE_EVENT_INDEX_SHIFT & 0xff, 11);
+    CHECK_EQ(msr(0, MSR_IA32_PERFEVTSEL0), EVSEL_CYCLES);
+
+    sampler_group_times(0, &t);
+    CHECK_EQ(t.switches, 5);
+    CHECK_EQ(t.enabled, t.running[0] + t.running[1] + t.running[2]);
+    CHECK(t.running[0] > 0 && t.running[1] > 0 && t.running[2] > 0);
+    check_exact(0);
+    sampler_stop();
+    for (uint32_t cpu = 0; cpu < SESSION_CPUS; cpu++)
+        check_idle(cpu);
+    sampler_reset();
+
+    /* Timer-based turns: each CPU's sampling timer at the switch interval ends a turn on
+     * that CPU only, sampling what the outgoing group had pending with the tick's frame. */
+    power_on(&sim_skylake);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    config_three_groups(2000000);
+    setup_and_start(RING_BYTES);
+    for (uint32_t cpu = 0; cpu < SESSION_CPUS; cpu++)
+        CHECK_EQ(shim_timer_period(cpu), 2000000);
+    CHECK_EQ(shim_timer_period(BEYOND), 0);
+    retire(1, 1000, 0, 0);
+    struct trap_frame tick = frame_at(0x407000);
+    shim_timer_tick(1, &tick);
+    deliver(1, 0x407100);
+    CHECK_EQ(board_nmis, 0);
+    CHECK_EQ(records(1, rec, 8), 1);
+    check_record(&rec[0], 1, 0x407000, &tick, 10, 0);
+    CHECK_EQ(msr(1, MSR_IA32_PERFEVTSEL0), EVSEL_BRANCHES);
+    CHECK_EQ(msr(0, MSR_IA32_PERFEVTSEL0), EVSEL_INST_RETIRED);
+    sampler_group_times(1, &t);
+    CHECK_EQ(t.switches, 1);
+    sampler_group_times(0, &t);
+    CHECK_EQ(t.switches, 0);
+    sampler_stop();
+    for (uint32_t cpu = 0; cpu < SESSION_CPUS; cpu++) {
+        CHECK_EQ(shim_timer_period(cpu), 0);
+        check_exact(cpu);
+    }
+    sampler_reset();
+
+    /* Groups that do not fit: an empty group, one past num_groups, on a timer source. */
+    config_three_groups(0);
+    cfg.events[2].group = 1;
+    CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_ERR_INVALID);
+    config_three_groups(0);
+    cfg.events[2].group = 3;
+    CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_ERR_INVALID);
+    config_three_groups(0);
+    cfg.source = SAMPLER_SOURCE_TIMER;
+    CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_ERR_INVALID);
 }
 
 /* ---- A full ring drops and counts ---- */
@@ -996,6 +1139,7 @@ int main(int argc, char **argv)
     RUN(test_two_counters_one_pmi);
     RUN(test_perfmon_events);
     RUN(test_pause_resume);
+    RUN(test_multiplexing);
     RUN(test_ring_full);
     RUN(test_vector_delivery);
     RUN(test_irq_attribution);

@@ -10,8 +10,15 @@
  * It is the only place where capture, the SEP extension, the host's files and the decoder
  * meet in one test (tests/pt/test_pt_capture.py); nothing here runs on a real board.
  *
+ * With --rates the CPUs retire events at known rates of real time instead (RATES below,
+ * per TSC tick of the board's 2 GHz), in slices short enough that no counter overflows
+ * twice in one, and the runtime's sampling timer fires at the period it armed: what a
+ * multiplexed collection needs. When a collection stops, the board prints each CPU's
+ * events retired while it ran ("simboard: truth cpu N ..."), the truth a test compares
+ * the host's scaled counts with.
+ *
  * Usage: acart_simboard --port N [--model skylake|broadwell|qemu] [--trace FILE]
- *          [--pace BYTES] [--transfer immediate|delayed] [--pt-memory KIB]
+ *          [--pace BYTES | --rates] [--transfer immediate|delayed] [--pt-memory KIB]
  *          [--freeze-after BYTES [--freeze-exception VECTOR]] [--seconds S]
  * Prints the board's log on stdout; exits 3 when a simulated CPU raised a #GP. */
 #include <getopt.h>
@@ -21,9 +28,11 @@
 #include <time.h>
 
 #include "acart.h"
+#include "io.h"
 #include "msr.h"
 #include "msr_safe.h"
 #include "pt.h"
+#include "sampler.h"
 #include "sampler_shim.h"
 #include "sim_channel.h"
 #include "sim_uncore.h"
@@ -41,7 +50,8 @@ static struct {
     uint64_t freeze_after;
     int freeze_vector; /* -1: aca_trace_freeze(7) */
     double seconds;
-} opt = {&sim_skylake, 0, NULL, 2048, ACA_TRANSFER_IMMEDIATE, 0, 0, -1, 0};
+    int rates;
+} opt = {&sim_skylake, 0, NULL, 2048, ACA_TRANSFER_IMMEDIATE, 0, 0, -1, 0, 0};
 
 static uint8_t *stream;
 static size_t stream_len;
@@ -112,6 +122,84 @@ static void check_faults(void)
 static uint64_t traced_on_cpu1;
 static int froze;
 
+/* --rates: events per 1000 TSC ticks, in struct sim_events order (instructions, cycles,
+ * reference cycles, branches, mispredicts, loads, stores, LLC references and misses,
+ * uops), the same on every CPU. */
+static const uint64_t RATES[10] = {1000, 500, 1000, 200, 10, 333, 143, 20, 5, 1250};
+static const char *const RATE_NAMES[10] = {"instructions", "cycles", "ref_cycles", "branches",
+                                           "mispredicts",  "loads",  "stores",     "llc_refs",
+                                           "llc_misses",   "uops"};
+/* 10 us at 2 GHz. A counter that overflows inside a slice is reloaded by the PMI after
+ * it, losing what it counted past the overflow (as hardware loses its skid): a slice far
+ * below any sample-after value a test uses keeps that loss below 1 %. */
+#define SLICE_TSC 20000u
+
+static uint64_t last_tsc[SHIM_CPUS], next_tick[SHIM_CPUS];
+static uint64_t truth[SHIM_CPUS][10];
+static int was_running;
+
+static struct trap_frame frame_of(uint32_t cpu)
+{
+    struct trap_frame frame;
+    memset(&frame, 0, sizeof frame);
+    frame.eip = MODULE_START + 0x10 * cpu;
+    frame.cs = 0x08;
+    frame.eflags = 0x202;
+    return frame;
+}
+
+/* --rates: every CPU retires what the time since its last step is worth, slice by slice,
+ * taking each PMI at once; then its sampling timer fires if it is due. */
+static void rates_step(void)
+{
+    int running = sampler_is_running();
+    for (uint32_t cpu = 0; cpu < SHIM_CPUS; cpu++) {
+        const struct sim_instance *s = shim_sim(cpu);
+        struct trap_frame frame = frame_of(cpu);
+        /* Per CPU, just before its timer may fire: a switch then times its group's turn
+         * at the moment up to which the CPU has run. */
+        uint64_t now = rdtsc();
+        if (!last_tsc[cpu])
+            last_tsc[cpu] = now;
+        s->set_ip(frame.eip);
+        while (last_tsc[cpu] < now) {
+            uint64_t t = now - last_tsc[cpu] < SLICE_TSC ? now - last_tsc[cpu] : SLICE_TSC;
+            uint64_t n[10];
+            for (int k = 0; k < 10; k++) {
+                n[k] = t * RATES[k] / 1000;
+                if (running)
+                    truth[cpu][k] += n[k];
+            }
+            struct sim_events ev = {n[0], n[1], n[2], n[3], n[4], n[5], n[6], n[7], n[8], n[9]};
+            s->retire(&ev);
+            shim_raise_pmi(cpu, &frame);
+            last_tsc[cpu] += t;
+        }
+        uint64_t period = shim_timer_period(cpu);
+        if (!period) {
+            next_tick[cpu] = 0;
+        } else if (!next_tick[cpu]) {
+            next_tick[cpu] = now + period;
+        } else if (now >= next_tick[cpu]) {
+            next_tick[cpu] += period;
+            if (next_tick[cpu] <= now)
+                next_tick[cpu] = now + period; /* a tick is one interrupt however late */
+            shim_timer_tick(cpu, &frame);
+        }
+    }
+    if (was_running && !running) {
+        for (uint32_t cpu = 0; cpu < SHIM_CPUS; cpu++) {
+            printf("simboard: truth cpu %u", (unsigned)cpu);
+            for (int k = 0; k < 10; k++)
+                printf(" %s=%llu", RATE_NAMES[k], (unsigned long long)truth[cpu][k]);
+            printf("\n");
+        }
+        fflush(stdout);
+        memset(truth, 0, sizeof truth);
+    }
+    was_running = running;
+}
+
 /* One millisecond of every CPU: its code retires events and produces `pace` bytes of
  * trace; any PMI it raised (a counter or a trace region) is taken at once. */
 static void workload_step(void)
@@ -124,9 +212,16 @@ static void workload_step(void)
                                    .dram_reads = 20000,
                                    .dram_writes = 10000};
     sim_uncore_run(&t);
+    if (opt.rates) {
+        rates_step();
+        return;
+    }
     for (uint32_t cpu = 0; cpu < SHIM_CPUS; cpu++) {
         const struct sim_instance *s = shim_sim(cpu);
-        struct sim_events ev = {opt.pace, opt.pace, 2 * opt.pace, opt.pace / 8};
+        struct sim_events ev = {.instructions = opt.pace,
+                                .cycles = opt.pace,
+                                .ref_cycles = 2 * opt.pace,
+                                .branches = opt.pace / 8};
         struct trap_frame frame;
 
         memset(&frame, 0, sizeof frame);
@@ -189,6 +284,7 @@ static int parse(int argc, char **argv)
         {"freeze-after", required_argument, NULL, 'f'},
         {"freeze-exception", required_argument, NULL, 'e'},
         {"seconds", required_argument, NULL, 's'},
+        {"rates", no_argument, NULL, 'r'},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -224,6 +320,9 @@ static int parse(int argc, char **argv)
         case 's':
             opt.seconds = atof(optarg);
             break;
+        case 'r':
+            opt.rates = 1;
+            break;
         default:
             return -1;
         }
@@ -244,7 +343,7 @@ int main(int argc, char **argv)
 
     if (parse(argc, argv)) {
         fprintf(stderr, "usage: acart_simboard --port N [--model skylake|broadwell|qemu] "
-                        "[--trace FILE] [--pace BYTES] [--transfer immediate|delayed] "
+                        "[--trace FILE] [--pace BYTES | --rates] [--transfer immediate|delayed] "
                         "[--pt-memory KIB] [--freeze-after BYTES [--freeze-exception V]] "
                         "[--seconds S]\n");
         return 2;
