@@ -435,12 +435,11 @@ int aca_start(const struct aca_config *cfg)
         limits.num_gp_counters = caps->num_gp;
         limits.num_fixed_counters = caps->num_fixed;
         limits.full_width_writes = caps->full_width_write;
-        if (!caps->lbr.arch) {
-            limits.lbr_depth = caps->lbr.depth;
-            limits.lbr_from_base = caps->lbr.from_msr;
-            limits.lbr_to_base = caps->lbr.to_msr;
-            limits.lbr_info_base = caps->lbr.info_msr;
-        }
+        /* Model-specific or architectural: LBR_INFO and ECBs may name the stack's MSRs. */
+        limits.lbr_depth = caps->lbr.depth;
+        limits.lbr_from_base = caps->lbr.from_msr;
+        limits.lbr_to_base = caps->lbr.to_msr;
+        limits.lbr_info_base = caps->lbr.info_msr;
     } else {
         /* Without a PMU nothing host-supplied reaches a counter MSR, but ECBs are still
          * checked against the architectural envelope so a bad one is refused the same

@@ -80,7 +80,11 @@ struct agent {
     enum collection_state state;
     struct sep_drv_config drv_config;
     int have_drv_config;
-    int want_callstacks; /* INIT asked for SEP_DEV_CFG_COLLECT_OS_CALLSTACKS */
+    int want_callstacks;   /* INIT asked for SEP_DEV_CFG_COLLECT_OS_CALLSTACKS */
+    int want_lbrs;         /* INIT asked for SEP_DEV_CFG_COLLECT_LBRS ... */
+    int store_lbrs;        /* ... and SEP_DEV_CFG_STORE_LBRS: records carry them */
+    uint32_t lbr_num_regs; /* LBR_INFO's list, checked against this CPU's LBRs */
+    struct sampler_lbr_reg lbr_regs[SAMPLER_MAX_LBR_REGS];
     struct sep_event_config event_config;
     int have_event_config;
     uint32_t num_descriptors_expected, num_descriptors;
@@ -97,6 +101,11 @@ struct agent {
 };
 
 extern struct agent agent;
+
+/* INIT_PMU: the LBR registers of LBR_INFO into the sampler's configuration, when INIT
+ * asked to collect and store LBRs and the first event's descriptor has an LBR area
+ * (cmd_lbr.c). */
+void cmd_lbr_apply(struct sampler_config *sc);
 
 /* Session lifecycle (agent.c): the one way a session ends. */
 void agent_end_session(const char *why);

@@ -85,6 +85,9 @@ int32_t cmd_init(struct cmd_request *req)
     if (dev.pebs_mode && !agent.pmu_usable)
         return SEP_STATUS_PEBS_NOT_SUPPORTED;
     agent.want_callstacks = (dev.enable_bit_fields & SEP_DEV_CFG_COLLECT_OS_CALLSTACKS) != 0;
+    agent.want_lbrs = (dev.enable_bit_fields & SEP_DEV_CFG_COLLECT_LBRS) != 0;
+    agent.store_lbrs = (dev.enable_bit_fields & SEP_DEV_CFG_STORE_LBRS) != 0;
+    agent.lbr_num_regs = 0;
     return SEP_STATUS_SUCCESS;
 }
 
@@ -226,6 +229,7 @@ int32_t cmd_init_pmu(struct cmd_request *req)
         sc->callstack_offset = agent.descriptors[desc].callstack_offset;
         sc->callstack_depth = agent.descriptors[desc].callstack_size / 8;
     }
+    cmd_lbr_apply(sc);
     int err = sampler_setup(agent.num_cpus, agent.ring_memory, agent.ring_bytes_per_cpu, sc);
     if (err) {
         agent_log("acart: INIT_PMU: %s", aca_strerror(err));

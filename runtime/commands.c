@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "acart_wire.h"
 #include "ecb.h"
+#include "sampler.h"
 
 #include <string.h>
 
@@ -51,6 +52,8 @@ static const struct cmd_entry table[] = {
      sizeof(struct sep_ecb_header),
      sizeof(struct sep_ecb_header) + ECB_MAX_ENTRIES * sizeof(struct sep_event_reg)},
     {SEP_OP_INIT_PMU, "INIT_PMU", cmd_init_pmu, 0, 4},
+    {SEP_OP_LBR_INFO, "LBR_INFO", cmd_lbr_info, sizeof(struct sep_lbr_info),
+     sizeof(struct sep_lbr_info) + SAMPLER_MAX_LBR_REGS * sizeof(struct sep_lbr_entry)},
     {SEP_OP_START, "START", cmd_start, 0, 0},
     {SEP_OP_STOP, "STOP", cmd_stop, 0, 0},
     {SEP_OP_PAUSE, "PAUSE", cmd_pause, 0, 0},

@@ -61,6 +61,7 @@ int32_t cmd_init(struct cmd_request *req);
 int32_t cmd_em_groups(struct cmd_request *req);
 int32_t cmd_em_config_next(struct cmd_request *req);
 int32_t cmd_init_pmu(struct cmd_request *req);
+int32_t cmd_lbr_info(struct cmd_request *req); /* cmd_lbr.c */
 int32_t cmd_start(struct cmd_request *req);
 int32_t cmd_stop(struct cmd_request *req);
 int32_t cmd_pause(struct cmd_request *req);

@@ -23,6 +23,7 @@
 #define MSR_FIXED_CTR0       0x309u
 #define MSR_FIXED_CTR_CTRL   0x38Du
 #define MSR_PERF_GLOBAL_CTRL 0x38Fu
+#define MSR_LBR_SELECT_ECB   0x1C8u
 
 static const uint32_t extra_msrs[ECB_MAX_EXTRA] = {0x1A6u, 0x1A7u, 0x3F6u, 0x3F7u};
 
@@ -347,5 +348,8 @@ int ecb_plan_sampling(const struct ecb *ecb, struct ecb_plan *plan)
         plan->has_global_ctrl = 1;
         plan->global_ctrl = global->value;
     }
+    const struct ecb_entry *lbr_select = find_msr(ecb, MSR_LBR_SELECT_ECB);
+    if (lbr_select != NULL)
+        plan->lbr_select = lbr_select->value;
     return ECB_OK;
 }

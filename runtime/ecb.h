@@ -137,6 +137,9 @@ struct ecb_plan {
     uint64_t enable_mask; /* IA32_PERF_GLOBAL_CTRL bits of these counters (n, or 32 + n) */
     uint8_t has_global_ctrl;
     uint64_t global_ctrl; /* the ECB's own IA32_PERF_GLOBAL_CTRL value, when it has one */
+    /* MSR_LBR_SELECT as the ECB writes it (0 when absent: every branch); the filter of the
+     * LBRs samples carry when LBR_INFO asked for them, also for architectural LBRs. */
+    uint64_t lbr_select;
     /* The MSRs events need besides their selects (perfmon's MSRIndex: offcore response,
      * load-latency threshold, frontend), from the ECB's written entries, each once. */
     uint32_t num_extra;

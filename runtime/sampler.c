@@ -84,10 +84,38 @@ static uint32_t record_callstack(uint32_t *out, uint32_t depth, const struct aca
     return n;
 }
 
+/* The LBR registers the host listed, from the handler's frozen snapshot, as u64 words. */
+static void record_lbrs(uint32_t *out, const struct lbr_snapshot *snap)
+{
+    for (uint32_t i = 0; i < config.lbr_num_regs; i++) {
+        const struct sampler_lbr_reg *r = &config.lbr_regs[i];
+        uint64_t v = 0;
+        switch (r->etype) {
+        case SEP_LBR_ENTRY_TOS:
+            v = snap->tos;
+            break;
+        case SEP_LBR_ENTRY_FROM:
+            v = snap->from[r->index];
+            break;
+        case SEP_LBR_ENTRY_TO:
+            v = snap->to[r->index];
+            break;
+        case SEP_LBR_ENTRY_INFO:
+            v = snap->info[r->index];
+            break;
+        default:
+            break;
+        }
+        out[2 * i] = (uint32_t)v;
+        out[2 * i + 1] = (uint32_t)(v >> 32);
+    }
+}
+
 /* The one place a sample record is written: on this CPU, into this CPU's ring. `ip` is
- * the interrupted EIP, or the event's exact IP when PEBS recorded it. */
+ * the interrupted EIP, or the event's exact IP when PEBS recorded it; `lbr` the LBR
+ * snapshot of this PMI, NULL without one. */
 static void record_sample(const struct aca_frame *frame, uint32_t ip,
-                          const struct sampler_event *ev)
+                          const struct sampler_event *ev, const struct lbr_snapshot *lbr)
 {
     uint32_t cpu = aca_plat_cpu_index();
     if (cpu >= num_cpus)
@@ -132,6 +160,8 @@ static void record_sample(const struct aca_frame *frame, uint32_t ip,
         tail[i] = 0;
     for (uint32_t i = walked_to; i < words; i++)
         tail[i] = 0;
+    if (lbr && ev->lbr && config.lbr_num_regs)
+        record_lbrs(tail + (config.lbr_offset - sizeof(*s)) / 4, lbr);
     ring_commit(&c->ring);
 }
 
@@ -166,7 +196,7 @@ void aca_sample_tick(const struct aca_frame *frame)
     else if (iprobe)
         iprobe(frame);
     else if (config.source == SAMPLER_SOURCE_TIMER)
-        record_sample(frame, frame->ip, &config.events[0]);
+        record_sample(frame, frame->ip, &config.events[0], 0);
     else if (config.num_groups > 1 && config.switch_tsc)
         switch_tick(frame);
 }
@@ -201,7 +231,7 @@ static void on_overflow(void *ctx, const struct pmu_overflow *ov)
     uint32_t ip = ov->pebs ? (uint32_t)ov->pebs->ip : frame->ip;
     if (ov->tag < config.num_events) {
         const struct sampler_event *ev = &config.events[ov->tag];
-        record_sample(frame, ip, ev);
+        record_sample(frame, ip, ev, ov->lbr_raw);
         struct sampler_cpu *c = &cpus[aca_plat_cpu_index()];
         if (config.switch_overflows && ev->event_index == config.switch_event && c->trigger_left &&
             --c->trigger_left == 0)
@@ -307,6 +337,8 @@ static int program_group(struct sampler_cpu *c)
         plan.extra[plan.num_extra++].value = config.extra[i].value;
     }
     plan.freeze_on_pmi = 1;
+    plan.lbr = config.lbr_num_regs != 0;
+    plan.lbr_select = config.lbr_select;
     int err = pmu_program_cpu(&c->pmu, &plan);
     if (err || !(c->turned & (1u << c->group)))
         return err;
@@ -500,6 +532,17 @@ int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
         (cfg->callstack_offset < sizeof(struct sep_sample_pc) || cfg->callstack_offset % 8 ||
          cfg->callstack_offset + 8ull * cfg->callstack_depth > cfg->record_size))
         return ACA_ERR_INVALID;
+    if (cfg->lbr_num_regs &&
+        (cfg->source != SAMPLER_SOURCE_PMU || cfg->lbr_num_regs > SAMPLER_MAX_LBR_REGS ||
+         cfg->lbr_offset < sizeof(struct sep_sample_pc) || cfg->lbr_offset % 8 ||
+         cfg->lbr_offset + 8ull * cfg->lbr_num_regs > cfg->record_size ||
+         (cfg->callstack_depth &&
+          cfg->lbr_offset < cfg->callstack_offset + 8ull * cfg->callstack_depth &&
+          cfg->callstack_offset < cfg->lbr_offset + 8ull * cfg->lbr_num_regs)))
+        return ACA_ERR_INVALID;
+    for (uint32_t i = 0; i < cfg->lbr_num_regs; i++)
+        if (cfg->lbr_regs[i].etype != SAMPLER_LBR_NONE && cfg->lbr_regs[i].index >= LBR_MAX_ENTRIES)
+            return ACA_ERR_INVALID;
     if (cfg->source == SAMPLER_SOURCE_PMU && !pmu_usable)
         return ACA_ERR_NO_PMU;
     /* One counter per event: a group holds at most PMU_MAX_COUNTERS; several groups take

@@ -41,7 +41,16 @@ struct sampler_event {
     uint64_t control; /* PERFEVTSEL value (general) or 4-bit FIXED_CTR_CTRL field */
     int precise;      /* sample through PEBS (the exact IP of the event) */
     uint32_t group;   /* the event group whose turn it counts in */
+    int lbr;          /* its records carry the LBR registers (ECB: SEP_EVREG_LBR_VALUE) */
 };
+
+/* One LBR register a record carries: TOS, or entry `index`'s FROM, TO or INFO MSR. */
+struct sampler_lbr_reg {
+    uint8_t etype; /* SEP_LBR_ENTRY_*; SAMPLER_LBR_NONE: a slot that stays zero */
+    uint8_t index; /* stack entry, by MSR index, below LBR_MAX_ENTRIES */
+};
+#define SAMPLER_LBR_NONE     0xff
+#define SAMPLER_MAX_LBR_REGS (1 + 3 * LBR_MAX_ENTRIES) /* TOS, then FROM/TO/INFO per entry */
 
 struct sampler_config {
     enum sampler_source source;
@@ -67,6 +76,13 @@ struct sampler_config {
      * zero-filled. 0: none. */
     uint32_t callstack_offset;
     uint32_t callstack_depth;
+    /* LBRs (docs/sep-protocol.md 6.3): for events with `lbr`, lbr_num_regs raw u64 MSR
+     * values at lbr_offset, in the host's LBR_INFO order, read at the overflow while the
+     * stack was frozen. 0: none. lbr_select (LBR_SEL_*) filters what is recorded. */
+    uint32_t lbr_offset;
+    uint32_t lbr_num_regs;
+    struct sampler_lbr_reg lbr_regs[SAMPLER_MAX_LBR_REGS];
+    uint64_t lbr_select;
 };
 
 /* sampled = records committed to the ring + dropped, exactly; dropped is the sum of the

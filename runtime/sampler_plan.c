@@ -22,7 +22,10 @@ int sampler_group_from_plan(const struct ecb_plan *plan, uint32_t group, struct 
         ev->control = c->control;
         ev->precise = (c->flags & SEP_EVREG_PRECISE) != 0;
         ev->group = group;
+        ev->lbr = (c->flags & SEP_EVREG_LBR_VALUE) != 0;
     }
+    if (group == 0)
+        cfg->lbr_select = plan->lbr_select; /* one LBR filter per session: the first group's */
     for (uint32_t i = 0; i < plan->num_extra; i++) {
         cfg->extra[cfg->num_extra].msr = plan->extra[i].msr;
         cfg->extra[cfg->num_extra].value = plan->extra[i].value;

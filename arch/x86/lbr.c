@@ -10,12 +10,46 @@
 #define LBR_INFO_CYCLES_VALID (1ull << 60) /* Arch LBR only */
 #define LBR_INFO_CYCLES       0xffffull
 
-/* IA32_LBR_CTL: enable, record at CPL 0 and above, every branch type (bits 16-22). */
-#define ARCH_LBR_CTL_ALL 0x7f0007ull
+/* IA32_LBR_CTL */
+#define ARCH_LBR_CTL_EN         (1ull << 0)
+#define ARCH_LBR_CTL_OS         (1ull << 1)
+#define ARCH_LBR_CTL_USR        (1ull << 2)
+#define ARCH_LBR_CTL_CALL_STACK (1ull << 3)
+#define ARCH_LBR_CTL_JCC        (1ull << 16)
+#define ARCH_LBR_CTL_IND_JMP    (1ull << 17)
+#define ARCH_LBR_CTL_REL_JMP    (1ull << 18)
+#define ARCH_LBR_CTL_IND_CALL   (1ull << 19)
+#define ARCH_LBR_CTL_REL_CALL   (1ull << 20)
+#define ARCH_LBR_CTL_RETURN     (1ull << 21)
+#define ARCH_LBR_CTL_OTHER      (1ull << 22)
 
 int lbr_format_supported(uint8_t format)
 {
-    return (format >= LBR_FORMAT_LIP && format <= LBR_FORMAT_INFO2) || format == LBR_FORMAT_ARCH;
+    return format <= LBR_FORMAT_INFO2 || format == LBR_FORMAT_ARCH;
+}
+
+/* MSR_LBR_SELECT's suppress bits become IA32_LBR_CTL's enable bits: select 0 records
+ * every branch at every CPL, as on model-specific LBRs. */
+static uint64_t arch_ctl(uint64_t select)
+{
+    static const struct {
+        uint16_t sel;
+        uint64_t ctl;
+    } map[] = {
+        {LBR_SEL_CPL_EQ_0, ARCH_LBR_CTL_OS},       {LBR_SEL_CPL_NEQ_0, ARCH_LBR_CTL_USR},
+        {LBR_SEL_JCC, ARCH_LBR_CTL_JCC},           {LBR_SEL_REL_CALL, ARCH_LBR_CTL_REL_CALL},
+        {LBR_SEL_IND_CALL, ARCH_LBR_CTL_IND_CALL}, {LBR_SEL_RETURN, ARCH_LBR_CTL_RETURN},
+        {LBR_SEL_IND_JMP, ARCH_LBR_CTL_IND_JMP},   {LBR_SEL_REL_JMP, ARCH_LBR_CTL_REL_JMP},
+        {LBR_SEL_FAR, ARCH_LBR_CTL_OTHER},
+    };
+    uint64_t ctl = ARCH_LBR_CTL_EN;
+
+    for (unsigned i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+        if (!(select & map[i].sel))
+            ctl |= map[i].ctl;
+    if (select & LBR_SEL_CALL_STACK)
+        ctl |= ARCH_LBR_CTL_CALL_STACK;
+    return ctl;
 }
 
 /* Addresses are 48-bit canonical; flag bits above are cleared by sign-extending bit 47.
@@ -29,7 +63,8 @@ static void lbr_clear(const struct lbr_caps *caps)
 {
     for (unsigned i = 0; i < caps->depth; i++) {
         msr_write(caps->from_msr + i, 0);
-        msr_write(caps->to_msr + i, 0);
+        if (caps->to_msr)
+            msr_write(caps->to_msr + i, 0);
         if (caps->has_info)
             msr_write(caps->info_msr + i, 0);
     }
@@ -43,7 +78,7 @@ void lbr_enable(const struct lbr_caps *caps, uint64_t select)
         msr_write(MSR_LBR_CTL, 0);
         msr_write(MSR_LBR_DEPTH, caps->depth);
         lbr_clear(caps);
-        msr_write(MSR_LBR_CTL, ARCH_LBR_CTL_ALL);
+        msr_write(MSR_LBR_CTL, arch_ctl(select));
     } else {
         lbr_clear(caps);
         msr_write(MSR_LBR_SELECT, select);
@@ -70,6 +105,10 @@ static void decode(const struct lbr_caps *caps, uint64_t from, uint64_t to, uint
     e->cycles = 0;
     e->reserved = 0;
     switch (caps->format) {
+    case LBR_FORMAT_32:
+        to = from >> 32;
+        from &= 0xffffffffull;
+        break;
     case LBR_FORMAT_EIP_FLAGS2:
         if (from & LBR_BIT_IN_TX)
             e->flags |= LBR_FLAG_IN_TX;
@@ -109,25 +148,53 @@ static void decode(const struct lbr_caps *caps, uint64_t from, uint64_t to, uint
     e->to = canonical(to);
 }
 
-unsigned lbr_read(const struct lbr_caps *caps, struct lbr_entry *out, unsigned max)
+/* Entries a snapshot holds: the stack's depth, at most LBR_MAX_ENTRIES. */
+static unsigned readable(const struct lbr_caps *caps)
 {
-    unsigned n = caps->depth < max ? caps->depth : max, tos = 0, count = 0;
+    unsigned depth = caps->depth;
+
+    return depth > LBR_MAX_ENTRIES ? LBR_MAX_ENTRIES : depth;
+}
+
+void lbr_snapshot(const struct lbr_caps *caps, struct lbr_snapshot *snap)
+{
+    unsigned n = readable(caps);
+
+    snap->tos = caps->arch ? 0 : msr_read(caps->tos_msr);
+    for (unsigned i = 0; i < n; i++) {
+        snap->from[i] = msr_read(caps->from_msr + i);
+        snap->to[i] = caps->to_msr ? msr_read(caps->to_msr + i) : 0;
+        snap->info[i] = caps->has_info ? msr_read(caps->info_msr + i) : 0;
+    }
+}
+
+unsigned lbr_decode(const struct lbr_caps *caps, const struct lbr_snapshot *snap,
+                    struct lbr_entry *out, unsigned max)
+{
+    unsigned depth = readable(caps);
+    unsigned n = depth < max ? depth : max, tos = 0, count = 0;
 
     if (!n)
         return 0;
     /* Model-specific LBRs are a ring whose newest entry is at TOS; Arch LBR keeps the
      * newest at entry 0. */
     if (!caps->arch)
-        tos = (unsigned)msr_read(caps->tos_msr) % caps->depth;
+        tos = (unsigned)snap->tos % caps->depth; /* 32-bit: no libgcc division */
     for (unsigned i = 0; i < n; i++) {
         unsigned idx = caps->arch ? i : (tos + caps->depth - i) % caps->depth;
-        uint64_t from = msr_read(caps->from_msr + idx);
-        uint64_t to = msr_read(caps->to_msr + idx);
-        uint64_t info = caps->has_info ? msr_read(caps->info_msr + idx) : 0;
 
-        if (!from && !to)
-            break; /* never written since lbr_enable() */
-        decode(caps, from, to, info, &out[count++]);
+        if (idx >= depth || (!snap->from[idx] && !snap->to[idx]))
+            break; /* never written since lbr_enable(), popped, or beyond what we read */
+        decode(caps, snap->from[idx], snap->to[idx], snap->info[idx], &out[count++]);
     }
     return count;
+}
+
+unsigned lbr_read(const struct lbr_caps *caps, struct lbr_snapshot *snap, struct lbr_entry *out,
+                  unsigned max)
+{
+    if (!caps->depth)
+        return 0;
+    lbr_snapshot(caps, snap);
+    return lbr_decode(caps, snap, out, max);
 }

@@ -28,12 +28,31 @@
 #define MSR_ARCH_LBR_TO_0   0x1600u
 #define MSR_ARCH_LBR_INFO_0 0x1200u
 
+/* MSR_LBR_SELECT (model-specific): a set bit 0-8 suppresses that kind of branch; bit 9
+ * turns the stack into a call stack (calls push, returns pop), where the model has it. It
+ * is also acart's one vocabulary for filtering: architectural LBRs get the same request
+ * translated into IA32_LBR_CTL (lbr_enable). */
+#define LBR_SEL_CPL_EQ_0   (1u << 0)
+#define LBR_SEL_CPL_NEQ_0  (1u << 1)
+#define LBR_SEL_JCC        (1u << 2)
+#define LBR_SEL_REL_CALL   (1u << 3)
+#define LBR_SEL_IND_CALL   (1u << 4)
+#define LBR_SEL_RETURN     (1u << 5)
+#define LBR_SEL_IND_JMP    (1u << 6)
+#define LBR_SEL_REL_JMP    (1u << 7)
+#define LBR_SEL_FAR        (1u << 8)
+#define LBR_SEL_CALL_STACK (1u << 9)
+#define LBR_SEL_VALID      0x3ffu
+/* Call-stack mode as Linux asks for it: only near calls and returns recorded. */
+#define LBR_SEL_CALL_STACK_MODE                                                                    \
+    (LBR_SEL_CALL_STACK | LBR_SEL_JCC | LBR_SEL_IND_JMP | LBR_SEL_REL_JMP | LBR_SEL_FAR)
+
 #define DEBUGCTL_LBR                (1ull << 0)
 #define DEBUGCTL_FREEZE_LBRS_ON_PMI (1ull << 11)
 
 /* IA32_PERF_CAPABILITIES[5:0]: how an entry is encoded. */
 enum lbr_format {
-    LBR_FORMAT_32 = 0,         /* FROM and TO in one MSR, 32 bits each (not supported) */
+    LBR_FORMAT_32 = 0,         /* FROM (bits 31:0) and TO (63:32) in one MSR (Core 2) */
     LBR_FORMAT_LIP = 1,        /* 64-bit linear addresses */
     LBR_FORMAT_EIP = 2,        /* 64-bit effective addresses */
     LBR_FORMAT_EIP_FLAGS = 3,  /* + FROM[63] mispredicted */
@@ -51,9 +70,11 @@ struct lbr_caps {
     uint8_t format;    /* enum lbr_format */
     uint8_t arch;      /* 1: architectural LBR */
     uint8_t has_info;  /* INFO MSRs present and read */
+    uint8_t callstack; /* call-stack mode (LBR_SEL_CALL_STACK) available */
+    uint8_t reserved[3];
     uint32_t tos_msr;  /* model-specific only */
     uint32_t from_msr; /* first FROM MSR */
-    uint32_t to_msr;   /* first TO MSR */
+    uint32_t to_msr;   /* first TO MSR; 0 for LBR_FORMAT_32 (TO is in the FROM MSR) */
     uint32_t info_msr; /* first INFO MSR, 0 when absent */
 };
 
@@ -61,6 +82,16 @@ struct lbr_caps {
 #define LBR_FLAG_IN_TX   0x2 /* inside a TSX transaction */
 #define LBR_FLAG_ABORT   0x4 /* a TSX abort */
 #define LBR_FLAG_CYCLES  0x8 /* `cycles` is valid */
+
+/* The stack as the CPU holds it, read at one instant: TOS and every entry's raw MSR
+ * values by MSR index (not yet rotated to newest first). SEP records carry these raw
+ * values (docs/sep-protocol.md 6.3); lbr_decode() turns them into entries. */
+struct lbr_snapshot {
+    uint64_t tos; /* MSR_LBR_TOS; 0 for architectural LBRs */
+    uint64_t from[LBR_MAX_ENTRIES];
+    uint64_t to[LBR_MAX_ENTRIES];
+    uint64_t info[LBR_MAX_ENTRIES];
+};
 
 struct lbr_entry {
     uint64_t from;   /* address of the branch instruction, sign-extended from bit 47 */
@@ -74,9 +105,9 @@ struct lbr_entry {
 int lbr_format_supported(uint8_t format);
 
 /* Clears every entry, then starts recording: model-specific LBRs with `select` written
- * to MSR_LBR_SELECT (0: every branch at every CPL); architectural LBRs at full depth,
- * every CPL and branch type (`select` is ignored). Recording also needs the bits of
- * lbr_debugctl_bits() in IA32_DEBUGCTL, which the caller writes. */
+ * to MSR_LBR_SELECT (0: every branch at every CPL); architectural LBRs at full depth with
+ * `select` translated into IA32_LBR_CTL's CPL, branch-type and call-stack bits. Recording also
+ * needs the bits of lbr_debugctl_bits() in IA32_DEBUGCTL, which the caller writes. */
 void lbr_enable(const struct lbr_caps *caps, uint64_t select);
 
 /* Stops recording (architectural LBR_CTL; the caller clears the IA32_DEBUGCTL bits). */
@@ -87,8 +118,18 @@ void lbr_disable(const struct lbr_caps *caps);
  * overflow rather than at the handler's own branches. */
 uint64_t lbr_debugctl_bits(const struct lbr_caps *caps);
 
-/* Copies up to `max` entries, newest first, into out[] and returns how many. Entries never
- * written since lbr_enable() end the stack early. Interrupt context: reads MSRs only. */
-unsigned lbr_read(const struct lbr_caps *caps, struct lbr_entry *out, unsigned max);
+/* Reads TOS and the first min(depth, LBR_MAX_ENTRIES) entries into *snap. Interrupt
+ * context: reads MSRs only. */
+void lbr_snapshot(const struct lbr_caps *caps, struct lbr_snapshot *snap);
+
+/* Decodes up to `max` entries of a snapshot, newest first, into out[] and returns how
+ * many. Entries never written since lbr_enable() (and, in call-stack mode, popped ones)
+ * end the stack early. */
+unsigned lbr_decode(const struct lbr_caps *caps, const struct lbr_snapshot *snap,
+                    struct lbr_entry *out, unsigned max);
+
+/* lbr_snapshot then lbr_decode, through caller memory. */
+unsigned lbr_read(const struct lbr_caps *caps, struct lbr_snapshot *snap, struct lbr_entry *out,
+                  unsigned max);
 
 #endif

@@ -114,7 +114,8 @@ unsigned pmu_handle_overflow(struct pmu_cpu_state *cpu, pmu_overflow_fn on_overf
     status = msr_read(MSR_IA32_PERF_GLOBAL_STATUS) & ~GLOBAL_STATUS_TRACE_TOPA;
     if (status && cpu->lbr_on) {
         ov.lbr = cpu->lbr;
-        ov.lbr_count = lbr_read(&caps->lbr, cpu->lbr, LBR_MAX_ENTRIES);
+        ov.lbr_raw = &cpu->lbr_raw;
+        ov.lbr_count = lbr_read(&caps->lbr, &cpu->lbr_raw, cpu->lbr, LBR_MAX_ENTRIES);
     }
 
     for (unsigned pass = 0; status && pass < PMI_MAX_PASSES; pass++) {

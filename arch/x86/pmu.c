@@ -14,6 +14,7 @@
 #define CPUID7_EBX_HLE                  (1u << 4)
 #define CPUID7_EBX_RTM                  (1u << 11)
 #define CPUID7_EDX_ARCH_LBR             (1u << 19)
+#define CPUID1C_EBX_CALL_STACK          (1u << 2)
 #define CPUIDA_EDX_ANYTHREAD_DEPRECATED (1u << 15)
 
 #define EVTSEL_IN_TX   (1ull << 32)
@@ -158,17 +159,20 @@ static void probe_lbr(struct pmu_caps *caps, const struct pmu_model *row, uint32
         lbr->from_msr = MSR_ARCH_LBR_FROM_0;
         lbr->to_msr = MSR_ARCH_LBR_TO_0;
         lbr->info_msr = MSR_ARCH_LBR_INFO_0;
+        lbr->callstack = (cpuid(0x1c, 0).ebx & CPUID1C_EBX_CALL_STACK) != 0;
         return;
     }
-    if (!row || !row->lbr_depth || !caps->perf_capabilities)
+    if (!row || !row->lbr_depth)
         return;
+    /* Without PDCM there is no IA32_PERF_CAPABILITIES and the format is 0 (as Linux). */
     lbr->format = PERF_CAP_LBR_FORMAT(caps->perf_capabilities);
     if (!lbr_format_supported(lbr->format) || lbr->format == LBR_FORMAT_ARCH)
         return;
     lbr->depth = row->lbr_depth;
     lbr->tos_msr = row->lbr_tos;
     lbr->from_msr = row->lbr_from;
-    lbr->to_msr = row->lbr_to;
+    lbr->to_msr = lbr->format == LBR_FORMAT_32 ? 0 : row->lbr_to;
+    lbr->callstack = row->lbr_callstack;
     if (row->lbr_has_info && (lbr->format == LBR_FORMAT_INFO || lbr->format == LBR_FORMAT_INFO2)) {
         lbr->has_info = 1;
         lbr->info_msr = row->lbr_info;
@@ -352,7 +356,8 @@ static int check_plan(const struct pmu_cpu_state *cpu, const struct pmu_plan *pl
     if (plan->lbr) {
         if (!caps->lbr.depth)
             return PMU_ERR_NO_LBR;
-        if (!caps->lbr.arch && (plan->lbr_select >> 10))
+        if ((plan->lbr_select & ~(uint64_t)LBR_SEL_VALID) ||
+            ((plan->lbr_select & LBR_SEL_CALL_STACK) && !caps->lbr.callstack))
             return PMU_ERR_RESERVED;
     }
     return PMU_OK;

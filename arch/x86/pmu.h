@@ -126,10 +126,11 @@ int pmu_probe(struct pmu_caps *caps);
 /* ---- Per-model facts (pmu_models.c). ---- */
 struct pmu_model {
     const char *uarch;
-    uint8_t lbr_depth;    /* model-specific LBR entries; 0: none or architectural */
-    uint8_t lbr_has_info; /* LBR_INFO MSRs at lbr_info */
-    uint8_t pebs_gp;      /* GP counters from PMC0 up that can use PEBS; 0: no PEBS */
-    uint8_t pmi_ack_late; /* Linux's late_ack: LVT unmasked after re-enabling */
+    uint8_t lbr_depth;     /* model-specific LBR entries; 0: none or architectural */
+    uint8_t lbr_has_info;  /* LBR_INFO MSRs at lbr_info */
+    uint8_t pebs_gp;       /* GP counters from PMC0 up that can use PEBS; 0: no PEBS */
+    uint8_t pmi_ack_late;  /* Linux's late_ack: LVT unmasked after re-enabling */
+    uint8_t lbr_callstack; /* LBR_SELECT bit 9: call-stack mode (Haswell and later cores) */
     uint16_t lbr_tos, lbr_from, lbr_to, lbr_info;
 };
 
@@ -169,7 +170,7 @@ struct pmu_plan {
     struct pmu_extra_msr extra[PMU_MAX_EXTRA];
     uint8_t freeze_on_pmi;  /* DEBUGCTL freeze of counters (and LBRs) while a PMI is pending */
     uint8_t lbr;            /* record branches; each overflow report carries the stack */
-    uint64_t lbr_select;    /* model-specific MSR_LBR_SELECT (0: every branch); arch: unused */
+    uint64_t lbr_select;    /* LBR_SEL_* (0: every branch), translated for architectural LBR */
     uint64_t pebs_data_cfg; /* adaptive PEBS groups (PEBS_DATA_CFG_*); 0: basic group */
 };
 
@@ -210,7 +211,8 @@ struct pmu_cpu_state {
     uint64_t reload[PMU_MAX_COUNTERS]; /* per slot (pmu_slot()): value written on overflow */
     uint32_t tag[PMU_MAX_COUNTERS];
     struct pebs_cpu pebs;
-    struct lbr_entry lbr[LBR_MAX_ENTRIES]; /* the handler's snapshot of the stack */
+    struct lbr_snapshot lbr_raw;           /* the handler's snapshot of the stack */
+    struct lbr_entry lbr[LBR_MAX_ENTRIES]; /* ... decoded, newest first */
 };
 
 /* Counter ids index the per-slot arrays through pmu_slot(); the DS area has a reset value

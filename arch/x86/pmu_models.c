@@ -1,7 +1,7 @@
 /* Per-model PMU facts that CPUID does not enumerate: the model-specific LBR stack (depth,
- * MSRs), how many GP counters can use PEBS, and whether the PMI is acknowledged late.
- * Everything else (counter counts and widths, PEBS and LBR record formats, architectural
- * LBR) is read from CPUID and IA32_PERF_CAPABILITIES by pmu_probe().
+ * MSRs, call-stack mode), how many GP counters can use PEBS, and whether the PMI is acknowledged
+ * late. Everything else (counter counts and widths, PEBS and LBR record formats, architectural LBR)
+ * is read from CPUID and IA32_PERF_CAPABILITIES by pmu_probe().
  *
  * Sources: the Intel SDM (vol. 3B LBR chapters, vol. 4 model MSR tables) and Linux's
  * intel_pmu_init(), which uses the same LBR geometry per model. Model numbers of the
@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 /* Model-specific LBR MSRs. */
-#define LBR_FROM_CORE 0x40 /* Silvermont/Airmont: MSR_LASTBRANCH_0_FROM_IP */
+#define LBR_FROM_CORE 0x40 /* Core 2, Bonnell, Silvermont/Airmont: MSR_LASTBRANCH_0_FROM_IP */
 #define LBR_TO_CORE   0x60
 #define LBR_FROM_NHM  0x680 /* Nehalem and later: MSR_LASTBRANCH_0_FROM_IP */
 #define LBR_TO_NHM    0x6c0
@@ -23,18 +23,39 @@
 #define LBR_NHM_MSRS .lbr_tos = MSR_LBR_TOS, .lbr_from = LBR_FROM_NHM, .lbr_to = LBR_TO_NHM
 #define LBR_SKL_MSRS LBR_NHM_MSRS, .lbr_has_info = 1, .lbr_info = LBR_INFO_SKL
 
+/* Core 2 and Bonnell: LBR format 0 (FROM and TO in the one FROM MSR; the TO MSRs are not
+ * read), no PEBS acart decodes (format 0). */
+#define LBR_CORE_MSRS .lbr_tos = MSR_LBR_TOS, .lbr_from = LBR_FROM_CORE, .lbr_to = LBR_TO_CORE
+static const struct pmu_model core2 = {.uarch = "core2", .lbr_depth = 4, LBR_CORE_MSRS};
+static const struct pmu_model bonnell = {.uarch = "bonnell", .lbr_depth = 8, LBR_CORE_MSRS};
 static const struct pmu_model nehalem = {
     .uarch = "nehalem", .lbr_depth = 16, .pebs_gp = 4, LBR_NHM_MSRS};
 static const struct pmu_model sandybridge = {
     .uarch = "sandybridge", .lbr_depth = 16, .pebs_gp = 4, LBR_NHM_MSRS};
-static const struct pmu_model haswell = {
-    .uarch = "haswell", .lbr_depth = 16, .pebs_gp = 4, .pmi_ack_late = 1, LBR_NHM_MSRS};
-static const struct pmu_model skylake = {
-    .uarch = "skylake", .lbr_depth = 32, .pebs_gp = 4, .pmi_ack_late = 1, LBR_SKL_MSRS};
-static const struct pmu_model icelake = {
-    .uarch = "icelake", .lbr_depth = 32, .pebs_gp = 8, .pmi_ack_late = 1, LBR_SKL_MSRS};
-static const struct pmu_model tigerlake = {
-    .uarch = "tigerlake", .lbr_depth = 32, .pebs_gp = 8, .pmi_ack_late = 1, LBR_SKL_MSRS};
+static const struct pmu_model haswell = {.uarch = "haswell",
+                                         .lbr_callstack = 1,
+                                         .lbr_depth = 16,
+                                         .pebs_gp = 4,
+                                         .pmi_ack_late = 1,
+                                         LBR_NHM_MSRS};
+static const struct pmu_model skylake = {.uarch = "skylake",
+                                         .lbr_callstack = 1,
+                                         .lbr_depth = 32,
+                                         .pebs_gp = 4,
+                                         .pmi_ack_late = 1,
+                                         LBR_SKL_MSRS};
+static const struct pmu_model icelake = {.uarch = "icelake",
+                                         .lbr_callstack = 1,
+                                         .lbr_depth = 32,
+                                         .pebs_gp = 8,
+                                         .pmi_ack_late = 1,
+                                         LBR_SKL_MSRS};
+static const struct pmu_model tigerlake = {.uarch = "tigerlake",
+                                           .lbr_callstack = 1,
+                                           .lbr_depth = 32,
+                                           .pebs_gp = 8,
+                                           .pmi_ack_late = 1,
+                                           LBR_SKL_MSRS};
 /* Architectural LBR: depth and MSRs come from CPUID leaf 0x1C. */
 static const struct pmu_model sapphirerapids = {
     .uarch = "sapphirerapids", .pebs_gp = 8, .pmi_ack_late = 1};
@@ -48,13 +69,23 @@ static const struct pmu_model goldmont = {
     .uarch = "goldmont", .lbr_depth = 32, .pebs_gp = 4, LBR_SKL_MSRS};
 static const struct pmu_model goldmont_plus = {
     .uarch = "goldmont_plus", .lbr_depth = 32, .pebs_gp = 4, LBR_SKL_MSRS};
-static const struct pmu_model tremont = {
-    .uarch = "tremont", .lbr_depth = 32, .pebs_gp = 8, .pmi_ack_late = 1, LBR_SKL_MSRS};
+static const struct pmu_model tremont = {.uarch = "tremont",
+                                         .lbr_callstack = 1,
+                                         .lbr_depth = 32,
+                                         .pebs_gp = 8,
+                                         .pmi_ack_late = 1,
+                                         LBR_SKL_MSRS};
 
 static const struct {
     uint8_t model;
     const struct pmu_model *row;
 } family6[] = {
+    {0x0f, &core2},          /* Merom */
+    {0x16, &core2},          /* Merom-L */
+    {0x17, &core2},          /* Penryn */
+    {0x1d, &core2},          /* Dunnington */
+    {0x1c, &bonnell},        /* Bonnell */
+    {0x26, &bonnell},        /* Bonnell (Lincroft) */
     {0x1a, &nehalem},        /* Nehalem-EP */
     {0x1e, &nehalem},        /* Nehalem */
     {0x1f, &nehalem},        /* Nehalem */

@@ -739,6 +739,28 @@ SEP_WIRE_ASSERT_OFFSET(struct sep_event_desc, applicable_counters_offset, 84);
 SEP_WIRE_ASSERT_OFFSET(struct sep_event_desc, reserved2, 96);
 SEP_WIRE_ASSERT_OFFSET(struct sep_event_desc, reserved3, 104);
 
+/* LBR_INFO request: which LBR MSRs each sample carries, in this order, one raw u64 each, at
+ * the descriptor's lbr_offset (lbr_num_regs of them). The header's size is the whole
+ * payload's; num_entries entries follow it. */
+#define SEP_LBR_ENTRY_TOS  0 /* MSR_LBR_TOS (model-specific LBRs) */
+#define SEP_LBR_ENTRY_FROM 1 /* FROM MSR of stack entry type_index */
+#define SEP_LBR_ENTRY_TO   2
+#define SEP_LBR_ENTRY_INFO 3
+
+struct sep_lbr_info {
+    uint32_t size;
+    uint32_t num_entries;
+};
+SEP_WIRE_ASSERT_SIZE(struct sep_lbr_info, 8);
+
+struct sep_lbr_entry {
+    uint16_t etype;      /* SEP_LBR_ENTRY_* */
+    uint16_t type_index; /* stack entry (MSR index, not age) */
+    uint32_t reg_id;     /* the MSR; 0: a slot that stays zero */
+};
+SEP_WIRE_ASSERT_SIZE(struct sep_lbr_entry, 8);
+SEP_WIRE_ASSERT_OFFSET(struct sep_lbr_entry, reg_id, 4);
+
 /* ---------------------------------------------------------------------------------------- */
 /* Event control block (EM_CONFIG_NEXT payload): header + register entries                  */
 /* ---------------------------------------------------------------------------------------- */

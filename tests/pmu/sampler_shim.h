@@ -25,6 +25,8 @@ struct sim_instance {
     void (*reset)(const struct sim_model *model);
     void (*set_ip)(uint64_t ip);
     void (*retire)(const struct sim_events *ev);
+    void (*branch_kind)(uint64_t from, uint64_t to, enum sim_branch_kind kind, int mispredicted,
+                        uint16_t cycles);
     int (*take_pmi)(void);
     unsigned (*pmi_count)(void);
     uint64_t (*peek_msr)(uint32_t msr);

@@ -17,6 +17,7 @@
 #define sim_set_data_address  SHIM_NAME(sim_set_data_address)
 #define sim_retire            SHIM_NAME(sim_retire)
 #define sim_branch            SHIM_NAME(sim_branch)
+#define sim_branch_kind       SHIM_NAME(sim_branch_kind)
 #define sim_take_pmi          SHIM_NAME(sim_take_pmi)
 #define sim_pmi_count         SHIM_NAME(sim_pmi_count)
 #define sim_msr               SHIM_NAME(sim_msr)
@@ -46,6 +47,7 @@ const struct sim_instance SHIM_NAME(instance) = {
     .reset = sim_reset,
     .set_ip = sim_set_ip,
     .retire = sim_retire,
+    .branch_kind = sim_branch_kind,
     .take_pmi = sim_take_pmi,
     .pmi_count = sim_pmi_count,
     .peek_msr = sim_msr,

@@ -859,7 +859,7 @@ void msr_write(uint32_t msr, uint64_t value)
     case LBR_SELECT:
         if (!legacy_lbr)
             break;
-        if (!reserved(msr, value, 0x3ff))
+        if (!reserved(msr, value, S.m->lbr_callstack ? 0x3ff : 0x1ff))
             S.lbr_select = value;
         return;
     case OFFCORE_RSP_0:
@@ -873,7 +873,9 @@ void msr_write(uint32_t msr, uint64_t value)
     case ARCH_LBR_CTL:
         if (!S.arch_lbr)
             break;
-        if (!reserved(msr, value, 0xf | (0x7full << 16)))
+        /* Bit 3 (call-stack mode) only where CPUID.1CH:EBX[2] says so. */
+        if (!reserved(msr, value,
+                      0x7 | ((S.m->leaf_1c.ebx & BIT(2)) ? BIT(3) : 0) | (0x7full << 16)))
             S.lbr_ctl = value;
         return;
     case ARCH_LBR_DEPTH:
@@ -1153,7 +1155,19 @@ void sim_retire(const struct sim_events *ev)
 
 /* ---- LBR ---- */
 
-static void record_arch_branch(uint64_t from, uint64_t to, int mispredicted, uint16_t cycles)
+/* MSR_LBR_SELECT bit (a set bit suppresses) and IA32_LBR_CTL bit (a set bit records) of
+ * each kind, per the SDM's LBR filtering tables. */
+static const struct {
+    uint64_t select, ctl;
+} kind_bits[] = {
+    [SIM_BR_JCC] = {BIT(2), BIT(16)},      [SIM_BR_REL_CALL] = {BIT(3), BIT(20)},
+    [SIM_BR_IND_CALL] = {BIT(4), BIT(19)}, [SIM_BR_RET] = {BIT(5), BIT(21)},
+    [SIM_BR_IND_JMP] = {BIT(6), BIT(17)},  [SIM_BR_REL_JMP] = {BIT(7), BIT(18)},
+    [SIM_BR_FAR] = {BIT(8), BIT(22)},
+};
+
+static void record_arch_branch(uint64_t from, uint64_t to, enum sim_branch_kind kind,
+                               int mispredicted, uint16_t cycles)
 {
     unsigned depth = (unsigned)S.lbr_depth;
 
@@ -1161,6 +1175,16 @@ static void record_arch_branch(uint64_t from, uint64_t to, int mispredicted, uin
         return;
     if (!ring_allows((S.lbr_ctl & 2) != 0, (S.lbr_ctl & 4) != 0))
         return;
+    if (!(S.lbr_ctl & kind_bits[kind].ctl))
+        return;
+    /* Call-stack mode: a return pops the newest entry (the call it returns from). */
+    if ((S.lbr_ctl & BIT(3)) && kind == SIM_BR_RET) {
+        memmove(&S.lbr_from[0], &S.lbr_from[1], (depth - 1) * sizeof(uint64_t));
+        memmove(&S.lbr_to[0], &S.lbr_to[1], (depth - 1) * sizeof(uint64_t));
+        memmove(&S.lbr_info[0], &S.lbr_info[1], (depth - 1) * sizeof(uint64_t));
+        S.lbr_from[depth - 1] = S.lbr_to[depth - 1] = S.lbr_info[depth - 1] = 0;
+        return;
+    }
     memmove(&S.lbr_from[1], &S.lbr_from[0], (depth - 1) * sizeof(uint64_t));
     memmove(&S.lbr_to[1], &S.lbr_to[0], (depth - 1) * sizeof(uint64_t));
     memmove(&S.lbr_info[1], &S.lbr_info[0], (depth - 1) * sizeof(uint64_t));
@@ -1169,13 +1193,14 @@ static void record_arch_branch(uint64_t from, uint64_t to, int mispredicted, uin
     S.lbr_info[0] = (mispredicted ? BIT(63) : 0) | BIT(60) | cycles;
 }
 
-void sim_branch(uint64_t from, uint64_t to, int mispredicted, uint16_t cycles)
+void sim_branch_kind(uint64_t from, uint64_t to, enum sim_branch_kind kind, int mispredicted,
+                     uint16_t cycles)
 {
     unsigned depth = S.m->lbr_depth, t;
     uint64_t mis = mispredicted ? BIT(63) : 0;
 
     if (S.arch_lbr) {
-        record_arch_branch(from, to, mispredicted, cycles);
+        record_arch_branch(from, to, kind, mispredicted, cycles);
         return;
     }
     if (!depth || !(S.debugctl & BIT(0)))
@@ -1185,8 +1210,18 @@ void sim_branch(uint64_t from, uint64_t to, int mispredicted, uint16_t cycles)
     /* LBR_SELECT bit 0 suppresses CPL 0, bit 1 the other levels. */
     if (S.ring == 0 ? (S.lbr_select & 1) : (S.lbr_select & 2))
         return;
+    if (S.lbr_select & kind_bits[kind].select)
+        return;
+    if ((S.lbr_select & BIT(9)) && kind == SIM_BR_RET) {
+        S.lbr_from[S.lbr_tos] = S.lbr_to[S.lbr_tos] = S.lbr_info[S.lbr_tos] = 0;
+        S.lbr_tos = (S.lbr_tos + depth - 1) % depth;
+        return;
+    }
     t = S.lbr_tos = (S.lbr_tos + 1) % depth;
     switch (S.lbr_format) {
+    case 0: /* 32-bit: FROM in bits 31:0 and TO in 63:32 of the FROM MSR */
+        S.lbr_from[t] = (from & 0xffffffffull) | (to << 32);
+        break;
     case 3:
     case 4:
         S.lbr_from[t] = from | mis;
@@ -1207,6 +1242,11 @@ void sim_branch(uint64_t from, uint64_t to, int mispredicted, uint16_t cycles)
         S.lbr_to[t] = to;
         break;
     }
+}
+
+void sim_branch(uint64_t from, uint64_t to, int mispredicted, uint16_t cycles)
+{
+    sim_branch_kind(from, to, SIM_BR_JCC, mispredicted, cycles);
 }
 
 /* ---- Intel PT: the trace unit ---- */

@@ -57,6 +57,7 @@ struct sim_model {
     uint8_t pebs_gp;                     /* GP counters with legacy (non-adaptive) PEBS */
     uint8_t lbr_depth;                   /* model-specific LBR stack */
     uint32_t lbr_from, lbr_to, lbr_info; /* lbr_info 0: no LBR_INFO MSRs */
+    uint8_t lbr_callstack;               /* MSR_LBR_SELECT bit 9 (else reserved) */
     struct cpuid_regs leaf_14[2];        /* Intel PT, sub-leaves 0 and 1 */
     struct cpuid_regs leaf_15;           /* TSC / crystal clock */
     uint64_t platform_info;              /* MSR_PLATFORM_INFO; 0: the MSR is absent */
@@ -74,12 +75,12 @@ extern const struct sim_model sim_goldmont_plus;   /* 06_7A, LBR format 6 */
 extern const struct sim_model sim_tremont;         /* 06_96 Elkhart Lake, adaptive PEBS */
 extern const struct sim_model sim_tigerlake;       /* 06_8C, v5, 8 GP, 4 fixed */
 extern const struct sim_model sim_sapphire_rapids; /* 06_8F, architectural LBR */
-extern const struct sim_model sim_core2;           /* 06_17, v2, fixed counters unreported */
-extern const struct sim_model sim_qemu_tcg;        /* leaf 0xA EAX = 0: no PMU */
-extern const struct sim_model sim_perfmon_v1;      /* version 1: not usable */
-extern const struct sim_model sim_amd;             /* AuthenticAMD */
-extern const struct sim_model sim_broadwell;       /* 06_3D, first PT: one ToPA entry */
-extern const struct sim_model sim_pt_topa_one;     /* PT with only one-entry ToPA output */
+extern const struct sim_model sim_core2;    /* 06_17, v2, fixed counters unreported, LBR format 0 */
+extern const struct sim_model sim_qemu_tcg; /* leaf 0xA EAX = 0: no PMU */
+extern const struct sim_model sim_perfmon_v1;  /* version 1: not usable */
+extern const struct sim_model sim_amd;         /* AuthenticAMD */
+extern const struct sim_model sim_broadwell;   /* 06_3D, first PT: one ToPA entry */
+extern const struct sim_model sim_pt_topa_one; /* PT with only one-entry ToPA output */
 
 /* Power-on state of `model` (all MSRs zero, no faults, ring 0). */
 void sim_reset(const struct sim_model *model);
@@ -99,6 +100,20 @@ void sim_retire(const struct sim_events *ev);
 
 /* A taken branch, recorded by the LBRs if they are enabled and not frozen. */
 void sim_branch(uint64_t from, uint64_t to, int mispredicted, uint16_t cycles);
+
+/* Branch kinds, for the LBR filters (MSR_LBR_SELECT, IA32_LBR_CTL) and call-stack mode,
+ * where a near call pushes an entry and a near return pops one. sim_branch is a JCC. */
+enum sim_branch_kind {
+    SIM_BR_JCC,
+    SIM_BR_REL_CALL,
+    SIM_BR_IND_CALL,
+    SIM_BR_RET,
+    SIM_BR_IND_JMP,
+    SIM_BR_REL_JMP,
+    SIM_BR_FAR,
+};
+void sim_branch_kind(uint64_t from, uint64_t to, enum sim_branch_kind kind, int mispredicted,
+                     uint16_t cycles);
 
 /* 1 and clears the flag if a PMI was raised since the last call. */
 int sim_take_pmi(void);

@@ -231,12 +231,15 @@ static void test_core2_fixed_quirk(void)
     CHECK_EQ(caps.num_fixed, 3);
     CHECK_EQ(caps.fixed_width, 40);
     CHECK_EQ(caps.status_ack_mask, 0xc000000700000003ull); /* no uncore/freeze bits on v2 */
-    CHECK_EQ(caps.lbr.depth, 0);
+    /* No PDCM: LBR format 0 from the model table (4 entries at 0x40), no PEBS. */
+    CHECK_EQ(caps.lbr.depth, 4);
+    CHECK_EQ(caps.lbr.format, LBR_FORMAT_32);
+    CHECK_EQ(caps.lbr.to_msr, 0);
     CHECK_EQ(caps.pebs.usable, 0);
     plan.counters[0] = fixed(1, FIXED_RINGS, 100000, 1);
     plan.counters[1] = gp(1, EV_BRANCHES | RINGS, 300, 2);
     CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
-    CHECK_EQ(sim_msr(MSR_IA32_DEBUGCTL), DEBUGCTL_FREEZE_PERFMON_ON_PMI); /* no LBR freeze */
+    CHECK_EQ(sim_msr(MSR_IA32_DEBUGCTL), 0x1800); /* LBRs frozen too, though not recording */
     pmu_start_cpu(&cpu);
     retire(0, 100000, 0, 300);
     CHECK_EQ(sim_msr(MSR_IA32_PERF_GLOBAL_CTRL), 0); /* v2 freeze */
@@ -1128,6 +1131,101 @@ static void test_lbr(void)
     check_lbr(&sim_goldmont, 0x1801, 1, 1);
 }
 
+/* Format 0 (Core 2): FROM and TO share one MSR; only 4 entries. */
+static void test_lbr_format_32(void)
+{
+    struct pmu_plan plan = {.num_counters = 1, .freeze_on_pmi = 1, .lbr = 1};
+
+    power_on(&sim_core2);
+    plan.counters[0] = fixed(2, FIXED_RINGS, 1000, 1);
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    CHECK_EQ(sim_msr(MSR_IA32_DEBUGCTL), 0x1801);
+    pmu_start_cpu(&cpu);
+    feed_branches(0, 6);
+    retire(0, 0, 1000, 0);
+    CHECK_EQ(take_pmi(), 1);
+    check_stack(&seen.ov[0], 4, 5, 0, 0);
+    CHECK_EQ(seen.ov[0].lbr[0].flags, 0);
+}
+
+/* A known call sequence: main calls a, a calls b (returns), then c; c calls d. Jumps and
+ * conditional branches in between. In call-stack mode the stack is the chain of calls
+ * still open, innermost first: d's call site, c's, a's. */
+#define SITE_MAIN_A 0x1010u
+#define SITE_A_B    0x2020u
+#define SITE_A_C    0x2040u
+#define SITE_C_D    0x3030u
+#define FN_A        0x2000u
+#define FN_B        0x2100u
+#define FN_C        0x3000u
+#define FN_D        0x4000u
+
+static void feed_calls(void)
+{
+    sim_branch_kind(SITE_MAIN_A, FN_A, SIM_BR_REL_CALL, 0, 5);
+    sim_branch_kind(0x2008, 0x2010, SIM_BR_JCC, 1, 1);
+    sim_branch_kind(SITE_A_B, FN_B, SIM_BR_REL_CALL, 0, 7);
+    sim_branch_kind(0x2110, 0x2120, SIM_BR_REL_JMP, 0, 1);
+    sim_branch_kind(0x2130, SITE_A_B + 5, SIM_BR_RET, 0, 2);
+    sim_branch_kind(SITE_A_C, FN_C, SIM_BR_IND_CALL, 1, 9);
+    sim_branch_kind(SITE_C_D, FN_D, SIM_BR_REL_CALL, 0, 11);
+}
+
+static void check_call_stack(const struct sim_model *m, uint64_t lbr_ctl)
+{
+    static const uint64_t sites[] = {SITE_C_D, SITE_A_C, SITE_MAIN_A};
+    static const uint64_t targets[] = {FN_D, FN_C, FN_A};
+    struct pmu_plan plan = {
+        .num_counters = 1, .freeze_on_pmi = 1, .lbr = 1, .lbr_select = LBR_SEL_CALL_STACK_MODE};
+
+    power_on(m);
+    CHECK(caps.lbr.callstack);
+    plan.counters[0] = fixed(2, FIXED_RINGS, 1000, 1);
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    if (caps.lbr.arch)
+        CHECK_EQ(sim_msr(MSR_LBR_CTL), lbr_ctl);
+    else
+        CHECK_EQ(sim_msr(MSR_LBR_SELECT), LBR_SEL_CALL_STACK_MODE);
+    pmu_start_cpu(&cpu);
+    feed_calls();
+    retire(0, 0, 1000, 0);
+    CHECK_EQ(take_pmi(), 1);
+    CHECK_EQ(seen.ov[0].lbr_count, 3);
+    for (unsigned k = 0; k < 3 && k < seen.ov[0].lbr_count; k++) {
+        CHECK_EQ(seen.ov[0].lbr[k].from, sites[k]);
+        CHECK_EQ(seen.ov[0].lbr[k].to, targets[k]);
+    }
+}
+
+static void test_lbr_call_stack(void)
+{
+    check_call_stack(&sim_skylake, 0);
+    check_call_stack(&sim_haswell, 0);
+    /* Architectural: OS, USR, call stack, near calls and returns only. */
+    check_call_stack(&sim_sapphire_rapids, 0x7 | (1u << 3) | (0x7u << 19));
+
+    /* Without call-stack mode (Goldmont), bit 9 is refused before anything is written. */
+    struct pmu_plan plan = {
+        .num_counters = 1, .freeze_on_pmi = 1, .lbr = 1, .lbr_select = LBR_SEL_CALL_STACK_MODE};
+    power_on(&sim_goldmont);
+    CHECK(!caps.lbr.callstack);
+    plan.counters[0] = fixed(2, FIXED_RINGS, 1000, 1);
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_ERR_RESERVED);
+    CHECK_EQ(sim_msr(MSR_LBR_SELECT), 0);
+
+    /* A filter without call stacks: only JCCs (everything else suppressed). */
+    power_on(&sim_skylake);
+    plan.lbr_select = LBR_SEL_VALID & ~(uint64_t)(LBR_SEL_JCC | LBR_SEL_CALL_STACK | 3);
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    pmu_start_cpu(&cpu);
+    feed_calls();
+    retire(0, 0, 1000, 0);
+    CHECK_EQ(take_pmi(), 1);
+    CHECK_EQ(seen.ov[0].lbr_count, 1);
+    CHECK_EQ(seen.ov[0].lbr[0].from, 0x2008);
+    CHECK_EQ(seen.ov[0].lbr[0].flags & LBR_FLAG_MISPRED, LBR_FLAG_MISPRED);
+}
+
 /* Pre-v4 freeze: the PMI clears GLOBAL_CTRL and DEBUGCTL.LBR; the handler restores them. */
 static void test_legacy_freeze(void)
 {
@@ -1312,6 +1410,8 @@ int main(int argc, char **argv)
     RUN(test_pebs_malformed);
     RUN(test_stuck_pmi);
     RUN(test_lbr);
+    RUN(test_lbr_format_32);
+    RUN(test_lbr_call_stack);
     RUN(test_legacy_freeze);
     RUN(test_pause_resume);
     RUN(test_stop_clears_everything);

@@ -440,6 +440,135 @@ static void test_two_counters_one_pmi(void)
     sampler_reset();
 }
 
+/* ---- LBRs in records (docs/sep-protocol.md 6.3) ---- */
+
+/* The LBR registers a host lists, as VTune does: TOS (model-specific only), then FROM, TO
+ * and INFO of each entry by MSR index; on the architectural model a last slot with reg_id
+ * 0, which stays zero. Returns how many. */
+static uint32_t lbr_list(int arch, unsigned depth, int info)
+{
+    uint32_t n = 0;
+    if (!arch)
+        cfg.lbr_regs[n++] = (struct sampler_lbr_reg){SEP_LBR_ENTRY_TOS, 0};
+    for (unsigned k = 0; k < depth; k++) {
+        cfg.lbr_regs[n++] = (struct sampler_lbr_reg){SEP_LBR_ENTRY_FROM, (uint8_t)k};
+        cfg.lbr_regs[n++] = (struct sampler_lbr_reg){SEP_LBR_ENTRY_TO, (uint8_t)k};
+        if (info)
+            cfg.lbr_regs[n++] = (struct sampler_lbr_reg){SEP_LBR_ENTRY_INFO, (uint8_t)k};
+    }
+    if (arch)
+        cfg.lbr_regs[n++] = (struct sampler_lbr_reg){SAMPLER_LBR_NONE, 0};
+    return n;
+}
+
+static uint64_t lbr_word(const uint8_t *record, uint32_t i)
+{
+    uint64_t v;
+    memcpy(&v, record + sizeof(struct sep_sample_pc) + 8 * i, sizeof(v));
+    return v;
+}
+
+/* 40 branches on CPU 2, then a fixed-counter overflow (whose event carries LBRs) and a
+ * general one (whose event does not). The first record holds the MSRs as the CPU froze
+ * them at the overflow, in list order; a branch taken after the overflow is not in it;
+ * the second record's LBR area is zero. */
+static void check_lbr_records(const struct sim_model *m, int arch)
+{
+    uint64_t from[32] = {0}, to[32] = {0}, info[32] = {0};
+    unsigned tos = 0;
+    const uint32_t cpu = 2;
+
+    power_on(m);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    config_one(1, 2, FIXED_CTRL_SAMPLE, 1000);
+    cfg.events[0].lbr = 1;
+    cfg.events[0].event_index = 1;
+    cfg.num_events = 2;
+    cfg.events[1].event_index = 2;
+    cfg.events[1].sample_after = 5000;
+    cfg.events[1].control = EVSEL_INST_RETIRED;
+    cfg.lbr_num_regs = lbr_list(arch, 32, 1);
+    cfg.lbr_offset = sizeof(struct sep_sample_pc);
+    cfg.record_size = cfg.lbr_offset + 8 * cfg.lbr_num_regs;
+    setup_and_start(RING_BYTES);
+    for (uint32_t c = 0; c < SESSION_CPUS; c++)
+        CHECK_EQ(msr(c, MSR_IA32_DEBUGCTL), arch ? 0x1800 : 0x1801);
+
+    for (unsigned i = 0; i < 40; i++) {
+        uint64_t f = 0x401000 + 16 * i, t = 0x402000 + 16 * i;
+        shim_sim(cpu)->branch_kind(f, t, SIM_BR_JCC, i & 1, (uint16_t)(i + 3));
+        if (arch) {
+            memmove(&from[1], &from[0], 31 * sizeof(from[0]));
+            memmove(&to[1], &to[0], 31 * sizeof(to[0]));
+            memmove(&info[1], &info[0], 31 * sizeof(info[0]));
+            from[0] = f, to[0] = t, info[0] = (i & 1 ? 1ull << 63 : 0) | 1ull << 60 | (i + 3);
+        } else {
+            tos = (tos + 1) % 32;
+            from[tos] = f, to[tos] = t, info[tos] = (i & 1 ? 1ull << 63 : 0) | (i + 3);
+        }
+    }
+    retire(cpu, 5000, 5000, 1000);
+    shim_sim(cpu)->branch_kind(0x409000, 0x40a000, SIM_BR_JCC, 0, 1); /* frozen */
+    deliver(cpu, 0x403000);
+
+    struct sep_sample_pc rec[2];
+    const void *data;
+    int saw_lbr = 0;
+    CHECK_EQ(records(cpu, rec, 2), 2);
+    ring_peek(sampler_ring(cpu), &data);
+    for (uint32_t r = 0; r < 2; r++) {
+        const uint8_t *raw = (const uint8_t *)data + r * cfg.record_size;
+        const int with_lbr = ((rec[r].bit_fields2 >> SEP_SAMPLE_EVENT_INDEX_SHIFT) & 0xff) == 1;
+        saw_lbr += with_lbr;
+        uint32_t w = 0;
+        if (!with_lbr) {
+            for (uint32_t i = 0; i < cfg.lbr_num_regs; i++)
+                CHECK_EQ(lbr_word(raw, i), 0);
+            continue;
+        }
+        if (!arch)
+            CHECK_EQ(lbr_word(raw, w++), tos);
+        for (unsigned k = 0; k < 32; k++) {
+            CHECK_EQ(lbr_word(raw, w++), from[k]);
+            CHECK_EQ(lbr_word(raw, w++), to[k]);
+            CHECK_EQ(lbr_word(raw, w++), info[k]);
+        }
+        if (arch)
+            CHECK_EQ(lbr_word(raw, w++), 0);
+        CHECK_EQ(w, cfg.lbr_num_regs);
+    }
+    CHECK_EQ(saw_lbr, 1);
+    sampler_stop();
+    for (uint32_t c = 0; c < SESSION_CPUS; c++)
+        check_idle(c);
+    sampler_reset();
+}
+
+static void test_lbr_records(void)
+{
+    check_lbr_records(&sim_skylake, 0);
+    check_lbr_records(&sim_sapphire_rapids, 1);
+
+    /* Refused: an LBR area over the call stack, outside the record, or with a timer. */
+    power_on(&sim_skylake);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    config_one(1, 2, FIXED_CTRL_SAMPLE, 1000);
+    cfg.lbr_num_regs = lbr_list(0, 4, 0);
+    cfg.record_size = 48 + 8 * 16 + 8 * cfg.lbr_num_regs;
+    cfg.callstack_offset = 48;
+    cfg.callstack_depth = 16;
+    cfg.lbr_offset = 48 + 8 * 15;
+    CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_ERR_INVALID);
+    cfg.lbr_offset = 48 + 8 * 17;
+    CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_ERR_INVALID);
+    cfg.lbr_offset = 48 + 8 * 16;
+    cfg.source = SAMPLER_SOURCE_TIMER;
+    CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_ERR_INVALID);
+    cfg.source = SAMPLER_SOURCE_PMU;
+    CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_OK);
+    sampler_reset();
+}
+
 /* ---- Events by name, from perfmon's tables through the ECB to the registers ---- */
 
 /* `acart collect --event` for a Skylake target (tools/collect_events.c): the ECB it sends,
@@ -1137,6 +1266,7 @@ int main(int argc, char **argv)
     fixtures_dir = argv[1];
     RUN(test_fixture_on_every_cpu);
     RUN(test_two_counters_one_pmi);
+    RUN(test_lbr_records);
     RUN(test_perfmon_events);
     RUN(test_pause_resume);
     RUN(test_multiplexing);
