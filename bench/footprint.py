@@ -69,7 +69,7 @@ for line in text.splitlines():
 lines = []
 commit = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"],
                         capture_output=True, text=True).stdout.strip()
-lines.append("# bench/footprint.py, %s, commit %s: %s (i686, -O2)" % (
+lines.append("# bench/footprint.py, %s, commit %s: %s (i686, -O2; the control plane -Os)" % (
     time.strftime("%Y-%m-%d %H:%M:%S"), commit, os.path.relpath(args.lib)))
 lines.append("%-44s %10s %12s" % ("component", "code KiB", "data KiB"))
 for comp in sorted(set(code) | set(data), key=lambda c: -code.get(c, 0)):
