@@ -37,6 +37,7 @@ GROUPS = {
     "board": (["target", "acart"], "^(qemu_collect_(delayed|immediate)|tools_board_backlog)$"),
     "selftest": (["target"], "^qemu_selftest$"),
     "kit": (["test_kit_platform"], "^kit_platform$"),
+    "netstack": (["test_channel_send"], "^netstack_channel_send(_ref)?$"),
     "libc": (["target"], "^interrupt_paths_libc_free$"),
     "tb5": (["tb5_test_zstd", "tb5_test_strings", "tb5_test_roundtrip"],
             "^tb5_(zstd|strings|roundtrip)$"),
