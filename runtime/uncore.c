@@ -80,7 +80,6 @@ _Static_assert(ACA_UNCORE_BUFFER_BYTES >= 4096, "room for a few reads of every d
 const char *uncore_probe(int pmu_usable, struct msr_policy_limits *limits)
 {
     struct cpu_signature sig;
-    uint8_t keep = 0;
 
     memset(&unc, 0, sizeof(unc));
     unc.absent = "this CPU model has no uncore acart supports";
@@ -103,9 +102,9 @@ const char *uncore_probe(int pmu_usable, struct msr_policy_limits *limits)
             unc.model = NULL;
             return unc.absent = "MSR_UNC_CBO_CONFIG raised #GP: no client uncore here";
         }
-        keep = (uint8_t)(cfg & 0xf);
+        uint8_t cbos = (uint8_t)(cfg & 0xf);
         limits->uncore_client = 1;
-        limits->uncore_cbos = keep > 8 ? 8 : keep;
+        limits->uncore_cbos = cbos > 8 ? 8 : cbos;
     }
     limits->imc_mmio_first = unc.model->imc_first;
     limits->imc_mmio_len = unc.model->imc_len;

@@ -44,8 +44,8 @@ static struct {
 
 static void fault(const char *fmt, ...)
 {
-    va_list ap;
     if (U.faults++ == 0) {
+        va_list ap;
         va_start(ap, fmt);
         vsnprintf(U.fault_text, sizeof(U.fault_text), fmt, ap);
         va_end(ap);
