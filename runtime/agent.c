@@ -564,7 +564,7 @@ void aca_poll(void)
             answer_data_handshake(&agent.links[i]);
     /* A response (or a request behind it) that waited for memory: no SENT event on the
      * control connection would ever retry it. */
-    if (agent.control && agent.control_handshaken)
+    if (agent.control && agent.control_handshaken && agent.response_sent < agent.response_len)
         control_on_sent();
     transfer_pump();
     uint32_t closing = channel_poll();

@@ -118,6 +118,8 @@ void control_on_data(void)
  * memory it needs. */
 int control_response_waiting(void)
 {
+    if (agent.response_sent == agent.response_len)
+        return 0;
     response_pump();
     return agent.control && agent.response_sent < agent.response_len;
 }
