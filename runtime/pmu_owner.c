@@ -5,7 +5,7 @@
 #include "io.h"
 
 static volatile uint32_t owner;
-static pmu_owner_tick_fn volatile tick_fn;
+pmu_owner_tick_fn volatile pmu_owner_tick_now;
 
 /* A posted cross-CPU call: 0 none, 1 posted, 2 done. `caller_lock` keeps tasks on several
  * CPUs from posting at once. */
@@ -41,12 +41,7 @@ enum pmu_owner pmu_owner_current(void)
 
 void pmu_owner_set_tick(pmu_owner_tick_fn fn)
 {
-    __atomic_store_n(&tick_fn, fn, __ATOMIC_RELEASE);
-}
-
-pmu_owner_tick_fn pmu_owner_tick(void)
-{
-    return __atomic_load_n(&tick_fn, __ATOMIC_ACQUIRE);
+    __atomic_store_n(&pmu_owner_tick_now, fn, __ATOMIC_RELEASE);
 }
 
 void pmu_owner_call_all(aca_plat_cpu_fn fn, void *arg)

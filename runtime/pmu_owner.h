@@ -27,7 +27,13 @@ enum pmu_owner pmu_owner_current(void);
  * while it holds the counters. Interrupt context. */
 typedef void (*pmu_owner_tick_fn)(const struct aca_frame *frame);
 void pmu_owner_set_tick(pmu_owner_tick_fn fn);
-pmu_owner_tick_fn pmu_owner_tick(void);
+/* Read on every sampling tick: inline, so that the tick calls nothing before it knows
+ * where the sample goes (bench/sample_cost.py counts the instructions). */
+extern pmu_owner_tick_fn volatile pmu_owner_tick_now;
+static inline pmu_owner_tick_fn pmu_owner_tick(void)
+{
+    return __atomic_load_n(&pmu_owner_tick_now, __ATOMIC_ACQUIRE);
+}
 
 /* Runs fn(arg) on every CPU for a task. The seam lets only one context issue cross-CPU
  * calls (on the kit, two CPUs calling at once deadlock: each spins with interrupts off

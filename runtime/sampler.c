@@ -169,7 +169,9 @@ static void record_sample(const struct aca_frame *frame, uint32_t ip,
 static volatile int selftest_on;
 static struct sampler_selftest_counts selftest[ACA_MAX_CPUS];
 
-static void selftest_tick(const struct aca_frame *frame)
+/* Kept out of line: inlined, its locals and saved registers would give every sampling
+ * tick a bigger frame (bench/sample_cost.py counts the instructions). */
+__attribute__((noinline)) static void selftest_tick(const struct aca_frame *frame)
 {
     uint32_t cpu = aca_plat_cpu_index();
     if (cpu >= ACA_MAX_CPUS)
@@ -420,8 +422,9 @@ static void switch_on_this_cpu(struct sampler_cpu *c, const struct aca_frame *fr
 }
 
 /* The sampling timer of a multiplexed collection: when the platform gives acart a timer it
- * fires once per turn; a port's own faster tick ends a turn once it lasted switch_tsc. */
-static void switch_tick(const struct aca_frame *frame)
+ * fires once per turn; a port's own faster tick ends a turn once it lasted switch_tsc. Out of
+ * line, as selftest_tick. */
+__attribute__((noinline)) static void switch_tick(const struct aca_frame *frame)
 {
     uint32_t cpu = aca_plat_cpu_index();
     if (cpu >= num_cpus)
