@@ -74,7 +74,7 @@ static void drain_modules(struct data_link *l, int closing)
 
 void transfer_pump(void)
 {
-    if (agent.state == COLLECTION_RUNNING)
+    if (agent.state == COLLECTION_RUNNING && uncore_running())
         uncore_poll(agent_now_ms());
     if (control_response_waiting())
         return;

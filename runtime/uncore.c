@@ -483,6 +483,11 @@ static void read_devices(void)
     }
 }
 
+int uncore_running(void)
+{
+    return unc.running;
+}
+
 void uncore_poll(uint64_t now_ms)
 {
     if (!unc.running || now_ms - unc.last_ms < unc.interval_ms)
@@ -531,8 +536,8 @@ int uncore_drain(struct channel *ch, uint32_t *queued)
     if (n && channel_send(ch, unc.records + unc.sent, n) == ACA_OK) {
         unc.sent += n;
         *queued = n;
+        channel_flush(ch);
     }
-    channel_flush(ch);
     return unc.sent == unc.len;
 }
 

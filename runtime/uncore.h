@@ -48,6 +48,9 @@ int uncore_configured(void);
 
 /* START: programs every device, takes the counters' first values. 0, or -1 (logged). */
 int uncore_start(uint64_t now_ms, uint32_t interval_ms);
+/* Programmed and counting: whether the poll has uncore work (checked before the clock is
+ * read, which costs a 64-bit division on every poll). */
+int uncore_running(void);
 /* Each poll while the collection runs: a record per device once the interval passed. */
 void uncore_poll(uint64_t now_ms);
 /* STOP: the last read, then the DISABLE entries. */
