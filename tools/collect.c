@@ -23,6 +23,7 @@
 #include "collect_data.h"
 #include "collect_ecb.h"
 #include "collect_layout.h"
+#include "collect_lbr.h"
 #include "collect_link.h"
 #include "collect_net.h"
 #include "collect_pt.h"
@@ -37,7 +38,8 @@ static const char usage[] =
     "usage: acart collect --target HOST[:PORT] --duration S -o DIR\n"
     "                     [--event NAME[:sa=N][:precise][,NAME...]]... [--mux MS]\n"
     "                     [--metrics tma1]\n"
-    "                     [--callstack[=DEPTH]] [--transfer delayed|immediate] [--timeout S]\n"
+    "                     [--callstack[=DEPTH]] [--lbr[=call-stack]]\n"
+    "                     [--transfer delayed|immediate] [--timeout S]\n"
     "                     [--pt [--pt-snapshot] [--pt-filter SYMBOL|MODULE|START-END]...\n"
     "                      [--pt-cyc] [--pt-no-tsc] [--pt-no-mtc] [--pt-cpl os|user|all]\n"
     "                      [--elf IMAGE]]\n"
@@ -67,6 +69,11 @@ static const char usage[] =
     "  --callstack[=DEPTH]   ask the target for each sample's call stack: up to DEPTH\n"
     "                        return addresses of the interrupted code's callers (1 to 64,\n"
     "                        default 16); flamegraph and report --by caller use them\n"
+    "  --lbr[=call-stack]    each sample also carries the CPU's LBR stack (its last taken\n"
+    "                        branches, with mispredicts and cycles where the CPU records\n"
+    "                        them): report --by branch. =call-stack records only calls\n"
+    "                        and returns, so the stack is the chain of callers: report\n"
+    "                        --by caller and flamegraph use it (Haswell and later)\n"
     "  --transfer MODE       delayed or immediate: fail unless the target runs that mode\n"
     "                        (the target chooses; by default any is fine)\n"
     "  --timeout S           longest wait for any reply or data from the target (default 30)\n"
@@ -113,6 +120,7 @@ struct options {
     size_t num_events;
     uint32_t mux_ms;          /* --mux: each group's turn; 0: one group */
     uint32_t callstack_depth; /* return addresses per sample; 0: no call stacks */
+    int lbr;                  /* --lbr: 0 none, 1 every branch, 2 call-stack mode */
     struct collect_pt_options pt;
 };
 
@@ -135,6 +143,8 @@ struct collection {
     int have_reasons;
     struct acart_group_times group_times; /* ACART_OP_GET_GROUP_TIMES, with --mux */
     struct collect_pt pt;                 /* --pt */
+    struct collect_lbr lbr;               /* --lbr */
+    struct session_lbr session_lbr;
 };
 
 static volatile sig_atomic_t interrupted;
@@ -180,6 +190,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"transfer", required_argument, NULL, 'x'},
         {"timeout", required_argument, NULL, 'T'},
         {"callstack", optional_argument, NULL, 'c'},
+        {"lbr", optional_argument, NULL, 'l'},
         {"pt", no_argument, NULL, 'P'},
         {"pt-snapshot", no_argument, NULL, 'S'},
         {"pt-filter", required_argument, NULL, 'F'},
@@ -220,6 +231,12 @@ static int parse_options(int argc, char **argv, struct options *o)
             o->callstack_depth = (uint32_t)depth;
             break;
         }
+        case 'l':
+            if (optarg && strcmp(optarg, "call-stack") != 0)
+                return cli_usage_error("collect", usage,
+                                       "--lbr=%s: expected --lbr or --lbr=call-stack", optarg);
+            o->lbr = optarg ? 2 : 1;
+            break;
         case 'e':
             if ((rc = parse_event(o, optarg)) != 0)
                 return rc;
@@ -450,6 +467,34 @@ static int resolve_events(struct collection *c, struct diag *d)
     return 0;
 }
 
+/* --lbr: the registers to ask for, from the target's model, IA32_PERF_CAPABILITIES and
+ * CPUID (collect_lbr.h), and room for them in every record. */
+static int plan_lbr(struct collection *c, struct diag *d)
+{
+    if (!c->opt.lbr)
+        return 0;
+    const struct sep_target_status *st = &c->link.status;
+    uint64_t *caps = calloc(c->num_cpus, sizeof *caps);
+    if (!caps)
+        return diag_fail(d, DIAG_NOMEM, "out of memory");
+    int rc = request(c, SEP_OP_GET_PERF_CAPAB, NULL, 0, caps, c->num_cpus * sizeof *caps, d);
+    struct collect_lbr_cpu cpu = {
+        st->hardware_info.family, st->hardware_info.model, caps[0], 0, 0, 0};
+    free(caps);
+    if (rc)
+        return rc;
+    if (c->sys.num_cpus) {
+        cpu.cpuid7_edx = c->sys.cpus[0].cpuid7_edx;
+        cpu.cpuid1c_eax = c->sys.cpus[0].cpuid1c_eax;
+        cpu.cpuid1c_ebx = c->sys.cpus[0].cpuid1c_ebx;
+    }
+    if ((rc = collect_lbr_plan(&cpu, c->opt.lbr == 2, &c->lbr, d)))
+        return rc;
+    collect_layout_add_lbr(&c->layout, c->lbr.num_regs);
+    collect_lbr_session(&c->lbr, c->layout.lbr_offset, &c->session_lbr);
+    return 0;
+}
+
 static int configure_driver(struct collection *c, struct diag *d)
 {
     uint32_t busy;
@@ -512,6 +557,8 @@ static int send_group(struct collection *c, uint32_t g, struct diag *d)
         collect_ecb_build_group(c->opt.events + first, n, g, (uint32_t)first, ecb, sizeof ecb);
     if (len < 0)
         return diag_fail(d, DIAG_USAGE, "%s", collect_ecb_strerror(len));
+    if (c->opt.lbr)
+        collect_ecb_ask_lbr(ecb, collect_lbr_select(&c->lbr));
     /* The reply, when the target sends one, says which register it refused. */
     struct sep_ioctl_status verdict;
     size_t got = 0;
@@ -549,6 +596,12 @@ static int configure_events(struct collection *c, struct diag *d)
     free(dev);
     if (rc)
         return rc;
+    if (c->opt.lbr) {
+        uint8_t info[sizeof(struct sep_lbr_info) + sizeof c->lbr.regs];
+        size_t len = collect_lbr_payload(&c->lbr, info, sizeof info);
+        if ((rc = request(c, SEP_OP_LBR_INFO, info, len, NULL, 0, d)))
+            return rc;
+    }
 
     struct sep_event_config ev;
     collect_layout_event_config(&c->layout, &ev);
@@ -981,6 +1034,10 @@ static int write_session(struct collection *c, struct diag *d)
     c->num_tasks = 0;
     if (c->opt.pt.enabled && !(s.pt = collect_pt_session(&c->pt)))
         oom = 1;
+    if (c->opt.lbr && (s.lbr = malloc(sizeof *s.lbr)) != NULL)
+        *s.lbr = c->session_lbr; /* session_free frees it */
+    else if (c->opt.lbr)
+        oom = 1;
     if (!s.topology || !s.descriptors || !s.events || !s.samples_per_cpu || !s.dropped_per_cpu)
         oom = 1;
     int rc = 0;
@@ -1167,10 +1224,11 @@ int cmd_collect(int argc, char **argv)
 
     int collected = 0;
     if (!(rc = connect_target(&c, &d)) && !(rc = target_description(&c, &d)) &&
-        !(rc = resolve_events(&c, &d)) && !(rc = configure_driver(&c, &d)) &&
-        !(rc = configure_pt(&c, &d)) && !(rc = configure_events(&c, &d)) &&
-        !(rc = read_tasks(&c, &d)) && !(rc = init_pmu(&c, &d)) && !(rc = run(&c, &d)) &&
-        !(rc = results(&c, &d)) && !(rc = write_session(&c, &d))) {
+        !(rc = resolve_events(&c, &d)) && !(rc = plan_lbr(&c, &d)) &&
+        !(rc = configure_driver(&c, &d)) && !(rc = configure_pt(&c, &d)) &&
+        !(rc = configure_events(&c, &d)) && !(rc = read_tasks(&c, &d)) &&
+        !(rc = init_pmu(&c, &d)) && !(rc = run(&c, &d)) && !(rc = results(&c, &d)) &&
+        !(rc = write_session(&c, &d))) {
         collected = 1;
         if (!(rc = check_counts(&c, &d)))
             rc = check_silent_cpus(&c, &d);

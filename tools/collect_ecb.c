@@ -24,6 +24,7 @@
 
 /* IA32_DEBUGCTL: freeze LBRs (bit 11) and the counters (bit 12) while a PMI is handled. */
 #define DEBUGCTL_FREEZE_ON_PMI 0x1800u
+#define DEBUGCTL_LBR           0x1u /* record branches (model-specific LBRs) */
 /* One counter's 4-bit field of IA32_FIXED_CTR_CTRL: count in ring 0 (bit 0) and ring 3
  * (bit 1), interrupt on overflow (bit 3). */
 #define FIXED_CTRL_FIELD      0xBu
@@ -205,6 +206,18 @@ static int general_control(const struct collect_event_def *ev, unsigned *extras_
         return COLLECT_ECB_OK;
     }
     return COLLECT_ECB_ERR_EXTRA;
+}
+
+void collect_ecb_ask_lbr(uint8_t *ecb, uint64_t lbr_select)
+{
+    struct sep_event_reg e;
+    uint8_t *at = ecb + sizeof(struct sep_ecb_header);
+    memcpy(&e, at + SLOT_LBR_SELECT * sizeof e, sizeof e);
+    e.reg_value = lbr_select;
+    memcpy(at + SLOT_LBR_SELECT * sizeof e, &e, sizeof e);
+    memcpy(&e, at + SLOT_DEBUGCTL * sizeof e, sizeof e);
+    e.reg_value |= DEBUGCTL_LBR;
+    memcpy(at + SLOT_DEBUGCTL * sizeof e, &e, sizeof e);
 }
 
 int collect_ecb_build(const struct collect_event *events, size_t n, uint8_t *out, size_t cap)

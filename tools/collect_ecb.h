@@ -90,4 +90,9 @@ int collect_ecb_build(const struct collect_event *events, size_t n, uint8_t *out
 int collect_ecb_build_group(const struct collect_event *events, size_t n, uint32_t group,
                             uint32_t first_index, uint8_t *out, size_t cap);
 
+/* Turns an ECB the functions above wrote into one that asks for LBRs, as SEP's do:
+ * MSR_LBR_SELECT = lbr_select (docs/sep-protocol.md 6.3) and IA32_DEBUGCTL.LBR set. Its
+ * counters already carry SEP_EVREG_LBR_VALUE. */
+void collect_ecb_ask_lbr(uint8_t *ecb, uint64_t lbr_select);
+
 #endif

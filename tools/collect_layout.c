@@ -22,10 +22,19 @@ int collect_layout_init(struct collect_layout *l, uint32_t depth)
     return 0;
 }
 
+void collect_layout_add_lbr(struct collect_layout *l, uint32_t num_regs)
+{
+    l->lbr_offset = l->sample_size;
+    l->lbr_num_regs = num_regs;
+    l->sample_size += num_regs * (uint32_t)sizeof(uint64_t);
+}
+
 void collect_layout_descriptor(const struct collect_layout *l, struct sep_event_desc *out)
 {
     memset(out, 0, sizeof *out);
     out->sample_size = l->sample_size;
+    out->lbr_offset = l->lbr_offset;
+    out->lbr_num_regs = l->lbr_num_regs;
     out->callstack_offset = l->callstack_offset;
     out->callstack_size = l->callstack_size;
 }
@@ -44,6 +53,8 @@ void collect_layout_device(const struct collect_layout *l, uint32_t num_events,
     out->num_events = num_events;
     if (l->callstack_size)
         out->enable_bit_fields = SEP_DEV_CFG_COLLECT_OS_CALLSTACKS;
+    if (l->lbr_num_regs)
+        out->enable_bit_fields |= SEP_DEV_CFG_COLLECT_LBRS | SEP_DEV_CFG_STORE_LBRS;
 }
 
 void collect_layout_event_config(const struct collect_layout *l, struct sep_event_config *out)
@@ -56,6 +67,8 @@ void collect_layout_event_config(const struct collect_layout *l, struct sep_even
     out->sample_size = l->sample_size;
     out->max_gp_events = COLLECT_ECB_GP_COUNTERS;
     out->max_fixed_counters = COLLECT_ECB_FIXED_COUNTERS;
+    out->lbr_offset = l->lbr_offset;
+    out->lbr_num_regs = l->lbr_num_regs;
     out->callstack_offset = l->callstack_offset;
     out->callstack_size = l->callstack_size;
 }

@@ -22,11 +22,17 @@ struct collect_layout {
     uint32_t sample_size;      /* bytes of every sample record */
     uint32_t callstack_offset; /* where the call stack starts in a record; 0: none */
     uint32_t callstack_size;   /* its bytes, 8 per return address; 0: none */
+    uint32_t lbr_offset;       /* where the LBR registers start (after the call stack); 0: none */
+    uint32_t lbr_num_regs;     /* u64 each, as LBR_INFO lists them (docs/sep-protocol.md 6.3) */
 };
 
 /* The layout with call stacks of depth return addresses, or none for depth 0. Returns 0,
  * or -1 when depth is above COLLECT_CALLSTACK_MAX_DEPTH. */
 int collect_layout_init(struct collect_layout *l, uint32_t depth);
+
+/* Appends num_regs LBR registers to every record; INIT then asks to collect and store
+ * LBRs. */
+void collect_layout_add_lbr(struct collect_layout *l, uint32_t num_regs);
 
 /* The DESC_NEXT payload of the collection's only descriptor (descriptor_id 0). */
 void collect_layout_descriptor(const struct collect_layout *l, struct sep_event_desc *out);

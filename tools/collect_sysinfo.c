@@ -10,6 +10,8 @@
 #define CPUID_LEAF_VENDOR   0x0u
 #define CPUID_LEAF_FEATURES 0x1u
 #define CPUID_LEAF_X2APIC   0xBu
+#define CPUID_LEAF_EXT_FEAT 0x7u /* sub-leaf 0 only in the blob */
+#define CPUID_LEAF_ARCH_LBR 0x1Cu
 
 struct blob {
     const uint8_t *bytes;
@@ -61,7 +63,7 @@ static void copy_vendor(char *vendor, const struct sep_sysinfo_cpuid *leaf)
         vendor[0] = '\0';
 }
 
-/* APIC id and, for CPU 0, the vendor, from the CPU's CPUID leaves. */
+/* APIC id, the LBR leaves and, for CPU 0, the vendor, from the CPU's CPUID leaves. */
 static int read_leaves(struct blob *b, uint64_t offset, struct sysinfo_cpu *c, char *vendor)
 {
     struct sep_sysinfo_array_hdr h;
@@ -76,7 +78,12 @@ static int read_leaves(struct blob *b, uint64_t offset, struct sysinfo_cpu *c, c
         memcpy(&leaf, b->bytes + at, sizeof leaf);
         if (leaf.eax_input == CPUID_LEAF_VENDOR && vendor)
             copy_vendor(vendor, &leaf);
-        else if (leaf.eax_input == CPUID_LEAF_FEATURES && !have_x2apic)
+        else if (leaf.eax_input == CPUID_LEAF_EXT_FEAT)
+            c->cpuid7_edx = leaf.edx;
+        else if (leaf.eax_input == CPUID_LEAF_ARCH_LBR) {
+            c->cpuid1c_eax = leaf.eax;
+            c->cpuid1c_ebx = leaf.ebx;
+        } else if (leaf.eax_input == CPUID_LEAF_FEATURES && !have_x2apic)
             c->apic_id = leaf.ebx >> 24;
         else if (leaf.eax_input == CPUID_LEAF_X2APIC && !have_x2apic) {
             /* The first 0BH entry is sub-leaf 0; its EDX is the full x2APIC id. */

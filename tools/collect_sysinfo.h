@@ -17,6 +17,7 @@ struct sysinfo_cpu {
     uint16_t module, num_modules;
     uint32_t core_type;
     uint32_t perfmon_version, gp_counters, fixed_counters;
+    uint32_t cpuid7_edx, cpuid1c_eax, cpuid1c_ebx; /* architectural LBR; 0 when absent */
 };
 
 struct sysinfo {

@@ -169,6 +169,15 @@ int collection_open(const char *dir, struct profile *p, struct diag *d)
     if ((rc = profile_finish_modules(p, true, d)))
         return rc;
     p->callstack_depth = session_callstack_depth(&p->session);
+    const struct session_lbr *l = p->session.lbr;
+    if (l) {
+        p->lbr.depth = (uint8_t)(l->depth > LBR_MAX_ENTRIES ? LBR_MAX_ENTRIES : l->depth);
+        p->lbr.format = (uint8_t)l->format;
+        p->lbr.arch = l->format == LBR_FORMAT_ARCH;
+        p->lbr.has_info = (uint8_t)l->has_info;
+        if (l->call_stack && p->callstack_depth < p->lbr.depth)
+            p->callstack_depth = p->lbr.depth;
+    }
     return 0;
 }
 
@@ -205,6 +214,8 @@ struct cpu_scan {
     /* The batch's call stacks: room for SCAN_BATCH of the deepest, reused every batch. */
     uint64_t *callers;
     size_t callers_used;
+    /* The batch's LBR stacks: LBR_MAX_ENTRIES per sample. */
+    struct lbr_entry *branches;
 };
 
 static int flush(struct cpu_scan *cs)
@@ -239,6 +250,43 @@ static void read_callers(struct cpu_scan *cs, const struct session_descriptor *d
     }
 }
 
+/* The record's LBR registers into a snapshot, decoded newest first; in call-stack mode
+ * they are also its callers (profile.h). */
+static void read_branches(struct cpu_scan *cs, const unsigned char *rec, struct sample *smp)
+{
+    const struct session_lbr *l = cs->p->session.lbr;
+    smp->branches = NULL;
+    smp->num_branches = 0;
+    if (!l)
+        return;
+    struct lbr_snapshot snap;
+    memset(&snap, 0, sizeof snap);
+    for (uint32_t i = 0; i < l->num_regs; i++) {
+        uint64_t v;
+        memcpy(&v, rec + l->offset + 8 * i, sizeof v);
+        const struct session_lbr_reg *g = &l->regs[i];
+        if (g->kind == SESSION_LBR_TOS)
+            snap.tos = v;
+        else if (g->kind == SESSION_LBR_FROM)
+            snap.from[g->index] = v;
+        else if (g->kind == SESSION_LBR_TO)
+            snap.to[g->index] = v;
+        else if (g->kind == SESSION_LBR_INFO)
+            snap.info[g->index] = v;
+    }
+    struct lbr_entry *out = cs->branches + cs->n * LBR_MAX_ENTRIES;
+    smp->num_branches = lbr_decode(&cs->p->lbr, &snap, out, LBR_MAX_ENTRIES);
+    smp->branches = smp->num_branches ? out : NULL;
+    if (!l->call_stack || !smp->num_branches)
+        return;
+    uint64_t *callers = cs->callers + cs->callers_used;
+    for (uint32_t i = 0; i < smp->num_branches; i++)
+        callers[i] = out[i].from + 1;
+    smp->callers = callers;
+    smp->num_callers = smp->num_branches;
+    cs->callers_used += smp->num_branches;
+}
+
 /* Decodes the whole records in buf[0..len); returns the bytes used, or -1 after an error. */
 static long long decode_chunk(struct cpu_scan *cs, const unsigned char *buf, size_t len,
                               uint64_t file_offset, int *rc, struct diag *d)
@@ -270,6 +318,7 @@ static long long decode_chunk(struct cpu_scan *cs, const unsigned char *buf, siz
             return -1;
         }
         read_callers(cs, desc, buf + off, smp);
+        read_branches(cs, buf + off, smp);
         cs->n++;
         cs->records++;
         off += size;
@@ -318,14 +367,17 @@ int collection_scan(struct profile *p, profile_sample_fn *fn, void *ctx, struct 
 {
     unsigned char *buf = malloc(SCAN_CHUNK);
     struct sample *batch = malloc(SCAN_BATCH * sizeof *batch);
-    uint64_t *callers =
-        malloc(SCAN_BATCH * (p->callstack_depth ? p->callstack_depth : 1) * sizeof *callers);
+    /* Frame-pointer and LBR call stacks: both may fill a sample's share. */
+    uint64_t *callers = malloc(SCAN_BATCH * (2 * (size_t)p->callstack_depth + 1) * sizeof *callers);
+    struct lbr_entry *branches =
+        p->session.lbr ? malloc(SCAN_BATCH * LBR_MAX_ENTRIES * sizeof *branches) : NULL;
     int rc = 0;
     uint64_t bytes_done = 0, total = 0;
-    if (!buf || !batch || !callers)
+    if (!buf || !batch || !callers || (p->session.lbr && !branches))
         rc = diag_fail(d, DIAG_NOMEM, "out of memory");
     for (uint32_t cpu = 0; !rc && cpu < p->session.num_cpus; cpu++) {
-        struct cpu_scan cs = {.p = p, .fn = fn, .ctx = ctx, .batch = batch, .callers = callers};
+        struct cpu_scan cs = {
+            .p = p, .fn = fn, .ctx = ctx, .batch = batch, .callers = callers, .branches = branches};
         char *path = cpu_file(p->source, cpu);
         if (!path) {
             rc = diag_fail(d, DIAG_NOMEM, "out of memory");
@@ -344,5 +396,6 @@ int collection_scan(struct profile *p, profile_sample_fn *fn, void *ctx, struct 
     free(buf);
     free(batch);
     free(callers);
+    free(branches);
     return rc;
 }

@@ -11,6 +11,7 @@
 
 #include "diag.h"
 #include "module_map.h"
+#include "lbr.h"
 #include "session.h"
 
 /* Code modes, the numbers the wire and tb5 use (SEP_MODE_* / TBRW_MODE_*). */
@@ -47,6 +48,12 @@ struct sample {
      * whose stack is empty, and always for samples from a tb5 file. */
     const uint64_t *callers; /* valid only during the callback that receives the batch */
     uint32_t num_callers;
+    /* The LBR stack the record carries (acart collect --lbr), newest first; in call-stack
+     * mode it is also the call stack above: callers[i] is then branches[i].from + 1, the
+     * call instruction's address plus one, so that the lookup of callers[i] - 1 finds it.
+     * Valid like callers; 0 entries without LBRs. */
+    const struct lbr_entry *branches;
+    uint32_t num_branches;
 };
 
 /* Receives samples in batches, in file order: for a CPU, in the order the target sent
@@ -76,6 +83,8 @@ struct profile {
     /* The most return addresses a sample's call stack may hold: 0 when the samples carry
      * no call stacks (the collection was made without them, or this is a tb5 file). */
     uint32_t callstack_depth;
+    /* How the records' LBRs decode (from session.lbr); depth 0 without LBRs. */
+    struct lbr_caps lbr;
     profile_progress_fn *progress;
     void *progress_ctx;
     void *tb5; /* TBRW handle for PROFILE_TB5 */

@@ -1,4 +1,4 @@
-/* acart report (DIR|FILE.tb5) [--elf IMAGE] [--by function|caller|line|task|cpu|module]
+/* acart report (DIR|FILE.tb5) [--elf IMAGE] [--by function|caller|line|task|cpu|module|branch]
  * [--top N] */
 #define _GNU_SOURCE /* qsort_r */
 #include <getopt.h>
@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "branch_report.h"
 #include "cli.h"
 #include "code_places.h"
 #include "commands.h"
@@ -31,10 +32,13 @@ static const char usage[] =
     "symbols, ideally with DWARF); code outside it is named by its module, else\n"
     "[unknown]. --by caller needs call stacks (acart collect --callstack): for each\n"
     "function, its inclusive samples (the function is anywhere on the sample's call\n"
-    "stack, counted once per sample) and its self samples (the sample was taken in it).\n"
+    "stack, counted once per sample) and its self samples (the sample was taken in it);\n"
+    "with acart collect --lbr=call-stack the LBR call stacks are the callers. --by branch\n"
+    "needs LBR stacks (acart collect --lbr): the most frequent branch edges of all\n"
+    "samples' stacks, with mispredict rate and average cycles where the CPU records them.\n"
     "\n"
     "  -e, --elf IMAGE     ELF image of the target's code\n"
-    "  -b, --by KEY        function (default), caller, line, task, cpu or module\n"
+    "  -b, --by KEY        function (default), caller, line, task, cpu, module or branch\n"
     "  -n, --top N         show the N largest rows per event (default 20, 0 = all)\n"
     "  -E, --event EVENT   only this event (name or index)\n"
     "  -m, --metrics       top-down level 1 per row and in all, from a collection of\n"
@@ -43,7 +47,7 @@ static const char usage[] =
     "\n"
     "Exit status: 0 done, 2 usage error, 3 bad input (collection, tb5 file or IMAGE).\n";
 
-enum report_key { BY_FUNCTION, BY_CALLER, BY_LINE, BY_TASK, BY_CPU, BY_MODULE };
+enum report_key { BY_FUNCTION, BY_CALLER, BY_LINE, BY_TASK, BY_CPU, BY_MODULE, BY_BRANCH };
 
 static const struct {
     const char *name, *column;
@@ -54,6 +58,7 @@ static const struct {
     [BY_TASK] = {"task", "Task"},
     [BY_CPU] = {"cpu", "CPU"},
     [BY_MODULE] = {"module", "Module"},
+    [BY_BRANCH] = {"branch", "Branch"},
 };
 
 struct row {
@@ -540,9 +545,12 @@ static int run(struct report *r, const char *source, const char *elf, const char
     size_t tma1[TMA1_EVENTS];
     if (r->metrics && (rc = find_tma1_events(&r->p->session, source, tma1, d)))
         return rc;
-    if (elf && (r->by == BY_FUNCTION || r->by == BY_CALLER || r->by == BY_LINE) &&
+    if (elf &&
+        (r->by == BY_FUNCTION || r->by == BY_CALLER || r->by == BY_LINE || r->by == BY_BRANCH) &&
         (rc = cli_open_symbols(r->p, elf, &r->sym, d)))
         return rc;
+    if (r->by == BY_BRANCH)
+        return branch_report(r->p, r->sym, top, d);
     size_t nev = r->p->session.num_events;
     if (code_places_init(&r->places, r->p) != 0 ||
         !(r->stack = malloc(((size_t)r->p->callstack_depth + 1) * sizeof *r->stack)) ||
@@ -624,7 +632,7 @@ int cmd_report(int argc, char **argv)
     }
     if (optind + 1 != argc)
         return cli_usage_error("report", usage, "expected one collection folder or tb5 file");
-    if (metrics && (by == BY_CALLER || event))
+    if (metrics && (by == BY_CALLER || by == BY_BRANCH || event))
         return cli_usage_error("report", usage, "--metrics: not with --by caller or --event");
     if (ipr_report_applies(argv[optind])) /* a folder from `acart fetch` */
         return ipr_report(argv[optind], elf, top);

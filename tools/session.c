@@ -640,6 +640,67 @@ static int read_multiplexing(struct reader *r, const cJSON *root, struct session
     return 0;
 }
 
+static const char *const lbr_kind_names[] = {"tos", "from", "to", "info", "none"};
+
+/* "tos", "none", or from/to/info followed by the entry's index. */
+static int parse_lbr_reg(const char *text, struct session_lbr_reg *out)
+{
+    for (int k = 0; k <= SESSION_LBR_NONE; k++) {
+        size_t n = strlen(lbr_kind_names[k]);
+        if (strncmp(text, lbr_kind_names[k], n) != 0)
+            continue;
+        out->kind = (uint8_t)k;
+        out->index = 0;
+        if (k == SESSION_LBR_TOS || k == SESSION_LBR_NONE)
+            return text[n] ? -1 : 0;
+        char *end;
+        unsigned long idx = strtoul(text + n, &end, 10);
+        if (text[n] < '0' || text[n] > '9' || *end || idx >= 32)
+            return -1;
+        out->index = (uint8_t)idx;
+        return 0;
+    }
+    return -1;
+}
+
+static int read_lbr(struct reader *r, const cJSON *root, struct session *s)
+{
+    const cJSON *obj, *arr, *e;
+    int rc;
+    if ((rc = get_object(r, root, "lbr", "lbr", false, &obj)) || !obj)
+        return rc;
+    struct session_lbr *l = s->lbr = alloc_array(r, 1, sizeof *s->lbr, &rc);
+    if (!l)
+        return rc;
+    if ((rc = get_u32(r, obj, "format", "lbr.format", true, &l->format)) ||
+        (rc = get_u32(r, obj, "depth", "lbr.depth", true, &l->depth)) ||
+        (rc = get_bool(r, obj, "has_info", "lbr.has_info", &l->has_info)) ||
+        (rc = get_bool(r, obj, "call_stack", "lbr.call_stack", &l->call_stack)) ||
+        (rc = get_u32(r, obj, "offset", "lbr.offset", true, &l->offset)) ||
+        (rc = get_array(r, obj, "registers", "lbr.registers", true, &arr)))
+        return rc;
+    if ((l->format > 7 && l->format != 63) || l->depth == 0 || l->depth > 64)
+        return bad(r, "lbr", "format must be 0 to 7 or 63, depth 1 to 64");
+    int n = cJSON_GetArraySize(arr);
+    if (n < 1 || n > SESSION_LBR_MAX_REGS)
+        return bad(r, "lbr.registers", "expected 1 to 97 registers");
+    cJSON_ArrayForEach(e, arr)
+    {
+        if (!cJSON_IsString(e) || parse_lbr_reg(e->valuestring, &l->regs[l->num_regs]) != 0)
+            return bad(r, "lbr.registers[]", "expected \"tos\", \"none\", or fromN, toN, infoN");
+        l->num_regs++;
+    }
+    if (l->offset < SESSION_SAMPLE_RECORD_MIN || l->offset % 8)
+        return bad(r, "lbr.offset", "must be a multiple of 8, at least 48");
+    for (size_t i = 0; i < s->num_descriptors; i++)
+        if ((uint64_t)l->offset + 8ull * l->num_regs > s->descriptors[i].sample_size)
+            return bad(r, "lbr.offset",
+                       "the registers must lie inside every descriptor's sample_size");
+    if (!s->descriptors)
+        return bad(r, "lbr", "needs descriptors (records longer than 48 bytes)");
+    return 0;
+}
+
 static int read_root(struct reader *r, const cJSON *root, struct session *s)
 {
     const cJSON *v;
@@ -672,7 +733,8 @@ static int read_root(struct reader *r, const cJSON *root, struct session *s)
         (rc = check_started_utc(r, s)) || (rc = read_descriptors(r, root, s)) ||
         (rc = read_events(r, root, s)) || (rc = read_samples(r, root, s)) ||
         (rc = read_tasks(r, root, s)) || (rc = read_modules(r, root, s)) ||
-        (rc = read_pt(r, root, s)) || (rc = read_multiplexing(r, root, s)))
+        (rc = read_pt(r, root, s)) || (rc = read_multiplexing(r, root, s)) ||
+        (rc = read_lbr(r, root, s)))
         return rc;
     return 0;
 }
@@ -921,6 +983,30 @@ static bool build_pt(cJSON *root, const struct session_pt *p, uint32_t num_cpus)
     return true;
 }
 
+static int add_lbr(cJSON *root, const struct session_lbr *l)
+{
+    cJSON *obj = cJSON_AddObjectToObject(root, "lbr");
+    cJSON *regs = obj ? cJSON_CreateArray() : NULL;
+    if (!regs || !cJSON_AddItemToObject(obj, "registers", regs) ||
+        !add_number(obj, "format", l->format) || !add_number(obj, "depth", l->depth) ||
+        !cJSON_AddBoolToObject(obj, "has_info", l->has_info) ||
+        !cJSON_AddBoolToObject(obj, "call_stack", l->call_stack) ||
+        !add_number(obj, "offset", l->offset))
+        return 0;
+    for (uint32_t i = 0; i < l->num_regs; i++) {
+        char name[16];
+        const struct session_lbr_reg *g = &l->regs[i];
+        if (g->kind == SESSION_LBR_TOS || g->kind == SESSION_LBR_NONE)
+            snprintf(name, sizeof name, "%s", lbr_kind_names[g->kind]);
+        else
+            snprintf(name, sizeof name, "%s%u", lbr_kind_names[g->kind], (unsigned)g->index);
+        cJSON *x = cJSON_CreateString(name);
+        if (!x || !cJSON_AddItemToArray(regs, x))
+            return 0;
+    }
+    return 1;
+}
+
 char *session_format(const struct session *s)
 {
     cJSON *root = cJSON_CreateObject();
@@ -931,7 +1017,7 @@ char *session_format(const struct session *s)
                    s->transfer == SESSION_TRANSFER_IMMEDIATE ? "immediate" : "delayed") &&
         add_string(root, "started_utc", s->started_utc) &&
         add_number(root, "duration_s", s->duration_s) && build_lists(root, s) &&
-        (!s->pt || build_pt(root, s->pt, s->num_cpus)))
+        (!s->pt || build_pt(root, s->pt, s->num_cpus)) && (!s->lbr || add_lbr(root, s->lbr)))
         text = cJSON_Print(root);
     cJSON_Delete(root);
     return text;
@@ -983,6 +1069,7 @@ void session_free(struct session *s)
         free(s->pt->per_cpu);
         free(s->pt);
     }
+    free(s->lbr);
     memset(s, 0, sizeof *s);
 }
 

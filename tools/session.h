@@ -96,6 +96,31 @@ struct session_pt {
     struct session_pt_cpu *per_cpu; /* num_cpus entries, indexed by CPU */
 };
 
+/* LBRs in the records (docs/sep-protocol.md 6.3, `acart collect --lbr`): at `offset` of
+ * every record, num_regs raw u64 MSR values, register regs[i] each; the CPU's LBR format
+ * (IA32_PERF_CAPABILITIES[5:0], 63 architectural), depth and whether INFO MSRs were read
+ * say how they decode; call_stack: recorded in call-stack mode (the stack is the chain of
+ * open calls, innermost first). */
+#define SESSION_LBR_MAX_REGS 97 /* TOS, then FROM, TO and INFO of 32 entries */
+enum session_lbr_kind {
+    SESSION_LBR_TOS,
+    SESSION_LBR_FROM,
+    SESSION_LBR_TO,
+    SESSION_LBR_INFO,
+    SESSION_LBR_NONE
+};
+struct session_lbr_reg {
+    uint8_t kind;  /* enum session_lbr_kind */
+    uint8_t index; /* stack entry by MSR index, below 32 */
+};
+struct session_lbr {
+    uint32_t format, depth;
+    int has_info, call_stack;
+    uint32_t offset;
+    uint32_t num_regs;
+    struct session_lbr_reg regs[SESSION_LBR_MAX_REGS];
+};
+
 /* TSC ticks per MTC period, 2^mtc_freq * ebx / eax; 0 when leaf 0x15 is unknown. */
 double session_pt_mtc_to_tsc(const struct session_pt *pt);
 
@@ -147,7 +172,8 @@ struct session {
     size_t num_tasks;
     struct session_module *modules; /* optional, used only without module.bin */
     size_t num_modules;
-    struct session_pt *pt; /* optional: NULL for a collection without Intel PT */
+    struct session_pt *pt;   /* optional: NULL for a collection without Intel PT */
+    struct session_lbr *lbr; /* optional: NULL for a collection without LBRs */
     /* Optional, multiplexed collections only (num_groups > 1): event groups took turns
      * on the counters, mux_ms each; per CPU the TSC ticks it counted (group_enabled) and
      * each group had the counters (group_running[cpu * num_groups + g]). */

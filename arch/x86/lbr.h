@@ -101,8 +101,26 @@ struct lbr_entry {
     uint8_t reserved;
 };
 
-/* Whether this format is one lbr_read() decodes. */
+/* A model's LBR stack as its per-model table row gives it (pmu_models.c). */
+struct lbr_model {
+    uint8_t depth;     /* entries; 0: no model-specific LBR */
+    uint8_t has_info;  /* LBR_INFO MSRs at `info` */
+    uint8_t callstack; /* LBR_SELECT bit 9: call-stack mode (Haswell and later cores) */
+    uint16_t tos, from, to, info;
+};
+
+/* Whether this format is one lbr_decode() decodes. */
 int lbr_format_supported(uint8_t format);
+
+/* This CPU's LBRs from its table row (NULL: unknown model), IA32_PERF_CAPABILITIES (0
+ * without PDCM), CPUID.07H:EDX and CPUID.1CH:EAX/EBX (0 when the leaf is beyond the
+ * maximum). depth 0: no LBR acart can use. Shared by pmu_probe() and the host tools,
+ * which learn the same facts from the target's system configuration. */
+void lbr_caps_derive(const struct lbr_model *row, uint64_t perf_capabilities, uint32_t leaf7_edx,
+                     uint32_t leaf1c_eax, uint32_t leaf1c_ebx, struct lbr_caps *out);
+
+/* Entries a snapshot holds: the depth, at most LBR_MAX_ENTRIES. */
+unsigned lbr_readable(const struct lbr_caps *caps);
 
 /* Clears every entry, then starts recording: model-specific LBRs with `select` written
  * to MSR_LBR_SELECT (0: every branch at every CPL); architectural LBRs at full depth with

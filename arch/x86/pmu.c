@@ -13,8 +13,6 @@
 #define CPUID1_EDX_DS                   (1u << 21)
 #define CPUID7_EBX_HLE                  (1u << 4)
 #define CPUID7_EBX_RTM                  (1u << 11)
-#define CPUID7_EDX_ARCH_LBR             (1u << 19)
-#define CPUID1C_EBX_CALL_STACK          (1u << 2)
 #define CPUIDA_EDX_ANYTHREAD_DEPRECATED (1u << 15)
 
 #define EVTSEL_IN_TX   (1ull << 32)
@@ -144,39 +142,10 @@ static void probe_status_and_controls(struct pmu_caps *caps, const struct cpuid_
 static void probe_lbr(struct pmu_caps *caps, const struct pmu_model *row, uint32_t max_leaf,
                       const struct cpuid_regs *r7)
 {
-    struct lbr_caps *lbr = &caps->lbr;
+    struct cpuid_regs r1c = max_leaf >= 0x1c ? cpuid(0x1c, 0) : (struct cpuid_regs){0};
 
-    if ((r7->edx & CPUID7_EDX_ARCH_LBR) && max_leaf >= 0x1c) {
-        /* Deepest supported depth: bit n of EAX[7:0] allows 8 * (n + 1) entries. */
-        unsigned depths = cpuid(0x1c, 0).eax & 0xff;
-
-        if (!depths)
-            return;
-        lbr->depth = (uint8_t)(8 * highest_bit_plus_one(depths));
-        lbr->format = LBR_FORMAT_ARCH;
-        lbr->arch = 1;
-        lbr->has_info = 1;
-        lbr->from_msr = MSR_ARCH_LBR_FROM_0;
-        lbr->to_msr = MSR_ARCH_LBR_TO_0;
-        lbr->info_msr = MSR_ARCH_LBR_INFO_0;
-        lbr->callstack = (cpuid(0x1c, 0).ebx & CPUID1C_EBX_CALL_STACK) != 0;
-        return;
-    }
-    if (!row || !row->lbr_depth)
-        return;
-    /* Without PDCM there is no IA32_PERF_CAPABILITIES and the format is 0 (as Linux). */
-    lbr->format = PERF_CAP_LBR_FORMAT(caps->perf_capabilities);
-    if (!lbr_format_supported(lbr->format) || lbr->format == LBR_FORMAT_ARCH)
-        return;
-    lbr->depth = row->lbr_depth;
-    lbr->tos_msr = row->lbr_tos;
-    lbr->from_msr = row->lbr_from;
-    lbr->to_msr = lbr->format == LBR_FORMAT_32 ? 0 : row->lbr_to;
-    lbr->callstack = row->lbr_callstack;
-    if (row->lbr_has_info && (lbr->format == LBR_FORMAT_INFO || lbr->format == LBR_FORMAT_INFO2)) {
-        lbr->has_info = 1;
-        lbr->info_msr = row->lbr_info;
-    }
+    lbr_caps_derive(row ? &row->lbr : 0, caps->perf_capabilities, r7->edx, r1c.eax, r1c.ebx,
+                    &caps->lbr);
 }
 
 static void probe_pebs(struct pmu_caps *caps, const struct pmu_model *row,

@@ -126,12 +126,9 @@ int pmu_probe(struct pmu_caps *caps);
 /* ---- Per-model facts (pmu_models.c). ---- */
 struct pmu_model {
     const char *uarch;
-    uint8_t lbr_depth;     /* model-specific LBR entries; 0: none or architectural */
-    uint8_t lbr_has_info;  /* LBR_INFO MSRs at lbr_info */
-    uint8_t pebs_gp;       /* GP counters from PMC0 up that can use PEBS; 0: no PEBS */
-    uint8_t pmi_ack_late;  /* Linux's late_ack: LVT unmasked after re-enabling */
-    uint8_t lbr_callstack; /* LBR_SELECT bit 9: call-stack mode (Haswell and later cores) */
-    uint16_t lbr_tos, lbr_from, lbr_to, lbr_info;
+    struct lbr_model lbr; /* model-specific LBRs; depth 0: none or architectural */
+    uint8_t pebs_gp;      /* GP counters from PMC0 up that can use PEBS; 0: no PEBS */
+    uint8_t pmi_ack_late; /* Linux's late_ack: LVT unmasked after re-enabling */
 };
 
 /* The table row for a family-6 model, or NULL for a model we have no facts for. */

@@ -20,61 +20,46 @@
 
 /* Rows by microarchitecture. Legacy PEBS works on PMC0-3 at most; adaptive PEBS
  * enumerates its counters, so pmu_probe() ignores pebs_gp there. */
-#define LBR_NHM_MSRS .lbr_tos = MSR_LBR_TOS, .lbr_from = LBR_FROM_NHM, .lbr_to = LBR_TO_NHM
-#define LBR_SKL_MSRS LBR_NHM_MSRS, .lbr_has_info = 1, .lbr_info = LBR_INFO_SKL
+/* The model-specific LBR stacks: depth, MSRs, INFO MSRs, call-stack mode. */
+#define LBR_CORE(n)                                                                                \
+    {                                                                                              \
+        .depth = n, .tos = MSR_LBR_TOS, .from = LBR_FROM_CORE, .to = LBR_TO_CORE                   \
+    }
+#define LBR_NHM(cs)                                                                                \
+    {                                                                                              \
+        .depth = 16, .callstack = cs, .tos = MSR_LBR_TOS, .from = LBR_FROM_NHM, .to = LBR_TO_NHM   \
+    }
+#define LBR_SKL(cs)                                                                                \
+    {                                                                                              \
+        .depth = 32, .has_info = 1, .callstack = cs, .tos = MSR_LBR_TOS, .from = LBR_FROM_NHM,     \
+        .to = LBR_TO_NHM, .info = LBR_INFO_SKL                                                     \
+    }
 
 /* Core 2 and Bonnell: LBR format 0 (FROM and TO in the one FROM MSR; the TO MSRs are not
  * read), no PEBS acart decodes (format 0). */
-#define LBR_CORE_MSRS .lbr_tos = MSR_LBR_TOS, .lbr_from = LBR_FROM_CORE, .lbr_to = LBR_TO_CORE
-static const struct pmu_model core2 = {.uarch = "core2", .lbr_depth = 4, LBR_CORE_MSRS};
-static const struct pmu_model bonnell = {.uarch = "bonnell", .lbr_depth = 8, LBR_CORE_MSRS};
-static const struct pmu_model nehalem = {
-    .uarch = "nehalem", .lbr_depth = 16, .pebs_gp = 4, LBR_NHM_MSRS};
+static const struct pmu_model core2 = {.uarch = "core2", .lbr = LBR_CORE(4)};
+static const struct pmu_model bonnell = {.uarch = "bonnell", .lbr = LBR_CORE(8)};
+static const struct pmu_model nehalem = {.uarch = "nehalem", .lbr = LBR_NHM(0), .pebs_gp = 4};
 static const struct pmu_model sandybridge = {
-    .uarch = "sandybridge", .lbr_depth = 16, .pebs_gp = 4, LBR_NHM_MSRS};
-static const struct pmu_model haswell = {.uarch = "haswell",
-                                         .lbr_callstack = 1,
-                                         .lbr_depth = 16,
-                                         .pebs_gp = 4,
-                                         .pmi_ack_late = 1,
-                                         LBR_NHM_MSRS};
-static const struct pmu_model skylake = {.uarch = "skylake",
-                                         .lbr_callstack = 1,
-                                         .lbr_depth = 32,
-                                         .pebs_gp = 4,
-                                         .pmi_ack_late = 1,
-                                         LBR_SKL_MSRS};
-static const struct pmu_model icelake = {.uarch = "icelake",
-                                         .lbr_callstack = 1,
-                                         .lbr_depth = 32,
-                                         .pebs_gp = 8,
-                                         .pmi_ack_late = 1,
-                                         LBR_SKL_MSRS};
-static const struct pmu_model tigerlake = {.uarch = "tigerlake",
-                                           .lbr_callstack = 1,
-                                           .lbr_depth = 32,
-                                           .pebs_gp = 8,
-                                           .pmi_ack_late = 1,
-                                           LBR_SKL_MSRS};
+    .uarch = "sandybridge", .lbr = LBR_NHM(0), .pebs_gp = 4};
+static const struct pmu_model haswell = {
+    .uarch = "haswell", .lbr = LBR_NHM(1), .pebs_gp = 4, .pmi_ack_late = 1};
+static const struct pmu_model skylake = {
+    .uarch = "skylake", .lbr = LBR_SKL(1), .pebs_gp = 4, .pmi_ack_late = 1};
+static const struct pmu_model icelake = {
+    .uarch = "icelake", .lbr = LBR_SKL(1), .pebs_gp = 8, .pmi_ack_late = 1};
+static const struct pmu_model tigerlake = {
+    .uarch = "tigerlake", .lbr = LBR_SKL(1), .pebs_gp = 8, .pmi_ack_late = 1};
 /* Architectural LBR: depth and MSRs come from CPUID leaf 0x1C. */
 static const struct pmu_model sapphirerapids = {
     .uarch = "sapphirerapids", .pebs_gp = 8, .pmi_ack_late = 1};
-static const struct pmu_model silvermont = {.uarch = "silvermont",
-                                            .lbr_depth = 8,
-                                            .pebs_gp = 1,
-                                            .lbr_tos = MSR_LBR_TOS,
-                                            .lbr_from = LBR_FROM_CORE,
-                                            .lbr_to = LBR_TO_CORE};
-static const struct pmu_model goldmont = {
-    .uarch = "goldmont", .lbr_depth = 32, .pebs_gp = 4, LBR_SKL_MSRS};
+static const struct pmu_model silvermont = {
+    .uarch = "silvermont", .lbr = LBR_CORE(8), .pebs_gp = 1};
+static const struct pmu_model goldmont = {.uarch = "goldmont", .lbr = LBR_SKL(0), .pebs_gp = 4};
 static const struct pmu_model goldmont_plus = {
-    .uarch = "goldmont_plus", .lbr_depth = 32, .pebs_gp = 4, LBR_SKL_MSRS};
-static const struct pmu_model tremont = {.uarch = "tremont",
-                                         .lbr_callstack = 1,
-                                         .lbr_depth = 32,
-                                         .pebs_gp = 8,
-                                         .pmi_ack_late = 1,
-                                         LBR_SKL_MSRS};
+    .uarch = "goldmont_plus", .lbr = LBR_SKL(0), .pebs_gp = 4};
+static const struct pmu_model tremont = {
+    .uarch = "tremont", .lbr = LBR_SKL(1), .pebs_gp = 8, .pmi_ack_late = 1};
 
 static const struct {
     uint8_t model;

@@ -110,7 +110,26 @@ int main(void)
     CHECK_EQ(COLLECT_CALLSTACK_DEFAULT_DEPTH, 16);
     CHECK_EQ(COLLECT_CALLSTACK_MAX_DEPTH, 64);
 
-    struct collect_layout l = {1, 2, 3};
+    struct collect_layout l = {1, 2, 3, 4, 5};
     CHECK_EQ(collect_layout_init(&l, COLLECT_CALLSTACK_MAX_DEPTH + 1), -1);
+
+    /* LBRs after the call stack: the descriptor, INIT and EM_GROUPS say where. */
+    struct sep_event_desc desc;
+    struct sep_dev_config dev;
+    struct sep_event_config ec;
+    CHECK_EQ(collect_layout_init(&l, 4), 0);
+    collect_layout_add_lbr(&l, 97);
+    CHECK_EQ(l.lbr_offset, 48 + 32);
+    CHECK_EQ(l.sample_size, 48 + 32 + 97 * 8);
+    collect_layout_descriptor(&l, &desc);
+    CHECK_EQ(desc.lbr_offset, 80);
+    CHECK_EQ(desc.lbr_num_regs, 97);
+    CHECK_EQ(desc.sample_size, l.sample_size);
+    collect_layout_device(&l, 1, &dev);
+    CHECK_EQ(dev.enable_bit_fields,
+             SEP_DEV_CFG_COLLECT_OS_CALLSTACKS | SEP_DEV_CFG_COLLECT_LBRS | SEP_DEV_CFG_STORE_LBRS);
+    collect_layout_event_config(&l, &ec);
+    CHECK_EQ(ec.lbr_offset, 80);
+    CHECK_EQ(ec.lbr_num_regs, 97);
     return check_report("test_collect_layout");
 }

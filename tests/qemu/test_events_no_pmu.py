@@ -1,7 +1,8 @@
 """Events by name on the QEMU board, which has no PMU (TCG: CPUID.0AH:EAX is 0) and samples
 on a timer: `acart collect --event` with a perfmon name, and `--metrics tma1`, fail with
 the no-PMU reason and exit status 5 before anything is configured, leaving the board free;
-a built-in event's name still sets the timer's rate (a collection right after succeeds)."""
+`--lbr` fails likewise (no LBR acart reads); a built-in event's name still sets the
+timer's rate (a collection right after succeeds)."""
 import argparse
 import re
 import subprocess
@@ -43,7 +44,15 @@ with Board(args.image, cpus=2, workload="hotspot") as b:
         assert "the target has no usable PMU and samples on a timer" in r.stderr, r.stderr
         sessions += 1
         wait_sessions_ended(b, sessions)
+    # LBRs: the CPU QEMU reports has none acart reads; refused before anything is set up.
+    r = collect(b.port, "--lbr")
+    print(r.stdout, r.stderr)
+    assert r.returncode == 5, "--lbr: exit %d" % r.returncode
+    assert "has no LBR acart can read" in r.stderr, r.stderr
+    sessions += 1
+    wait_sessions_ended(b, sessions)
     r = collect(b.port, "--event", "INST_RETIRED.ANY:sa=2000000")
     assert r.returncode == 0, r.stderr
     assert "EXCEPTION" not in b.console(), b.console()
-print("no PMU: perfmon names and --metrics refused with the reason, exit 5; built-ins work")
+print("no PMU: perfmon names, --metrics and --lbr refused with the reason, exit 5; "
+      "built-ins work")

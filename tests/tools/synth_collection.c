@@ -29,6 +29,12 @@
  *                             (descriptor callstack_offset 48, callstack_size 8 * DEPTH),
  *                             zero after a sample's last one; without it the descriptor
  *                             has no callstack members, as files written before them
+ *     --lbr FORMAT[:call-stack]  records carry the LBR registers `acart collect --lbr`
+ *                             lists for a 16-deep stack of LBR format 4, 5 or 63
+ *                             (architectural) after the call stack, and session.json's
+ *                             lbr object says so
+ *     --branches FROM>TO[/m][/cN],...  the next --run's LBR stack, newest first: /m
+ *                             mispredicted, /cN N cycles
  *     --random N:LO:HI:SEED   N samples at addresses in [LO, HI), CPUs in turn, tasks
  *                             1..8 changing every 64 samples of a CPU
  *     --form iip|eip          sample record form: iip/ipsr with IA64PC set, as the board
@@ -49,11 +55,21 @@
 #define MAX_CPUS  64
 #define MAX_DEPTH 64
 
+#define LBR_DEPTH 16
+
+struct branch {
+    uint64_t from, to;
+    int mispredicted;
+    uint16_t cycles;
+};
+
 struct run {
     uint32_t cpu, pid, tid, event;
     uint64_t addr, count;
     uint64_t stack[MAX_DEPTH];
     uint32_t depth;
+    struct branch branches[LBR_DEPTH]; /* newest first */
+    uint32_t num_branches;
 };
 
 static struct {
@@ -74,6 +90,10 @@ static struct {
     uint64_t random_n, random_lo, random_hi, random_seed;
     int eip_form;
     uint32_t callstack_depth;
+    int lbr_format; /* -1: no LBRs; else IA32_PERF_CAPABILITIES[5:0] (4, 5 or 63) */
+    int lbr_call_stack;
+    struct branch pending[LBR_DEPTH]; /* --branches, for the next --run */
+    uint32_t num_pending;
     FILE *cpu_files[MAX_CPUS];
     uint64_t written[MAX_CPUS];
 } g = {.hostname = "synthbox",
@@ -81,7 +101,8 @@ static struct {
        .tsc_hz = 2000000000u,
        .tsc_start = 1000000u,
        .tsc_step = 1000u,
-       .report_per_cpu = -1};
+       .report_per_cpu = -1,
+       .lbr_format = -1};
 
 static void die(const char *fmt, const char *arg)
 {
@@ -117,8 +138,47 @@ static size_t fields(char *s, char **out, size_t max)
     return n;
 }
 
+/* LBR registers per record: TOS (model-specific), then FROM, TO (and INFO but for format
+ * 4) of LBR_DEPTH entries, as `acart collect --lbr` lists them. */
+static uint32_t lbr_regs(void)
+{
+    if (g.lbr_format < 0)
+        return 0;
+    uint32_t per = g.lbr_format == 4 ? 2 : 3;
+    return (g.lbr_format == 63 ? 0 : 1) + per * LBR_DEPTH;
+}
+
+/* The stack as the CPU holds it: model-specific entries in a ring whose newest is at TOS
+ * (which moves with every record, as it does on a CPU), architectural newest at entry 0;
+ * flags and cycles where the format keeps them. */
+static void write_lbrs(FILE *f, const struct run *r, uint64_t serial)
+{
+    uint64_t from[LBR_DEPTH] = {0}, to[LBR_DEPTH] = {0}, info[LBR_DEPTH] = {0};
+    uint32_t tos = g.lbr_format == 63 ? 0 : (uint32_t)(serial * 5 + 3) % LBR_DEPTH;
+    for (uint32_t k = 0; k < r->num_branches; k++) {
+        const struct branch *b = &r->branches[k];
+        uint32_t i = g.lbr_format == 63 ? k : (tos + LBR_DEPTH - k) % LBR_DEPTH;
+        uint64_t mis = b->mispredicted ? 1ull << 63 : 0;
+        from[i] = b->from | (g.lbr_format == 4 ? mis : 0);
+        to[i] = b->to;
+        info[i] = mis | b->cycles | (g.lbr_format == 63 ? 1ull << 60 : 0);
+    }
+    uint64_t words[1 + 3 * LBR_DEPTH];
+    uint32_t n = 0;
+    if (g.lbr_format != 63)
+        words[n++] = tos;
+    for (uint32_t i = 0; i < LBR_DEPTH; i++) {
+        words[n++] = from[i];
+        words[n++] = to[i];
+        if (g.lbr_format != 4)
+            words[n++] = info[i];
+    }
+    if (fwrite(words, sizeof words[0], n, f) != n)
+        die("write error in %s", g.dir);
+}
+
 static void write_sample(uint32_t cpu, uint32_t pid, uint32_t tid, uint32_t event, uint64_t addr,
-                         const uint64_t *stack, uint32_t depth)
+                         const uint64_t *stack, uint32_t depth, const struct run *run)
 {
     if (cpu >= g.cpus)
         die("CPU out of range in %s", "--run");
@@ -150,6 +210,10 @@ static void write_sample(uint32_t cpu, uint32_t pid, uint32_t tid, uint32_t even
         if (fwrite(&ra, sizeof ra, 1, g.cpu_files[cpu]) != 1)
             die("write error in %s", g.dir);
     }
+    if (g.lbr_format >= 0) {
+        static const struct run none;
+        write_lbrs(g.cpu_files[cpu], run ? run : &none, g.written[cpu]);
+    }
     g.written[cpu]++;
 }
 
@@ -164,7 +228,7 @@ static void write_random(void)
         x ^= x << 17;
         uint32_t cpu = (uint32_t)(i % g.cpus);
         uint32_t task = (uint32_t)((g.written[cpu] / 64u) % 8u) + 1u;
-        write_sample(cpu, 1, task, 0, g.random_lo + (x % span) * 4u, NULL, 0);
+        write_sample(cpu, 1, task, 0, g.random_lo + (x % span) * 4u, NULL, 0, NULL);
     }
 }
 
@@ -257,14 +321,14 @@ static void write_session(void)
     fprintf(f, "\n    ]\n  },\n  \"transfer\": \"delayed\",\n"
                "  \"started_utc\": \"2025-01-31T12:00:00Z\",\n  \"duration_s\": 2.5,\n"
                "  \"descriptors\": [");
+    size_t lbr_offset = sizeof(struct sep_sample_pc) + 8u * g.callstack_depth;
     if (g.callstack_depth)
         fprintf(f,
                 "{\"id\": 0, \"sample_size\": %zu, \"callstack_offset\": %zu, "
                 "\"callstack_size\": %" PRIu32 "}",
-                sizeof(struct sep_sample_pc) + 8u * g.callstack_depth, sizeof(struct sep_sample_pc),
-                8u * g.callstack_depth);
+                lbr_offset + 8u * lbr_regs(), sizeof(struct sep_sample_pc), 8u * g.callstack_depth);
     else
-        fprintf(f, "{\"id\": 0, \"sample_size\": 48}");
+        fprintf(f, "{\"id\": 0, \"sample_size\": %zu}", lbr_offset + 8u * lbr_regs());
     fprintf(f, "],\n  \"events\": [");
     for (size_t e = 0; e < g.num_events; e++) {
         fprintf(f, "%s\n    {\"index\": %zu, \"name\": ", e ? "," : "", e);
@@ -288,7 +352,27 @@ static void write_session(void)
         write_json_string(f, v[2]);
         fputc('}', f);
     }
-    fprintf(f, "\n  ]\n}\n");
+    fprintf(f, "\n  ]");
+    if (g.lbr_format >= 0) {
+        fprintf(f,
+                ",\n  \"lbr\": {\"format\": %d, \"depth\": %d, \"has_info\": %s, "
+                "\"call_stack\": %s, \"offset\": %zu, \"registers\": [",
+                g.lbr_format, LBR_DEPTH, g.lbr_format == 4 ? "false" : "true",
+                g.lbr_call_stack ? "true" : "false", lbr_offset);
+        const char *sep = "";
+        if (g.lbr_format != 63) {
+            fprintf(f, "\"tos\"");
+            sep = ", ";
+        }
+        for (int i = 0; i < LBR_DEPTH; i++) {
+            fprintf(f, "%s\"from%d\", \"to%d\"", sep, i, i);
+            if (g.lbr_format != 4)
+                fprintf(f, ", \"info%d\"", i);
+            sep = ", ";
+        }
+        fprintf(f, "]}");
+    }
+    fprintf(f, "\n}\n");
     if (fclose(f) != 0)
         die("write error in %s", path);
 }
@@ -356,6 +440,40 @@ static void parse(int argc, char **argv)
                     die("more than 64 return addresses in %s", "--run");
                 r->stack[r->depth++] = number(ra);
             }
+            memcpy(r->branches, g.pending, sizeof r->branches);
+            r->num_branches = g.num_pending;
+            g.num_pending = 0;
+        } else if (strcmp(opt, "--lbr") == 0) {
+            size_t n = fields(val, v, 2);
+            g.lbr_format = (int)number(v[0]);
+            if (g.lbr_format != 4 && g.lbr_format != 5 && g.lbr_format != 63)
+                die("--lbr: format 4, 5 or 63, not %s", v[0]);
+            g.lbr_call_stack = n == 2 && strcmp(v[1], "call-stack") == 0;
+        } else if (strcmp(opt, "--branches") == 0) {
+            g.num_pending = 0;
+            for (char *b = strtok(val, ","); b; b = strtok(NULL, ",")) {
+                if (g.num_pending == LBR_DEPTH)
+                    die("more than 16 branches in %s", "--branches");
+                struct branch *x = &g.pending[g.num_pending++];
+                char *arrow = strchr(b, '>'), *slash;
+                if (!arrow)
+                    die("expected FROM>TO[/m][/cCYCLES], not %s", b);
+                *arrow = '\0';
+                x->from = number(b);
+                x->mispredicted = 0;
+                x->cycles = 0;
+                char *rest = arrow + 1;
+                while ((slash = strrchr(rest, '/')) != NULL) {
+                    if (strcmp(slash, "/m") == 0)
+                        x->mispredicted = 1;
+                    else if (slash[1] == 'c')
+                        x->cycles = (uint16_t)number(slash + 2);
+                    else
+                        die("expected /m or /cCYCLES, not %s", slash);
+                    *slash = '\0';
+                }
+                x->to = number(rest);
+            }
         } else if (strcmp(opt, "--random") == 0) {
             if (fields(val, v, 4) != 4)
                 die("expected N:LO:HI:SEED, not %s", val);
@@ -393,7 +511,7 @@ int main(int argc, char **argv)
         if (r->depth > g.callstack_depth)
             die("a call stack deeper than --callstack in %s", "--run");
         for (uint64_t k = 0; k < r->count; k++)
-            write_sample(r->cpu, r->pid, r->tid, r->event, r->addr, r->stack, r->depth);
+            write_sample(r->cpu, r->pid, r->tid, r->event, r->addr, r->stack, r->depth, r);
     }
     if (g.random_n)
         write_random();

@@ -275,4 +275,5 @@ def test(args):
     test_without_stacks(args, w, runs, folder)
 
 
-main(test)
+if __name__ == "__main__":  # test_lbr.py imports the helpers
+    main(test)

@@ -204,6 +204,7 @@ static void rates_step(void)
  * trace; any PMI it raised (a counter or a trace region) is taken at once. */
 static void workload_step(void)
 {
+    static uint64_t step_count;
     /* The package's traffic in that millisecond: a 1 GHz uncore clock, and rates the
      * uncore test checks its counts against. */
     struct sim_uncore_traffic t = {.uclk = 1000000,
@@ -229,6 +230,11 @@ static void workload_step(void)
         frame.cs = 0x08;
         frame.eflags = 0x202;
         s->set_ip(frame.eip);
+        /* A loop's two taken branches, recorded when a session enabled LBRs: its back edge
+         * (mispredicted every other millisecond, 6 cycles) and a call-free jump (2 cycles). */
+        s->branch_kind(MODULE_START + 0x100, MODULE_START + 0x40, SIM_BR_JCC, (int)(step_count & 1),
+                       6);
+        s->branch_kind(MODULE_START + 0x48, MODULE_START + 0x100, SIM_BR_REL_JMP, 0, 2);
         s->retire(&ev);
         if (stream) {
             int tracing = (s->peek_msr(MSR_IA32_RTIT_CTL) & RTIT_CTL_TRACE_EN) != 0;
@@ -237,6 +243,8 @@ static void workload_step(void)
                 traced_on_cpu1 += opt.pace;
         }
         shim_raise_pmi(cpu, &frame);
+        if (cpu == SHIM_CPUS - 1)
+            step_count++;
         if (cpu == 1 && opt.freeze_after && !froze && traced_on_cpu1 >= opt.freeze_after) {
             froze = 1;
             shim_set_current_cpu(1);
