@@ -15,6 +15,13 @@
 
 #define MAX_RECORD_SIZE 1024
 
+/* Counting mode (VTune's EMON): the host reads the counters; no samples. */
+static int counting_mode(void)
+{
+    return (agent.drv_config.collection_config &
+            (SEP_DRV_CFG_COUNTING_MODE | SEP_DRV_CFG_EMON_MODE)) != 0;
+}
+
 int32_t cmd_reserve(struct cmd_request *req)
 {
     uint32_t busy = sampler_is_running() || pmu_owner_current() == PMU_OWNER_IPROBE ? 1 : 0;
@@ -26,8 +33,10 @@ int32_t cmd_init_driver(struct cmd_request *req)
     if (agent.state == COLLECTION_RUNNING || agent.state == COLLECTION_PAUSED)
         return SEP_STATUS_SAMP_IN_RUNNING_STATE;
     memcpy(&agent.drv_config, req->in, sizeof(agent.drv_config));
-    if (agent.drv_config.collection_config & (SEP_DRV_CFG_COUNTING_MODE | SEP_DRV_CFG_EMON_MODE)) {
-        agent_log("acart: counting (EMON) mode is not supported, only sampling");
+    if (counting_mode() && !agent.pmu_usable) {
+        agent_log("acart: counting mode refused: it reads the PMU's counters, and this CPU has "
+                  "no usable PMU (%s)",
+                  agent.sampling_note ? agent.sampling_note : "time-based sampling");
         return SEP_STATUS_INCOMPATIBLE_PARAMS;
     }
     agent.have_drv_config = 1;
@@ -210,9 +219,14 @@ int32_t cmd_init_pmu(struct cmd_request *req)
         }
     }
     const struct sep_event_config *ec = &agent.event_config;
-    if (sc->num_groups > 1 && ec->em_mode == SEP_EM_TIMER_BASED)
+    sc->counting = counting_mode();
+    for (uint32_t i = 0; sc->counting && i < sc->num_events; i++)
+        sc->events[i].sample_after = 0; /* count, never interrupt */
+    if (sc->counting) {
+        /* Turns end only on READ_SWITCH_GROUP, as in the reference's EMON. */
+    } else if (sc->num_groups > 1 && ec->em_mode == SEP_EM_TIMER_BASED)
         sc->switch_tsc = (uint64_t)ec->em_factor * aca_plat_tsc_hz() / 1000;
-    if (sc->num_groups > 1 && ec->em_mode == SEP_EM_EVENT_BASED) {
+    if (!sc->counting && sc->num_groups > 1 && ec->em_mode == SEP_EM_EVENT_BASED) {
         sc->switch_overflows = (uint32_t)ec->em_factor;
         sc->switch_event = (uint32_t)ec->em_event_num;
     }
@@ -279,11 +293,16 @@ int32_t cmd_start(struct cmd_request *req)
         agent.state = COLLECTION_PAUSED;
     }
     const struct sampler_event *ev = &agent.sampler.events[0];
-    agent_log("acart: collection started: %s sampling every %llu events (event %u), %s transfer",
-              agent.pmu_usable ? "PMU" : "time-based", (unsigned long long)ev->sample_after,
-              (unsigned)ev->event_index,
-              agent.cfg.transfer == ACA_TRANSFER_DELAYED ? "delayed" : "immediate");
-    if (agent.sampler.num_groups > 1)
+    if (agent.sampler.counting)
+        agent_log("acart: collection started: counting %u events in %u groups, no samples",
+                  (unsigned)agent.sampler.num_events, (unsigned)agent.sampler.num_groups);
+    else
+        agent_log(
+            "acart: collection started: %s sampling every %llu events (event %u), %s transfer",
+            agent.pmu_usable ? "PMU" : "time-based", (unsigned long long)ev->sample_after,
+            (unsigned)ev->event_index,
+            agent.cfg.transfer == ACA_TRANSFER_DELAYED ? "delayed" : "immediate");
+    if (agent.sampler.num_groups > 1 && !agent.sampler.counting)
         agent_log("acart: %u event groups take turns on the counters (%s)",
                   (unsigned)agent.sampler.num_groups,
                   agent.sampler.switch_tsc         ? "timer-based"
@@ -432,6 +451,74 @@ int32_t cmd_get_group_times(struct cmd_request *req)
     }
     return cmd_reply(req, &info,
                      (uint32_t)(offsetof(struct acart_group_times, cpu) + n * sizeof(info.cpu[0])));
+}
+
+/* READ_AND_RESET and READ_SWITCH_GROUP, as the reference: the reply is num_cpus u64 TSC
+ * deltas (per CPU, since its last read or START), then the counts area: u64 counts at
+ * cpu * num_events + core_event_id (num_events of INIT_DRIVER), the current group's
+ * events only, the rest 0. Outside a running or paused collection: 0 and zeros. */
+static int32_t read_counts(struct cmd_request *req, int next_group)
+{
+    /* Where the CPUs write (the reply buffer has no u64 alignment): a row of
+     * SAMPLER_MAX_EVENTS slots per CPU. */
+    static uint64_t tsc[ACA_MAX_CPUS], counts[ACA_MAX_CPUS * SAMPLER_MAX_EVENTS];
+    static uint32_t offset[ACA_MAX_CPUS];
+    uint32_t n = sampler_num_cpus(), events = agent.drv_config.num_events;
+    if (agent.state != COLLECTION_RUNNING && agent.state != COLLECTION_PAUSED)
+        return SEP_STATUS_SUCCESS;
+    if (!agent.sampler.counting) {
+        agent_log("acart: counts are read in counting mode only (INIT_DRIVER's collection "
+                  "configuration); this collection samples");
+        return SEP_STATUS_INVALID_STATE_TRANS;
+    }
+    if (req->out_cap < 8u * n)
+        return SEP_STATUS_BUFFER_TOO_SMALL;
+    for (uint32_t i = 0; i < n; i++)
+        offset[i] = i * SAMPLER_MAX_EVENTS;
+    memset(counts, 0, sizeof(counts));
+    sampler_read_counts(tsc, counts, (uint32_t)(sizeof(counts) / sizeof(counts[0])), offset,
+                        next_group);
+    memcpy(req->out, tsc, 8u * n);
+    uint64_t area = (req->out_cap - 8u * n) / 8u;
+    for (uint32_t cpu = 0; cpu < n; cpu++)
+        for (uint32_t slot = 0; slot < events && slot < SAMPLER_MAX_EVENTS; slot++)
+            if ((uint64_t)cpu * events + slot < area)
+                memcpy(req->out + 8u * (n + cpu * events + slot),
+                       &counts[cpu * SAMPLER_MAX_EVENTS + slot], 8);
+    req->out_len = req->out_cap;
+    return SEP_STATUS_SUCCESS;
+}
+
+int32_t cmd_read_and_reset(struct cmd_request *req)
+{
+    return read_counts(req, 0);
+}
+
+int32_t cmd_read_switch_group(struct cmd_request *req)
+{
+    return read_counts(req, 1);
+}
+
+/* GET_INTERVAL_COUNTS: u64 per CPU and event, the sampling interrupts each event took
+ * (the reference's interrupt_counts, cpu * num_events + event index). The reference keeps
+ * them only in continuous-profiling mode; acart always does. */
+int32_t cmd_get_interval_counts(struct cmd_request *req)
+{
+    static uint64_t per_cpu[SAMPLER_MAX_EVENTS];
+    uint32_t n = sampler_num_cpus(), events = agent.drv_config.num_events;
+    if (!agent.have_ecb || agent.sampler.counting || events == 0)
+        return SEP_STATUS_INVALID_STATE_TRANS;
+    for (uint32_t cpu = 0; cpu < n; cpu++) {
+        uint64_t at = (uint64_t)cpu * events;
+        sampler_interrupt_counts(cpu, per_cpu, SAMPLER_MAX_EVENTS);
+        for (uint32_t i = 0; i < agent.sampler.num_events; i++) {
+            uint64_t slot = at + agent.sampler.events[i].event_index;
+            if (agent.sampler.events[i].event_index < events && 8 * (slot + 1) <= req->out_cap)
+                memcpy(req->out + 8 * slot, &per_cpu[i], 8);
+        }
+    }
+    req->out_len = req->out_cap;
+    return SEP_STATUS_SUCCESS;
 }
 
 int32_t cmd_terminate(struct cmd_request *req)

@@ -128,6 +128,7 @@ static void read_entry(const uint8_t *e, struct ecb_entry *out)
     out->desc_id = rd16(e + REG(desc_id));
     out->flags = rd16(e + REG(flags));
     out->counter_event_offset = rd16(e + REG(counter_event_offset));
+    out->core_event_id = rd32(e + REG(core_event_id));
     out->reg_id = rd32(e + REG(event_reg_id) + offsetof(struct sep_event_reg_id, reg_id));
     out->value = rd64(e + REG(reg_value));
     out->max_bits = rd64(e + REG(max_bits));
@@ -297,6 +298,7 @@ static int plan_counter(const struct ecb *ecb, uint32_t entry, struct ecb_counte
     c->entry = (uint16_t)entry;
     c->event_index = e->event_index;
     c->desc_id = e->desc_id;
+    c->core_event_id = e->core_event_id;
     c->flags = e->flags;
     c->msr = e->reg_id;
     c->preload = e->value;

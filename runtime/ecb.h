@@ -60,9 +60,10 @@ struct ecb_entry {
     uint16_t desc_id;     /* sample descriptor for overflows of this counter */
     uint16_t flags;       /* SEP_EVREG_* */
     uint16_t counter_event_offset;
-    uint32_t reg_id;   /* MSR index (or PCI/MMIO offset when prog_type >= 2) */
-    uint64_t value;    /* value to write; for a DATA entry the preload */
-    uint64_t max_bits; /* counter width mask (DATA entries) */
+    uint32_t core_event_id; /* counting mode: the counter's slot in a CPU's counts */
+    uint32_t reg_id;        /* MSR index (or PCI/MMIO offset when prog_type >= 2) */
+    uint64_t value;         /* value to write; for a DATA entry the preload */
+    uint64_t max_bits;      /* counter width mask (DATA entries) */
     /* Uncore entries only. */
     uint8_t counter_type;               /* SEP_UNC_COUNTER_* (static, free-running, ...) */
     uint8_t rw_type;                    /* SEP_REG_RW_* */
@@ -112,23 +113,24 @@ enum ecb_counter_kind {
 
 /* One counter to program for sampling. */
 struct ecb_counter {
-    uint8_t kind;          /* enum ecb_counter_kind */
-    uint8_t index;         /* n of PMCn / FIXED_CTRn */
-    uint8_t has_control;   /* an event select (general) / FIXED_CTR_CTRL (fixed) entry exists */
-    uint8_t pmi;           /* interrupt on overflow is requested by that control */
-    uint16_t entry;        /* index of the DATA entry in ecb.entries */
-    uint16_t event_index;  /* from the DATA entry */
-    uint16_t desc_id;      /* from the DATA entry */
-    uint16_t flags;        /* SEP_EVREG_* of the DATA entry */
-    uint32_t msr;          /* the counter MSR */
-    uint64_t preload;      /* value written to the counter at start and after each overflow */
-    uint64_t width_mask;   /* counter width, e.g. 0xFFFFFFFFFFFF */
-    uint64_t sample_after; /* events per sample: (-preload) & width_mask (0 -> width_mask + 1) */
-    uint32_t control_msr;  /* IA32_PERFEVTSELn (0x186 + n) or IA32_FIXED_CTR_CTRL (0x38D) */
-    uint64_t control;      /* general: the event select value; fixed: this counter's 4-bit
-                              field of IA32_FIXED_CTR_CTRL (bit 0 OS, 1 USR, 2 any, 3 PMI) */
-    uint8_t event_code;    /* general with control: event select bits 7:0 */
-    uint8_t umask;         /* general with control: event select bits 15:8 */
+    uint8_t kind;           /* enum ecb_counter_kind */
+    uint8_t index;          /* n of PMCn / FIXED_CTRn */
+    uint8_t has_control;    /* an event select (general) / FIXED_CTR_CTRL (fixed) entry exists */
+    uint8_t pmi;            /* interrupt on overflow is requested by that control */
+    uint16_t entry;         /* index of the DATA entry in ecb.entries */
+    uint16_t event_index;   /* from the DATA entry */
+    uint16_t desc_id;       /* from the DATA entry */
+    uint16_t flags;         /* SEP_EVREG_* of the DATA entry */
+    uint32_t core_event_id; /* from the DATA entry: its slot in counting mode's counts */
+    uint32_t msr;           /* the counter MSR */
+    uint64_t preload;       /* value written to the counter at start and after each overflow */
+    uint64_t width_mask;    /* counter width, e.g. 0xFFFFFFFFFFFF */
+    uint64_t sample_after;  /* events per sample: (-preload) & width_mask (0 -> width_mask + 1) */
+    uint32_t control_msr;   /* IA32_PERFEVTSELn (0x186 + n) or IA32_FIXED_CTR_CTRL (0x38D) */
+    uint64_t control;       /* general: the event select value; fixed: this counter's 4-bit
+                               field of IA32_FIXED_CTR_CTRL (bit 0 OS, 1 USR, 2 any, 3 PMI) */
+    uint8_t event_code;     /* general with control: event select bits 7:0 */
+    uint8_t umask;          /* general with control: event select bits 15:8 */
 };
 
 struct ecb_plan {

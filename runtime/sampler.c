@@ -34,7 +34,9 @@ struct sampler_cpu {
     uint32_t switches;
     uint32_t trigger_left;
     uint32_t switch_due;
-    uint32_t late_pmi; /* a switch took overflows whose PMI may still arrive */
+    uint32_t late_pmi;    /* a switch took overflows whose PMI may still arrive */
+    uint64_t count_since; /* counting mode: TSC of the last read */
+    uint32_t interrupts[SAMPLER_MAX_EVENTS]; /* overflows taken, by event */
     volatile uint32_t switching;
 };
 
@@ -235,6 +237,8 @@ static void on_overflow(void *ctx, const struct pmu_overflow *ov)
         const struct sampler_event *ev = &config.events[ov->tag];
         record_sample(frame, ip, ev, ov->lbr_raw);
         struct sampler_cpu *c = &cpus[aca_plat_cpu_index()];
+        if (c->active)
+            c->interrupts[ov->tag]++; /* the samples record_sample took: ring's `sampled` */
         if (config.switch_overflows && ev->event_index == config.switch_event && c->trigger_left &&
             --c->trigger_left == 0)
             c->switch_due = 1;
@@ -368,6 +372,8 @@ static int program_pmu_on_this_cpu(struct sampler_cpu *c)
     c->group = 0;
     c->turned = 0;
     c->switches = 0;
+    for (uint32_t i = 0; i < SAMPLER_MAX_EVENTS; i++)
+        c->interrupts[i] = 0;
     c->trigger_left = config.switch_overflows;
     for (uint32_t g = 0; g < SAMPLER_MAX_GROUPS; g++)
         c->running[g] = 0;
@@ -467,6 +473,7 @@ static void start_on_this_cpu(void *arg)
         }
     }
     c->group_since = rdtsc();
+    c->count_since = c->group_since;
     c->active = 1;
     pmi_lvt_route(config.use_nmi, config.vector);
     pmu_start_cpu(&c->pmu);
@@ -567,8 +574,11 @@ int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
     for (uint32_t i = 0; i < cfg->num_extra; i++)
         if (cfg->extra_group[i] >= groups)
             return ACA_ERR_INVALID;
+    if (cfg->counting && cfg->source != SAMPLER_SOURCE_PMU)
+        return ACA_ERR_NO_PMU;
     for (uint32_t i = 0; i < cfg->num_events; i++)
-        if (cfg->events[i].sample_after < SAMPLER_MIN_SAMPLE_AFTER)
+        if (cfg->counting ? cfg->events[i].sample_after != 0
+                          : cfg->events[i].sample_after < SAMPLER_MIN_SAMPLE_AFTER)
             return ACA_ERR_INVALID;
     /* A period the board cannot take would turn into an interrupt storm that starves
      * everything else, the network included: refuse more than SAMPLER_MAX_TIMER_HZ. */
@@ -639,6 +649,71 @@ void sampler_switch_group(void)
 {
     if (running && config.num_groups > 1)
         aca_plat_call_on_all_cpus(switch_call, 0);
+}
+
+struct count_read {
+    uint64_t *tsc, *counts;
+    uint32_t cap;
+    const uint32_t *offset;
+    int next_group;
+};
+
+static uint32_t counter_id_of(const struct sampler_event *ev)
+{
+    return ev->fixed ? PMU_FIXED_ID(ev->counter) : ev->counter;
+}
+
+/* The reference's order: time stamp, freeze, read, reprogram, time stamp, resume; the
+ * time spent reading is in no interval. */
+static void read_counts_on_this_cpu(void *arg)
+{
+    const struct count_read *r = arg;
+    uint32_t cpu = aca_plat_cpu_index();
+    if (cpu >= num_cpus)
+        return;
+    struct sampler_cpu *c = &cpus[cpu];
+    uint64_t now = rdtsc();
+    r->tsc[cpu] = now - c->count_since;
+    int was_running = c->pmu.running;
+    pmu_pause_cpu(&c->pmu);
+    for (uint32_t i = 0; i < config.num_events; i++) {
+        const struct sampler_event *ev = &config.events[i];
+        if (ev->group != c->group)
+            continue;
+        uint64_t at = (uint64_t)r->offset[cpu] + ev->slot;
+        if (at < r->cap)
+            r->counts[at] = pmu_read_counter(&c->pmu, counter_id_of(ev));
+        pmu_write_counter(&c->pmu, counter_id_of(ev), 0);
+    }
+    if (c->active)
+        account_turn(c, now);
+    if (r->next_group && config.num_groups > 1) {
+        c->group = (c->group + 1) % config.num_groups;
+        c->switches++;
+        int err = program_group(c); /* a counting group never keeps counts: from 0 */
+        if (err) {
+            c->program_error = err;
+            was_running = 0;
+        }
+    }
+    c->count_since = rdtsc();
+    c->group_since = c->count_since;
+    if (was_running)
+        pmu_start_cpu(&c->pmu);
+}
+
+void sampler_read_counts(uint64_t *tsc, uint64_t *counts, uint32_t cap, const uint32_t *offset,
+                         int next_group)
+{
+    struct count_read r = {tsc, counts, cap, offset, next_group};
+    if (running && config.counting)
+        aca_plat_call_on_all_cpus(read_counts_on_this_cpu, &r);
+}
+
+void sampler_interrupt_counts(uint32_t cpu, uint64_t *out, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        out[i] = cpu < num_cpus && i < SAMPLER_MAX_EVENTS ? cpus[cpu].interrupts[i] : 0;
 }
 
 void sampler_group_times(uint32_t cpu, struct sampler_group_times *out)

@@ -42,6 +42,7 @@ struct sampler_event {
     int precise;      /* sample through PEBS (the exact IP of the event) */
     uint32_t group;   /* the event group whose turn it counts in */
     int lbr;          /* its records carry the LBR registers (ECB: SEP_EVREG_LBR_VALUE) */
+    uint32_t slot;    /* counting mode: its place in a CPU's counts (core_event_id) */
 };
 
 /* One LBR register a record carries: TOS, or entry `index`'s FROM, TO or INFO MSR. */
@@ -67,6 +68,10 @@ struct sampler_config {
      * event_index is switch_event (the reference's event-based mode), or on
      * sampler_switch_group(). A group's counts carry over from one turn to its next. */
     uint32_t num_groups; /* 0 or 1: one group, no turns */
+    /* Counting mode (VTune's EMON): the events count and never interrupt (sample_after 0);
+     * sampler_read_counts() reads them, restarts them from 0 and may start the next
+     * group's turn; nothing else ends a turn. */
+    int counting;
     uint64_t switch_tsc;
     uint32_t switch_overflows;
     uint32_t switch_event;
@@ -133,6 +138,17 @@ struct sampler_group_times {
     uint32_t switches;
 };
 void sampler_group_times(uint32_t cpu, struct sampler_group_times *out);
+
+/* Counting mode: on every CPU, the TSC ticks since its last read (or its start) into
+ * tsc[cpu], its current group's counts into counts[offset[cpu] + slot] (entries at or
+ * past `cap` are left out), then its counters restart from 0, with the next group when
+ * `next_group`. Net context, running or paused. */
+void sampler_read_counts(uint64_t *tsc, uint64_t *counts, uint32_t cap, const uint32_t *offset,
+                         int next_group);
+
+/* The overflows (sampling interrupts) each event took on `cpu` so far, by event index of
+ * the configuration: out[i] for i < n and i < SAMPLER_MAX_EVENTS, the rest 0. */
+void sampler_interrupt_counts(uint32_t cpu, uint64_t *out, uint32_t n);
 
 int sampler_is_running(void);
 uint32_t sampler_num_cpus(void);

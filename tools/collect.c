@@ -30,6 +30,7 @@
 #include "collect_events.h"
 #include "collect_sysinfo.h"
 #include "commands.h"
+#include "counts.h"
 #include "file_util.h"
 #include "session.h"
 #include "text_escape.h"
@@ -37,7 +38,7 @@
 static const char usage[] =
     "usage: acart collect --target HOST[:PORT] --duration S -o DIR\n"
     "                     [--event NAME[:sa=N][:precise][,NAME...]]... [--mux MS]\n"
-    "                     [--metrics tma1]\n"
+    "                     [--metrics tma1] [--count NAME[,NAME...] [--interval MS]]\n"
     "                     [--callstack[=DEPTH]] [--lbr[=call-stack]]\n"
     "                     [--transfer delayed|immediate] [--timeout S]\n"
     "                     [--pt [--pt-snapshot] [--pt-filter SYMBOL|MODULE|START-END]...\n"
@@ -64,6 +65,12 @@ static const char usage[] =
     "                        (up to 8, 32 events in all) that take turns on the counters\n"
     "                        of every CPU, MS milliseconds each; report scales each\n"
     "                        group's counts by the time it counted (needs a PMU)\n"
+    "  --count NAME[,NAME...]  counting mode (VTune's EMON): no samples; every MS the\n"
+    "                        target's counts of each event on each CPU, written to\n"
+    "                        counts.csv (report --counts, export csv); more events than\n"
+    "                        counters take turns of one interval each. Needs a PMU; not\n"
+    "                        with --event, --metrics, --mux, --callstack or --pt\n"
+    "  --interval MS         counting mode's interval, 1 to 60000 ms (default 100)\n"
     "  --metrics tma1        sample the events of top-down level 1 (Skylake-class CPUs):\n"
     "                        acart report --metrics shows them; not with --event\n"
     "  --callstack[=DEPTH]   ask the target for each sample's call stack: up to DEPTH\n"
@@ -118,7 +125,10 @@ struct options {
     const char *metrics;            /* --metrics: a metric set whose events to sample */
     struct collect_event events[COLLECT_MAX_EVENTS];
     size_t num_events;
-    uint32_t mux_ms;          /* --mux: each group's turn; 0: one group */
+    uint32_t mux_ms; /* --mux: each group's turn; 0: one group */
+    int count;       /* --count: counting mode */
+    int event_given; /* --event */
+    uint32_t interval_ms;
     uint32_t callstack_depth; /* return addresses per sample; 0: no call stacks */
     int lbr;                  /* --lbr: 0 none, 1 every branch, 2 call-stack mode */
     struct collect_pt_options pt;
@@ -142,6 +152,7 @@ struct collection {
     struct acart_drop_reasons reasons; /* ACART_OP_GET_DROP_REASONS, if the target has it */
     int have_reasons;
     struct acart_group_times group_times; /* ACART_OP_GET_GROUP_TIMES, with --mux */
+    struct counts_table counts;           /* --count: the reads */
     struct collect_pt pt;                 /* --pt */
     struct collect_lbr lbr;               /* --lbr */
     struct session_lbr session_lbr;
@@ -187,6 +198,8 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"event", required_argument, NULL, 'e'},
         {"metrics", required_argument, NULL, 'm'},
         {"mux", required_argument, NULL, 'u'},
+        {"count", required_argument, NULL, 'n'},
+        {"interval", required_argument, NULL, 'I'},
         {"transfer", required_argument, NULL, 'x'},
         {"timeout", required_argument, NULL, 'T'},
         {"callstack", optional_argument, NULL, 'c'},
@@ -240,7 +253,29 @@ static int parse_options(int argc, char **argv, struct options *o)
         case 'e':
             if ((rc = parse_event(o, optarg)) != 0)
                 return rc;
+            o->event_given = 1;
             break;
+        case 'n': {
+            size_t first = o->num_specs;
+            if ((rc = parse_event(o, optarg)) != 0)
+                return rc;
+            for (size_t i = first; i < o->num_specs; i++)
+                if (o->specs[i].sample_after || o->specs[i].precise)
+                    return cli_usage_error("collect", usage,
+                                           "--count %s: counting takes event names only (no "
+                                           ":sa or :precise)",
+                                           o->specs[i].name);
+            o->count = 1;
+            break;
+        }
+        case 'I': {
+            uint64_t ms;
+            if (cli_parse_uint(optarg, 60000, &ms) != 0 || ms == 0)
+                return cli_usage_error("collect", usage,
+                                       "--interval %s: expected milliseconds, 1 to 60000", optarg);
+            o->interval_ms = (uint32_t)ms;
+            break;
+        }
         case 'm':
             o->metrics = optarg;
             break;
@@ -320,6 +355,15 @@ static int parse_options(int argc, char **argv, struct options *o)
         return cli_usage_error("collect", usage, "missing --duration S");
     if (!o->output)
         return cli_usage_error("collect", usage, "missing -o DIR");
+    if (o->interval_ms && !o->count)
+        return cli_usage_error("collect", usage, "--interval is counting mode's: it needs --count");
+    if (o->count &&
+        (o->event_given || o->metrics || o->mux_ms || o->callstack_depth || o->pt.enabled))
+        return cli_usage_error("collect", usage,
+                               "--count collects counts, not samples: not with --event, "
+                               "--metrics, --mux, --callstack or --pt");
+    if (o->count && !o->interval_ms)
+        o->interval_ms = 100;
     if (o->metrics && o->num_specs)
         return cli_usage_error("collect", usage, "--metrics picks the events: not with --event");
     if (o->num_specs == 0 && !o->metrics) {
@@ -451,15 +495,20 @@ static int resolve_events(struct collection *c, struct diag *d)
     int rc = c->opt.metrics
                  ? collect_events_metrics(c->opt.metrics, &cpu, c->opt.specs, &c->opt.num_specs, d)
                  : 0;
+    /* Counting mode without a PMU: INIT_DRIVER is the target's to refuse, with its reason
+     * on its console (configure_driver). */
+    if (!rc && c->opt.count && !cpu.pmu)
+        return 0;
     if (!rc && c->opt.mux_ms && !cpu.pmu)
         rc = diag_fail(d, COLLECT_DIAG_TARGET,
                        "--mux: the target has no usable PMU and samples on a timer (QEMU "
                        "without a virtual PMU, most VMs): there are no counters to take turns on");
     if (!rc)
-        rc = c->opt.mux_ms ? collect_events_resolve_groups(c->opt.specs, c->opt.num_specs, &cpu,
-                                                           &c->opt.resolved, d)
-                           : collect_events_resolve(c->opt.specs, c->opt.num_specs, &cpu,
-                                                    &c->opt.resolved, d);
+        rc =
+            c->opt.mux_ms || c->opt.count
+                ? collect_events_resolve_groups(c->opt.specs, c->opt.num_specs, &cpu,
+                                                &c->opt.resolved, d)
+                : collect_events_resolve(c->opt.specs, c->opt.num_specs, &cpu, &c->opt.resolved, d);
     if (rc)
         return rc;
     memcpy(c->opt.events, c->opt.resolved.events, sizeof c->opt.events);
@@ -495,6 +544,16 @@ static int plan_lbr(struct collection *c, struct diag *d)
     return 0;
 }
 
+/* The target's VERSION string says it samples on a timer: it has no usable PMU. */
+static int target_samples_on_timer(const struct collection *c)
+{
+    const struct sep_target_status *st = &c->link.status;
+    char version[sizeof st->os_info.version + 1];
+    memcpy(version, st->os_info.version, sizeof st->os_info.version);
+    version[sizeof st->os_info.version] = 0;
+    return strstr(version, "time-based") != NULL;
+}
+
 static int configure_driver(struct collection *c, struct diag *d)
 {
     uint32_t busy;
@@ -519,8 +578,24 @@ static int configure_driver(struct collection *c, struct diag *d)
     cfg.version = 1;
     cfg.num_events = (uint32_t)c->opt.num_events;
     cfg.p_state_trigger_index = -1;
-    if ((rc = request(c, SEP_OP_INIT_DRIVER, &cfg, sizeof cfg, NULL, 0, d)))
+    if (c->opt.count)
+        cfg.collection_config = SEP_DRV_CFG_COUNTING_MODE | SEP_DRV_CFG_PER_CPU_TSC;
+    rc = request(c, SEP_OP_INIT_DRIVER, &cfg, sizeof cfg, NULL, 0, d);
+    if (rc && c->opt.count) {
+        char why[sizeof d->msg];
+        snprintf(why, sizeof why, "%s", d->msg);
+        return diag_fail(d, COLLECT_DIAG_TARGET, "counting mode: the target refused it (%s)%s", why,
+                         target_samples_on_timer(c)
+                             ? ": it has no usable PMU and samples on a timer (QEMU without a "
+                               "virtual PMU, most VMs), and counting reads the PMU's counters"
+                             : "");
+    }
+    if (rc)
         return rc;
+    if (c->opt.count && !c->opt.num_events)
+        return diag_fail(d, COLLECT_DIAG_TARGET,
+                         "counting mode: the target has no usable PMU and samples on a timer, "
+                         "yet accepted counting mode: nothing to count");
 
     struct sep_cpu_topology *topo = calloc(c->num_cpus, sizeof *topo);
     if (!topo)
@@ -553,8 +628,10 @@ static int send_group(struct collection *c, uint32_t g, struct diag *d)
     const struct collect_events *r = &c->opt.resolved;
     size_t first = r->group_start[g], n = r->group_start[g + 1] - first;
     static uint8_t ecb[COLLECT_ECB_SIZE];
-    int len =
-        collect_ecb_build_group(c->opt.events + first, n, g, (uint32_t)first, ecb, sizeof ecb);
+    int len = c->opt.count ? collect_ecb_build_counts(c->opt.events + first, n, g, (uint32_t)first,
+                                                      ecb, sizeof ecb)
+                           : collect_ecb_build_group(c->opt.events + first, n, g, (uint32_t)first,
+                                                     ecb, sizeof ecb);
     if (len < 0)
         return diag_fail(d, DIAG_USAGE, "%s", collect_ecb_strerror(len));
     if (c->opt.lbr)
@@ -605,11 +682,13 @@ static int configure_events(struct collection *c, struct diag *d)
 
     struct sep_event_config ev;
     collect_layout_event_config(&c->layout, &ev);
-    if (groups > 1) {
+    if (groups > 1 && !c->opt.count) {
         ev.num_groups = groups;
         ev.em_mode = SEP_EM_TIMER_BASED;
         ev.em_factor = (int32_t)c->opt.mux_ms;
     }
+    if (c->opt.count)
+        ev.num_groups = groups; /* turns on READ_SWITCH_GROUP: em_mode stays disabled */
     if ((rc = request(c, SEP_OP_EM_GROUPS, &ev, sizeof ev, NULL, 0, d)))
         return rc;
     for (uint32_t g = 0; !rc && g < groups; g++)
@@ -653,7 +732,8 @@ static int read_tasks(struct collection *c, struct diag *d)
 
 static int init_pmu(struct collection *c, struct diag *d)
 {
-    uint32_t bytes = c->num_cpus * INIT_PMU_COUNTERS_PER_CPU * (uint32_t)sizeof(uint64_t);
+    uint32_t per_cpu = c->opt.count ? (uint32_t)c->opt.num_events : INIT_PMU_COUNTERS_PER_CPU;
+    uint32_t bytes = c->num_cpus * per_cpu * (uint32_t)sizeof(uint64_t);
     return request_u32(c, SEP_OP_INIT_PMU, bytes, d);
 }
 
@@ -717,6 +797,76 @@ static int snapshot_frozen(struct collection *c, double now, double *next, int *
                 ") after %.1f s: stopping the collection\n",
                 c->pt.status.freeze_reason < 3 ? freeze_names[c->pt.status.freeze_reason] : "?",
                 c->pt.status.freeze_code, c->pt.status.freeze_cpu, now - c->started);
+    return rc;
+}
+
+/* One read of the counters (READ_AND_RESET, or READ_SWITCH_GROUP when groups take turns):
+ * a row per CPU for the interval that ended. */
+static int read_counts(struct collection *c, struct diag *d)
+{
+    const struct collect_events *r = &c->opt.resolved;
+    size_t n = c->num_cpus, e = c->opt.num_events;
+    size_t bytes = 8 * (n + n * e);
+    uint64_t *reply = calloc(n + n * e, sizeof *reply);
+    uint64_t *values = calloc(e ? e : 1, sizeof *values);
+    int rc = reply && values ? 0 : diag_fail(d, DIAG_NOMEM, "out of memory");
+    uint32_t op = r->num_groups > 1 ? SEP_OP_READ_SWITCH_GROUP : SEP_OP_READ_AND_RESET;
+    uint32_t read = c->counts.num_rows ? c->counts.rows[c->counts.num_rows - 1].interval + 1 : 0;
+    uint32_t group =
+        (uint32_t)(read % r->num_groups); /* The target's TSC as the read goes out: where the
+                                           * interval ends (the reply has only deltas, which leave
+                                           * out the time each read takes). */
+    uint64_t now = 0;
+    if (!rc)
+        rc = request(c, SEP_OP_GET_NORMALIZED_TSC, NULL, 0, &now, sizeof now, d);
+    if (!rc)
+        rc = request(c, op, NULL, 0, reply, bytes, d);
+    for (size_t cpu = 0; !rc && cpu < n; cpu++) {
+        for (size_t i = 0; i < e; i++)
+            values[i] = i >= r->group_start[group] && i < r->group_start[group + 1]
+                            ? reply[n + cpu * e + i]
+                            : COUNTS_NOT_COUNTED;
+        struct counts_row row = {read, (uint32_t)cpu, group, now, reply[cpu], values};
+        rc = counts_add(&c->counts, &row, d);
+    }
+    free(reply);
+    free(values);
+    return rc;
+}
+
+/* Counting mode: a read every interval until the duration is over, and one at the end. */
+static int count_duration(struct collection *c, struct status_line *sl, struct diag *d)
+{
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    interrupted = 0;
+    sigaction(SIGINT, &sa, &old);
+    int rc = 0;
+    double end = c->started + c->opt.duration_s, step = c->opt.interval_ms / 1000.0;
+    double next = c->started + step;
+    for (double now = net_now(); !rc && now < end; now = net_now()) {
+        if (interrupted || control_lost(c))
+            break;
+        if (now >= next) {
+            rc = read_counts(c, d);
+            next += step;
+            if (next <= now)
+                next = now + step;
+            continue;
+        }
+        char b[31];
+        bar(b, sizeof b - 1, (now - c->started) / c->opt.duration_s);
+        status_show(sl, "counting [%s] %.1f/%.1f s, %zu reads", b, now - c->started,
+                    c->opt.duration_s, c->counts.num_rows / (c->num_cpus ? c->num_cpus : 1));
+        double wait = (next < end ? next : end) - now;
+        poll(NULL, 0, wait < 0.1 ? (int)ceil(wait * 1000) : 100);
+    }
+    sigaction(SIGINT, &old, NULL);
+    status_clear(sl);
+    if (!rc && !control_lost(c))
+        rc = read_counts(c, d); /* the last interval, up to STOP */
     return rc;
 }
 
@@ -834,12 +984,18 @@ static int run(struct collection *c, struct diag *d)
     c->data = NULL;
     if (c->opt.pt.enabled)
         data_reader_set_pt(&c->reader, &c->pt);
+    if (!rc && c->opt.count) {
+        const char *names[COLLECT_MAX_EVENTS];
+        for (size_t i = 0; i < c->opt.num_events; i++)
+            names[i] = c->opt.events[i].def->name;
+        rc = counts_init(&c->counts, names, c->opt.num_events, d);
+    }
     if (rc || (rc = data_reader_start(&c->reader, d)) ||
         (rc = request(c, SEP_OP_START, NULL, 0, NULL, 0, d)))
         return rc;
     c->started = net_now();
     c->started_wall = time(NULL);
-    if ((rc = wait_duration(c, &sl, d)))
+    if ((rc = c->opt.count ? count_duration(c, &sl, d) : wait_duration(c, &sl, d)))
         return rc;
     if (atomic_load(&c->reader.failed)) {
         data_reader_join(&c->reader);
@@ -899,6 +1055,44 @@ static int group_times(struct collection *c, struct diag *d)
     return 0;
 }
 
+static const struct acart_drop_reasons_cpu *reasons_entry(const struct collection *c, uint32_t cpu);
+
+/* GET_INTERVAL_COUNTS (sampling on a PMU): the interrupts each event took on each CPU.
+ * Every one went into the CPU's ring, delivered or dropped there for lack of room, so per
+ * CPU they add up to delivered + ring_full of GET_DROP_REASONS. A target without either
+ * (the reference keeps the counts only in continuous profiling) is not checked. */
+static int interval_counts(struct collection *c, struct diag *d)
+{
+    size_t n = c->num_cpus, e = c->opt.num_events;
+    if (c->opt.count || !c->have_reasons || !e || target_samples_on_timer(c))
+        return 0;
+    uint64_t *counts = calloc(n * e, sizeof *counts);
+    if (!counts)
+        return diag_fail(d, DIAG_NOMEM, "out of memory");
+    int rc = request(c, SEP_OP_GET_INTERVAL_COUNTS, NULL, 0, counts, n * e * sizeof *counts, d);
+    if (rc && (c->link.last_status == SEP_STATUS_DRIVER_COMM_FAILED ||
+               c->link.last_status == SEP_STATUS_INVALID_STATE_TRANS)) {
+        d->code = 0;
+        d->msg[0] = 0;
+        rc = 0;
+    } else {
+        for (uint32_t cpu = 0; !rc && cpu < n; cpu++) {
+            const struct acart_drop_reasons_cpu *r = reasons_entry(c, cpu);
+            uint64_t sum = 0;
+            for (size_t i = 0; i < e; i++)
+                sum += counts[cpu * e + i];
+            if (r && sum != (uint64_t)r->delivered + r->ring_full)
+                rc = diag_fail(d, COLLECT_DIAG_TARGET,
+                               "GET_INTERVAL_COUNTS: CPU %" PRIu32 "'s events took %" PRIu64
+                               " interrupts, GET_DROP_REASONS says %" PRIu32
+                               " samples delivered and %" PRIu32 " dropped for room",
+                               cpu, sum, r->delivered, r->ring_full);
+        }
+    }
+    free(counts);
+    return rc;
+}
+
 static int results(struct collection *c, struct diag *d)
 {
     int64_t *skew = calloc(c->num_cpus, sizeof *skew);
@@ -908,7 +1102,7 @@ static int results(struct collection *c, struct diag *d)
     if (!(rc = request(c, SEP_OP_GET_NUM_SAMPLES, NULL, 0, &c->num_samples, sizeof c->num_samples,
                        d)) &&
         !(rc = request(c, SEP_OP_GET_SAMPLE_DROP_INFO, NULL, 0, &c->drops, sizeof c->drops, d)) &&
-        !(rc = drop_reasons(c, d)) && !(rc = group_times(c, d)) &&
+        !(rc = drop_reasons(c, d)) && !(rc = group_times(c, d)) && !(rc = interval_counts(c, d)) &&
         !(rc = request(c, SEP_OP_TSC_SKEW_INFO, NULL, 0, skew, c->num_cpus * sizeof *skew, d)) &&
         !(rc = c->opt.pt.enabled ? collect_pt_results(&c->pt, &c->link, d) : 0))
         rc = request(c, SEP_OP_TERMINATE, NULL, 0, NULL, 0, d);
@@ -1059,7 +1253,7 @@ static int write_session(struct collection *c, struct diag *d)
         s.descriptors[g] = desc;
         s.descriptors[g].id = (uint32_t)g;
     }
-    if (groups > 1 && !oom) {
+    if (groups > 1 && !c->opt.count && !oom) {
         s.num_groups = (uint32_t)groups;
         s.mux_ms = c->opt.mux_ms;
         s.group_enabled = calloc(c->num_cpus, sizeof *s.group_enabled);
@@ -1071,6 +1265,10 @@ static int write_session(struct collection *c, struct diag *d)
             for (size_t g = 0; g < groups; g++)
                 s.group_running[i * groups + g] = c->group_times.cpu[i].running[g];
         }
+    }
+    if (c->opt.count) {
+        s.count_interval_ms = c->opt.interval_ms;
+        s.count_groups = (uint32_t)(groups ? groups : 1);
     }
     for (size_t i = 0; !oom && i < s.num_events; i++) {
         for (size_t g = 0; g < groups; g++)
@@ -1087,6 +1285,11 @@ static int write_session(struct collection *c, struct diag *d)
     } else {
         char *path = file_join(c->opt.output, "session.json");
         rc = path ? session_write(&s, path, d) : diag_fail(d, DIAG_NOMEM, "out of memory");
+        free(path);
+        path = c->opt.count ? file_join(c->opt.output, COUNTS_FILE) : NULL;
+        if (!rc && c->opt.count)
+            rc = path ? counts_write(&c->counts, path, d)
+                      : diag_fail(d, DIAG_NOMEM, "out of memory");
         free(path);
     }
     session_free(&s);
@@ -1188,6 +1391,12 @@ static void print_summary(const struct collection *c)
                 "acart collect: warning: the target dropped %" PRIu64 " samples (its buffers "
                 "were full): sample less often (--event NAME:sa=N) or use immediate transfer\n",
                 dropped);
+    if (c->opt.count)
+        printf("counting: %zu events in %zu groups, %zu reads of %" PRIu32 " ms per CPU into "
+               "%s\n",
+               c->opt.num_events, c->opt.resolved.num_groups,
+               c->counts.num_rows / (c->num_cpus ? c->num_cpus : 1), c->opt.interval_ms,
+               COUNTS_FILE);
     if (c->opt.resolved.table[0])
         printf("events named from Intel %s for the target's CPU\n", c->opt.resolved.table);
     if (c->opt.pt.enabled)
@@ -1244,6 +1453,7 @@ int cmd_collect(int argc, char **argv)
     data_reader_free(&c.reader);
     sysinfo_free(&c.sys);
     collect_pt_free(&c.pt);
+    counts_free(&c.counts);
     for (size_t i = 0; i < c.num_tasks; i++)
         free(c.tasks[i].name);
     free(c.tasks);

@@ -28,9 +28,11 @@
 /* One counter's 4-bit field of IA32_FIXED_CTR_CTRL: count in ring 0 (bit 0) and ring 3
  * (bit 1), interrupt on overflow (bit 3). */
 #define FIXED_CTRL_FIELD      0xBu
+#define FIXED_CTRL_COUNTING   0x3u /* the same without the interrupt */
 #define FIXED_CTRL_FIELD_BITS 4
 /* IA32_PERFEVTSELx: count in ring 3 (USR) and ring 0 (OS), interrupt on overflow, enable. */
 #define EVTSEL_SAMPLING ((1u << 16) | (1u << 17) | (1u << 20) | (1u << 22))
+#define EVTSEL_COUNTING ((1u << 16) | (1u << 17) | (1u << 22))
 /* IA32_PERF_GLOBAL_CTRL and _OVF_CTRL: fixed counter n is bit 32 + n. */
 #define GLOBAL_FIXED_SHIFT 32
 
@@ -225,8 +227,23 @@ int collect_ecb_build(const struct collect_event *events, size_t n, uint8_t *out
     return collect_ecb_build_group(events, n, 0, 0, out, cap);
 }
 
+static int build(const struct collect_event *events, size_t n, uint32_t group, uint32_t first_index,
+                 int counting, uint8_t *out, size_t cap);
+
 int collect_ecb_build_group(const struct collect_event *events, size_t n, uint32_t group,
                             uint32_t first_index, uint8_t *out, size_t cap)
+{
+    return build(events, n, group, first_index, 0, out, cap);
+}
+
+int collect_ecb_build_counts(const struct collect_event *events, size_t n, uint32_t group,
+                             uint32_t first_index, uint8_t *out, size_t cap)
+{
+    return build(events, n, group, first_index, 1, out, cap);
+}
+
+static int build(const struct collect_event *events, size_t n, uint32_t group, uint32_t first_index,
+                 int counting, uint8_t *out, size_t cap)
 {
     _Static_assert(sizeof(struct sep_ecb_header) + NUM_SLOTS * sizeof(struct sep_event_reg) ==
                        COLLECT_ECB_SIZE,
@@ -271,25 +288,29 @@ int collect_ecb_build_group(const struct collect_event *events, size_t n, uint32
             if (def->precise)
                 pebs |= 1ull << k;
             set_reg(&e[SLOT_EVENT_SELECTS + k], SEP_REG_CCCR, MSR_PERFEVTSEL0 + k,
-                    evtsel | EVTSEL_SAMPLING, SEP_EVREG_CLEAN_UP);
+                    evtsel | (counting ? EVTSEL_COUNTING : EVTSEL_SAMPLING), SEP_EVREG_CLEAN_UP);
             c = &e[SLOT_GENERAL_COUNTERS + k];
-            set_reg(c, SEP_REG_DATA, MSR_PMC0 + k, (0 - sa) & COLLECT_ECB_MAX_SAMPLE_AFTER,
+            set_reg(c, SEP_REG_DATA, MSR_PMC0 + k,
+                    counting ? 0 : (0 - sa) & COLLECT_ECB_MAX_SAMPLE_AFTER,
                     SEP_EVREG_IS_GP_REG | (def->precise ? SEP_EVREG_PRECISE : 0));
         } else {
             unsigned k = def->fixed_counter;
             if (k >= COLLECT_ECB_FIXED_COUNTERS || (enabled & (1ull << (GLOBAL_FIXED_SHIFT + k))))
                 return COLLECT_ECB_ERR_SAME_COUNTER;
             enabled |= 1ull << (GLOBAL_FIXED_SHIFT + k);
-            fixed_ctrl |= (uint64_t)FIXED_CTRL_FIELD << (FIXED_CTRL_FIELD_BITS * k);
+            fixed_ctrl |= (uint64_t)(counting ? FIXED_CTRL_COUNTING : FIXED_CTRL_FIELD)
+                          << (FIXED_CTRL_FIELD_BITS * k);
             /* The counter counts up from -sa and interrupts when it wraps. VTune marks its
              * fixed counters' DATA entries with the LBR flag too; we do as it does. */
             c = &e[SLOT_FIXED_COUNTERS + k];
-            set_reg(c, SEP_REG_DATA, MSR_FIXED_CTR0 + k, (0 - sa) & COLLECT_ECB_MAX_SAMPLE_AFTER,
+            set_reg(c, SEP_REG_DATA, MSR_FIXED_CTR0 + k,
+                    counting ? 0 : (0 - sa) & COLLECT_ECB_MAX_SAMPLE_AFTER,
                     SEP_EVREG_LBR_VALUE | SEP_EVREG_FIXED_REG);
         }
         c->max_bits = COLLECT_ECB_MAX_SAMPLE_AFTER;
         c->event_id_index = (uint16_t)(first_index + i);
         c->desc_id = (uint16_t)group;
+        c->core_event_id = first_index + (uint32_t)i;
     }
     /* Zeroed when the collection ends, like the event selects. */
     for (size_t x = 0; x < NUM_EXTRAS; x++)

@@ -94,5 +94,10 @@ int collect_ecb_build_group(const struct collect_event *events, size_t n, uint32
  * MSR_LBR_SELECT = lbr_select (docs/sep-protocol.md 6.3) and IA32_DEBUGCTL.LBR set. Its
  * counters already carry SEP_EVREG_LBR_VALUE. */
 void collect_ecb_ask_lbr(uint8_t *ecb, uint64_t lbr_select);
+/* The ECB of group `group` of a counting-mode collection (collect --count): the same
+ * counters, counting from 0 without interrupts (no INT/PMI, preload 0), each counter's
+ * core_event_id first_index + i: its slot in the counts READ_AND_RESET returns. */
+int collect_ecb_build_counts(const struct collect_event *events, size_t n, uint32_t group,
+                             uint32_t first_index, uint8_t *out, size_t cap);
 
 #endif

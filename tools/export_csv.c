@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "counts.h"
 #include "file_util.h"
 #include "progress.h"
 #include "vtune_csv.h"
@@ -27,7 +28,9 @@ static const char csv_usage[] =
     "                                     (name,start_tsc.RDTSC,end_tsc,pid,tid)\n"
     "  counters-cpuN-hostname-NAME.csv    discrete table per CPU N: each event's\n"
     "                                     cumulative count at every sample\n"
-    "                                     (tsc.RDTSC,EVENT_cpuN.COUNT,...)\n"
+    "                                     (tsc.RDTSC,EVENT_cpuN.COUNT,...); of a\n"
+    "                                     counting collection (collect --count), at\n"
+    "                                     the end of every interval\n"
     "A task's interval runs from its first sample in a run of consecutive samples on\n"
     "one CPU to the next run's first sample (its last sample, at the end).\n"
     "\n"
@@ -202,6 +205,18 @@ static int run(struct export *x, const char *source, struct diag *d)
     }
     if (rc || (rc = finish(x, d)))
         return rc;
+    if (x->p.session.count_interval_ms && x->p.kind == PROFILE_COLLECTION) {
+        struct counts_table t;
+        char *counts = file_join(source, COUNTS_FILE);
+        rc = counts ? counts_read(counts, &t, d) : diag_fail(d, DIAG_NOMEM, "out of memory");
+        free(counts);
+        if (!rc) {
+            rc = counts_export_csv(&t, x->p.session.num_cpus, x->outdir, x->hostname, d);
+            counts_free(&t);
+        }
+        if (rc)
+            return rc;
+    }
     return vtune_table_close(&x->tasks, d);
 }
 

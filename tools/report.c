@@ -12,6 +12,7 @@
 #include "code_places.h"
 #include "commands.h"
 #include "ipr_report.h"
+#include "counts.h"
 #include "metrics.h"
 #include "progress.h"
 #include "stack_tally.h"
@@ -22,6 +23,7 @@
 static const char usage[] =
     "usage: acart report (DIR|FILE.tb5) [--elf IMAGE] [--by KEY] [--top N] [--event EVENT]\n"
     "                    [--metrics]\n"
+    "       acart report DIR --counts\n"
     "\n"
     "A folder of IPROBE sample files (acart fetch) is reported as its histograms by function\n"
     "and address bucket and its sample buffers by function.\n"
@@ -43,6 +45,9 @@ static const char usage[] =
     "  -E, --event EVENT   only this event (name or index)\n"
     "  -m, --metrics       top-down level 1 per row and in all, from a collection of\n"
     "                      acart collect --metrics tma1, instead of the event tables\n"
+    "  -C, --counts        a counting-mode collection (acart collect --count): each\n"
+    "                      event's counts, rate and estimate, then the time series\n"
+    "                      per read and CPU\n"
     "  -h, --help          show this help\n"
     "\n"
     "Exit status: 0 done, 2 usage error, 3 bad input (collection, tb5 file or IMAGE).\n";
@@ -584,21 +589,18 @@ static int run(struct report *r, const char *source, const char *elf, const char
 int cmd_report(int argc, char **argv)
 {
     static const struct option options[] = {
-        {"elf", required_argument, NULL, 'e'},
-        {"by", required_argument, NULL, 'b'},
-        {"top", required_argument, NULL, 'n'},
-        {"event", required_argument, NULL, 'E'},
-        {"metrics", no_argument, NULL, 'm'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"elf", required_argument, NULL, 'e'}, {"by", required_argument, NULL, 'b'},
+        {"top", required_argument, NULL, 'n'}, {"event", required_argument, NULL, 'E'},
+        {"metrics", no_argument, NULL, 'm'},   {"counts", no_argument, NULL, 'C'},
+        {"help", no_argument, NULL, 'h'},      {NULL, 0, NULL, 0},
     };
     const char *elf = NULL, *event = NULL;
     uint64_t top = 20;
     enum report_key by = BY_FUNCTION;
     int c;
     opterr = 0;
-    int metrics = 0;
-    while ((c = getopt_long(argc, argv, "e:b:n:E:mh", options, NULL)) != -1) {
+    int metrics = 0, counts = 0;
+    while ((c = getopt_long(argc, argv, "e:b:n:E:mCh", options, NULL)) != -1) {
         switch (c) {
         case 'e':
             elf = optarg;
@@ -623,6 +625,9 @@ int cmd_report(int argc, char **argv)
         case 'm':
             metrics = 1;
             break;
+        case 'C':
+            counts = 1;
+            break;
         case 'h':
             return cli_help(usage);
         default:
@@ -634,6 +639,12 @@ int cmd_report(int argc, char **argv)
         return cli_usage_error("report", usage, "expected one collection folder or tb5 file");
     if (metrics && (by == BY_CALLER || by == BY_BRANCH || event))
         return cli_usage_error("report", usage, "--metrics: not with --by caller or --event");
+    if (counts) {
+        if (metrics || event || elf || by != BY_FUNCTION)
+            return cli_usage_error("report", usage, "--counts takes no other option");
+        struct diag cd = {0};
+        return counts_report(argv[optind], &cd) ? diag_report("report", &cd) : ACART_EXIT_OK;
+    }
     if (ipr_report_applies(argv[optind])) /* a folder from `acart fetch` */
         return ipr_report(argv[optind], elf, top);
 

@@ -701,6 +701,27 @@ static int read_lbr(struct reader *r, const cJSON *root, struct session *s)
     return 0;
 }
 
+/* "counting": {"interval_ms": MS, "groups": G} */
+static int read_counting(struct reader *r, const cJSON *root, struct session *s)
+{
+    const cJSON *obj;
+    int rc;
+    if ((rc = get_object(r, root, "counting", "counting", false, &obj)) || !obj)
+        return rc;
+    if ((rc =
+             get_u32(r, obj, "interval_ms", "counting.interval_ms", true, &s->count_interval_ms)) ||
+        (rc = get_u32(r, obj, "groups", "counting.groups", true, &s->count_groups)))
+        return rc;
+    if (s->count_interval_ms == 0)
+        return bad(r, "counting.interval_ms", "must be positive");
+    if (s->count_groups == 0 || s->count_groups > SESSION_MAX_EVENTS)
+        return bad(r, "counting.groups", "expected 1 to 256 groups");
+    for (size_t i = 0; i < s->num_events; i++)
+        if (s->events[i].group >= s->count_groups)
+            return bad(r, "events[].group", "must be below counting.groups");
+    return 0;
+}
+
 static int read_root(struct reader *r, const cJSON *root, struct session *s)
 {
     const cJSON *v;
@@ -734,7 +755,7 @@ static int read_root(struct reader *r, const cJSON *root, struct session *s)
         (rc = read_events(r, root, s)) || (rc = read_samples(r, root, s)) ||
         (rc = read_tasks(r, root, s)) || (rc = read_modules(r, root, s)) ||
         (rc = read_pt(r, root, s)) || (rc = read_multiplexing(r, root, s)) ||
-        (rc = read_lbr(r, root, s)))
+        (rc = read_lbr(r, root, s)) || (rc = read_counting(r, root, s)))
         return rc;
     return 0;
 }
@@ -862,7 +883,14 @@ static bool build_lists(cJSON *root, const struct session *s)
         if (!e || !cJSON_AddItemToArray(events, e) || !add_number(e, "index", s->events[i].index) ||
             !add_string(e, "name", s->events[i].name) ||
             !add_number(e, "sample_after", (double)s->events[i].sample_after) ||
-            (s->num_groups > 1 && !add_number(e, "group", s->events[i].group)))
+            ((s->num_groups > 1 || s->count_interval_ms) &&
+             !add_number(e, "group", s->events[i].group)))
+            return false;
+    }
+    if (s->count_interval_ms) {
+        cJSON *counting = cJSON_AddObjectToObject(root, "counting");
+        if (!counting || !add_number(counting, "interval_ms", s->count_interval_ms) ||
+            !add_number(counting, "groups", s->count_groups))
             return false;
     }
     if (s->num_groups > 1) {

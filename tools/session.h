@@ -181,6 +181,11 @@ struct session {
     uint32_t mux_ms;
     uint64_t *group_enabled;
     uint64_t *group_running;
+    /* Optional: a counting-mode collection (collect --count), whose time series is
+     * counts.csv (counts.h): every count_interval_ms the counts of count_groups groups
+     * taking turns (each event's `group`). 0: a sampling collection. */
+    uint32_t count_interval_ms;
+    uint32_t count_groups;
 };
 
 /* A multiplexed event's estimated count: samples x sample-after, scaled by the time its

@@ -864,6 +864,74 @@ static void test_multiplexing(void)
     CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_ERR_INVALID);
 }
 
+/* ---- Counting mode: read, reset, next group ---- */
+
+static void test_counting(void)
+{
+    static uint64_t tsc[SESSION_CPUS], counts[SESSION_CPUS * 4];
+    static const uint32_t offset[SESSION_CPUS] = {0, 4, 8};
+
+    power_on(&sim_skylake);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    config_three_groups(0);
+    cfg.counting = 1;
+    for (uint32_t g = 0; g < 3; g++) {
+        cfg.events[g].sample_after = 0;
+        cfg.events[g].slot = g;
+    }
+    /* A second event in group 0: instructions on fixed counter 0, slot 3. */
+    cfg.events[3] = cfg.events[0];
+    cfg.events[3].fixed = 1;
+    cfg.events[3].control = FIXED_CTRL_OS | FIXED_CTRL_USR;
+    cfg.events[3].slot = 3;
+    cfg.num_events = 4;
+    setup_and_start(RING_BYTES);
+    CHECK_EQ(msr(0, MSR_IA32_PERFEVTSEL0), EVSEL_INST_RETIRED & ~EVTSEL_INT);
+    CHECK_EQ(shim_timer_period(0), 0);
+
+    retire(1, 5000, 7000, 0);
+    struct sim_events b = {.branches = 300};
+    shim_sim(1)->retire(&b);
+    sampler_read_counts(tsc, counts, 12, offset, 0);
+    CHECK_EQ(counts[4 + 0], 5000);
+    CHECK_EQ(counts[4 + 3], 5000);
+    CHECK_EQ(counts[4 + 1], 0); /* group 1 was not counting */
+    CHECK_EQ(counts[0], 0);
+    CHECK(tsc[1] > 0);
+    CHECK_EQ(pmc0(1), 0); /* reset: the next interval counts from 0 */
+    CHECK_EQ(msr(1, MSR_IA32_PERFEVTSEL0), EVSEL_INST_RETIRED & ~EVTSEL_INT);
+    check_no_pmi(1);
+
+    /* READ_SWITCH_GROUP: read group 0, then group 1 counts, from 0. */
+    retire(1, 100, 0, 0);
+    memset(counts, 0, sizeof(counts));
+    sampler_read_counts(tsc, counts, 12, offset, 1);
+    CHECK_EQ(counts[4 + 0], 100);
+    CHECK_EQ(msr(1, MSR_IA32_PERFEVTSEL0), EVSEL_BRANCHES & ~EVTSEL_INT);
+    CHECK_EQ(pmc0(1), 0);
+    shim_sim(1)->retire(&b);
+    memset(counts, 0, sizeof(counts));
+    sampler_read_counts(tsc, counts, 12, offset, 1);
+    CHECK_EQ(counts[4 + 1], 300);
+    CHECK_EQ(counts[4 + 0], 0);
+    CHECK_EQ(msr(1, MSR_IA32_PERFEVTSEL0), EVSEL_CYCLES & ~EVTSEL_INT);
+    /* A slot past the caller's room is left out. */
+    retire(2, 0, 50, 0);
+    memset(counts, 0, sizeof(counts));
+    sampler_read_counts(tsc, counts, 10, offset, 1);
+    CHECK_EQ(counts[8 + 2], 0);
+    CHECK_EQ(msr(2, MSR_IA32_PERFEVTSEL0), EVSEL_INST_RETIRED & ~EVTSEL_INT);
+    for (uint32_t cpu = 0; cpu < SESSION_CPUS; cpu++)
+        check_counts(cpu, 0, 0, 0, 0);
+    sampler_stop();
+    sampler_reset();
+
+    /* Counting never samples: a sample-after value is refused, and so is the timer. */
+    config_three_groups(0);
+    cfg.counting = 1;
+    CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_ERR_INVALID);
+}
+
 /* ---- A full ring drops and counts ---- */
 
 static void test_ring_full(void)
@@ -1270,6 +1338,7 @@ int main(int argc, char **argv)
     RUN(test_perfmon_events);
     RUN(test_pause_resume);
     RUN(test_multiplexing);
+    RUN(test_counting);
     RUN(test_ring_full);
     RUN(test_vector_delivery);
     RUN(test_irq_attribution);

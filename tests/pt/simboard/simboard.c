@@ -14,8 +14,8 @@
  * per TSC tick of the board's 2 GHz), in slices short enough that no counter overflows
  * twice in one, and the runtime's sampling timer fires at the period it armed: what a
  * multiplexed collection needs. When a collection stops, the board prints each CPU's
- * events retired while it ran ("simboard: truth cpu N ..."), the truth a test compares
- * the host's scaled counts with.
+ * events retired while it ran with its counters enabled ("simboard: truth cpu N ..."),
+ * the truth a test compares the host's counts with.
  *
  * Usage: acart_simboard --port N [--model skylake|broadwell|qemu] [--trace FILE]
  *          [--pace BYTES | --rates] [--transfer immediate|delayed] [--pt-memory KIB]
@@ -165,9 +165,10 @@ static void rates_step(void)
         while (last_tsc[cpu] < now) {
             uint64_t t = now - last_tsc[cpu] < SLICE_TSC ? now - last_tsc[cpu] : SLICE_TSC;
             uint64_t n[10];
+            int counting = running && s->peek_msr(MSR_IA32_PERF_GLOBAL_CTRL) != 0;
             for (int k = 0; k < 10; k++) {
                 n[k] = t * RATES[k] / 1000;
-                if (running)
+                if (counting)
                     truth[cpu][k] += n[k];
             }
             struct sim_events ev = {n[0], n[1], n[2], n[3], n[4], n[5], n[6], n[7], n[8], n[9]};
@@ -280,6 +281,15 @@ static int load_stream(const char *path)
     return 0;
 }
 
+/* With --rates the CPUs run up to each request (a command runs as its bytes arrive), so a
+ * read of the counters sees everything retired until it. Always 1. */
+static int run_up_to_now(void)
+{
+    if (opt.rates)
+        rates_step();
+    return 1;
+}
+
 static int parse(int argc, char **argv)
 {
     static const struct option options[] = {
@@ -380,8 +390,9 @@ int main(int argc, char **argv)
     double end = opt.seconds > 0 ? now_s() + opt.seconds : 0;
     const struct timespec tick = {0, 1000000};
     while (!end || now_s() < end) {
-        for (int i = 0; i < 64 && sim_channel_poll(); i++)
+        for (int i = 0; i < 64 && run_up_to_now() && sim_channel_poll(); i++)
             aca_poll();
+        run_up_to_now();
         aca_poll();
         workload_step();
         check_faults();
