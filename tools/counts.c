@@ -128,7 +128,7 @@ static int parse(char *text, const char *path, struct counts_table *t, struct di
     if (!rc && !values)
         rc = diag_fail(d, DIAG_NOMEM, "out of memory");
     for (size_t n = 2; !rc && (line = strtok_r(NULL, "\n", &save)) != NULL; n++) {
-        uint64_t fixed[FIXED_COLUMNS];
+        uint64_t fixed[FIXED_COLUMNS] = {0};
         size_t commas = 0, got = 0;
         for (const char *c = line; *c; c++)
             commas += *c == ',';
