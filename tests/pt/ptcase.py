@@ -17,12 +17,25 @@ An `.exp(acart-lost)` block of lines `%0pN BYTES` says the target lost BYTES bef
 pN (pt.per_cpu[].lost).
 """
 
+import argparse
 import json
 import os
 import re
 import shutil
 import struct
 import subprocess
+
+
+def board_test_args(*more):
+    """--acart, --simboard and a fresh --workdir (plus `more` required options): what every
+    test of the simulated board takes."""
+    ap = argparse.ArgumentParser()
+    for a in ("--acart", "--simboard", "--workdir") + more:
+        ap.add_argument(a, required=True)
+    args = ap.parse_args()
+    shutil.rmtree(args.workdir, ignore_errors=True)
+    os.makedirs(args.workdir)
+    return args
 
 
 class TestFailure(Exception):

@@ -12,17 +12,15 @@ simulated Skylakes retiring ten kinds of events at known rates of real time).
    VTune discrete table per CPU with a row per read and cumulative counts.
 
   test_count_simboard.py --acart ACART --simboard SIMBOARD --workdir DIR"""
-import argparse
 import csv
 import glob
 import json
 import os
 import re
-import shutil
 import sys
 import time
 
-from ptcase import check, run
+from ptcase import board_test_args, check, run
 from test_pt_capture import Board
 
 # Events per TSC tick (simboard.c RATES) by what the simulator counts.
@@ -63,12 +61,7 @@ def collect(args, board, name, events):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    for a in ("--acart", "--simboard", "--workdir"):
-        ap.add_argument(a, required=True)
-    args = ap.parse_args()
-    shutil.rmtree(args.workdir, ignore_errors=True)
-    os.makedirs(args.workdir)
+    args = board_test_args()
 
     with Board(args, "one", "--rates") as board:
         folder, rows = collect(args, board, "one", ONE_GROUP)

@@ -7,13 +7,11 @@ counts (instructions on fixed counter 0, branches on a general counter) give sam
 their perfmon names; the ones it does not model (stalls, offcore responses) give none.
 
   test_events_simboard.py --acart ACART --simboard SIMBOARD --workdir DIR"""
-import argparse
 import json
 import os
-import shutil
 import sys
 
-from ptcase import check, run
+from ptcase import board_test_args, check, run
 from test_pt_capture import Board
 
 EVENTS = ["INST_RETIRED.ANY:sa=100000", "BR_INST_RETIRED.ALL_BRANCHES:sa=20000",
@@ -21,12 +19,7 @@ EVENTS = ["INST_RETIRED.ANY:sa=100000", "BR_INST_RETIRED.ALL_BRANCHES:sa=20000",
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    for a in ("--acart", "--simboard", "--workdir"):
-        ap.add_argument(a, required=True)
-    args = ap.parse_args()
-    shutil.rmtree(args.workdir, ignore_errors=True)
-    os.makedirs(args.workdir)
+    args = board_test_args()
     with Board(args, "events") as board:
         folder = os.path.join(args.workdir, "events")
         out, _ = run([args.acart, "collect", "--target", "127.0.0.1:%d" % board.port, "-o", folder,

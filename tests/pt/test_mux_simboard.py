@@ -7,15 +7,13 @@ Each scaled count must be within 5 % of what the simulated CPUs retired while th
 collection ran (the board prints that truth when the collection stops).
 
   test_mux_simboard.py --acart ACART --simboard SIMBOARD --workdir DIR"""
-import argparse
 import json
 import os
 import re
-import shutil
 import sys
 import time
 
-from ptcase import check, run
+from ptcase import board_test_args, check, run
 from test_pt_capture import Board
 
 # (event, sample-after, what the simulator counts for it)
@@ -37,12 +35,7 @@ GROUPS = [0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2]
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    for a in ("--acart", "--simboard", "--workdir"):
-        ap.add_argument(a, required=True)
-    args = ap.parse_args()
-    shutil.rmtree(args.workdir, ignore_errors=True)
-    os.makedirs(args.workdir)
+    args = board_test_args()
     folder = os.path.join(args.workdir, "mux")
     spec = ",".join("%s:sa=%d" % (name, sa) for name, sa, _ in EVENTS)
     with Board(args, "mux", "--rates") as board:

@@ -11,7 +11,6 @@ No CPU here has Intel PT: this is the only place where the target's PT code runs
 runs on the simulator. Usage:
   test_pt_capture.py --acart ACART --simboard SIMBOARD --pttc PTTC --traces DIR --workdir DIR"""
 
-import argparse
 import json
 import os
 import re
@@ -21,7 +20,7 @@ import subprocess
 import sys
 import time
 
-from ptcase import Case, TestFailure, check, run
+from ptcase import Case, TestFailure, board_test_args, check, run
 
 PSB = bytes([0x02, 0x82] * 8)
 RTIT_TRACE_EN, RTIT_OS, RTIT_USER, RTIT_TOPA = 0x1, 0x4, 0x8, 0x100
@@ -309,12 +308,7 @@ def test_other_cpus(args, case):
 
 
 def main():
-    p = argparse.ArgumentParser()
-    for a in ("--acart", "--simboard", "--pttc", "--traces", "--workdir"):
-        p.add_argument(a, required=True)
-    args = p.parse_args()
-    shutil.rmtree(args.workdir, ignore_errors=True)
-    os.makedirs(args.workdir)
+    args = board_test_args("--pttc", "--traces")
     case = Case(os.path.join(args.traces, "demo.ptt"), args.pttc, args.workdir)
     case.pt_path = os.path.join(case.dir, "demo.pt")
     check(case.trace[:16] == PSB, "demo.pt does not start with a PSB")
