@@ -559,7 +559,7 @@ void aca_poll(void)
         agent_end_session("the host stopped reading a data connection");
         return;
     }
-    for (uint32_t i = 0; i < agent.data_accepted; i++)
+    for (uint32_t i = 0; !agent.handshake_done && i < agent.data_accepted; i++)
         if (agent.links[i].ch && agent.links[i].first_read && !agent.links[i].handshaken)
             answer_data_handshake(&agent.links[i]);
     /* A response (or a request behind it) that waited for memory: no SENT event on the
