@@ -29,11 +29,13 @@
 #include "collect_pt.h"
 #include "collect_events.h"
 #include "collect_sysinfo.h"
+#include "collect_uncore.h"
 #include "commands.h"
 #include "counts.h"
 #include "file_util.h"
 #include "session.h"
 #include "text_escape.h"
+#include "uncore_data.h"
 
 static const char usage[] =
     "usage: acart collect --target HOST[:PORT] --duration S -o DIR\n"
@@ -44,6 +46,7 @@ static const char usage[] =
     "                     [--pt [--pt-snapshot] [--pt-filter SYMBOL|MODULE|START-END]...\n"
     "                      [--pt-cyc] [--pt-no-tsc] [--pt-no-mtc] [--pt-cpl os|user|all]\n"
     "                      [--elf IMAGE]]\n"
+    "                     [--uncore EVENT[:cbo=N][,EVENT...] [--uncore-interval MS]]\n"
     "\n"
     "Records one sampling collection from a target running the acart agent (or any SEP\n"
     "protocol 6 target) into the folder DIR: cpu<N>.bin and module.bin (the data channels'\n"
@@ -97,6 +100,16 @@ static const char usage[] =
     "  --pt-no-tsc, --pt-no-mtc  leave out TSC or MTC timing packets\n"
     "  --pt-cpl WHICH        trace os (CPL 0), user or all code (default all)\n"
     "  --elf IMAGE           the image --pt-filter SYMBOL names a function of\n"
+    "  --uncore EVENTS       also count uncore events, read by the target every\n"
+    "                        --uncore-interval MS (default 100) into uncore.bin and\n"
+    "                        uncore.json (acart report --uncore, export csv): on\n"
+    "                        Skylake-class client CPUs UNC_CLOCK.SOCKET,\n"
+    "                        UNC_ARB_TRK_REQUESTS.ALL, UNC_ARB_COH_TRK_REQUESTS.ALL,\n"
+    "                        UNC_CBO_CACHE_LOOKUP.ANY_MESI, UNC_CBO_XSNP_RESPONSE.MISS_XCORE\n"
+    "                        (:cbo=N: on CBo N, default 0), UNC_IMC_DRAM_DATA_READS,\n"
+    "                        UNC_IMC_DRAM_DATA_WRITES; on Goldmont(-Plus) SoCs\n"
+    "                        UNC_IMC_DRAM_RW_SLICE0, UNC_IMC_DRAM_RW_SLICE1. Fails when the\n"
+    "                        target has no uncore (QEMU)\n"
     "  -h, --help            show this help\n"
     "\n"
     "Exit status: 0 every record arrived and the counts match what the target reports,\n"
@@ -132,6 +145,7 @@ struct options {
     uint32_t callstack_depth; /* return addresses per sample; 0: no call stacks */
     int lbr;                  /* --lbr: 0 none, 1 every branch, 2 call-stack mode */
     struct collect_pt_options pt;
+    struct collect_uncore uncore; /* --uncore */
 };
 
 struct collection {
@@ -188,6 +202,9 @@ static int parse_event(struct options *o, const char *arg)
     return 0;
 }
 
+/* Long options without a letter of their own. */
+enum { OPT_UNCORE_INTERVAL = 0x100 };
+
 /* Returns -1 when the options are good, else the exit status to end with. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
@@ -212,11 +229,16 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"pt-no-mtc", no_argument, NULL, 'M'},
         {"pt-cpl", required_argument, NULL, 'L'},
         {"elf", required_argument, NULL, 'E'},
+        {"uncore", required_argument, NULL, 'U'},
+        {"uncore-interval", required_argument, NULL, OPT_UNCORE_INTERVAL},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int c, rc;
+    struct diag ud = {0};
+    uint64_t interval;
     memset(o, 0, sizeof *o);
+    o->uncore.interval_ms = COLLECT_UNCORE_INTERVAL_MS;
     o->duration_s = -1;
     o->timeout_s = DEFAULT_TIMEOUT_S;
     o->transfer = -1;
@@ -337,6 +359,17 @@ static int parse_options(int argc, char **argv, struct options *o)
             break;
         case 'E':
             o->pt.elf = optarg;
+            break;
+        case 'U':
+            if (collect_uncore_parse(optarg, &o->uncore, &ud))
+                return cli_usage_error("collect", usage, "%s", ud.msg);
+            break;
+        case OPT_UNCORE_INTERVAL:
+            if (cli_parse_uint(optarg, UINT16_MAX, &interval) || interval == 0)
+                return cli_usage_error("collect", usage,
+                                       "--uncore-interval: milliseconds from 1 to 65535, not %s",
+                                       optarg);
+            o->uncore.interval_ms = (uint32_t)interval;
             break;
         case 'h':
             return cli_help(usage);
@@ -578,6 +611,7 @@ static int configure_driver(struct collection *c, struct diag *d)
     cfg.version = 1;
     cfg.num_events = (uint32_t)c->opt.num_events;
     cfg.p_state_trigger_index = -1;
+    cfg.unc_timer_interval = (uint16_t)c->opt.uncore.interval_ms;
     if (c->opt.count)
         cfg.collection_config = SEP_DRV_CFG_COUNTING_MODE | SEP_DRV_CFG_PER_CPU_TSC;
     rc = request(c, SEP_OP_INIT_DRIVER, &cfg, sizeof cfg, NULL, 0, d);
@@ -694,6 +728,23 @@ static int configure_events(struct collection *c, struct diag *d)
     for (uint32_t g = 0; !rc && g < groups; g++)
         rc = send_group(c, g, d);
     return rc ? rc : request_u32(c, SEP_OP_SET_DEVICE_NUM_UNITS, 1, d);
+}
+
+/* --uncore: the names for the target's CPU, then the uncore device. A target whose status
+ * says it has no uncore is asked all the same, so that its refusal (and its reason, on
+ * its console) is what the user sees. */
+static int configure_uncore(struct collection *c, struct diag *d)
+{
+    if (!c->opt.uncore.num_events)
+        return 0;
+    const struct sep_target_status *st = &c->link.status;
+    if (st->collect_switch.bits & SEP_SWITCH_UNCORE_SUPPORTED) {
+        int rc = collect_uncore_resolve(&c->opt.uncore, st->hardware_info.family,
+                                        st->hardware_info.model, d);
+        if (rc)
+            return rc;
+    }
+    return collect_uncore_configure(&c->opt.uncore, &c->link, d);
 }
 
 static int read_tasks(struct collection *c, struct diag *d)
@@ -1401,11 +1452,38 @@ static void print_summary(const struct collection *c)
         printf("events named from Intel %s for the target's CPU\n", c->opt.resolved.table);
     if (c->opt.pt.enabled)
         collect_pt_summary(&c->pt, stdout);
-    if (uncore->bytes)
+    if (uncore->bytes && !c->opt.uncore.num_events)
         fprintf(stderr,
-                "acart collect: warning: the uncore channel sent %" PRIu64 " bytes, which acart "
-                "does not keep\n",
+                "acart collect: warning: the uncore channel sent %" PRIu64 " bytes unasked (kept "
+                "in uncore.bin)\n",
                 uncore->bytes);
+    struct uncore_data u;
+    struct diag ignored = {0};
+    if (c->opt.uncore.num_events && uncore_data_load(c->opt.output, &u, &ignored) == 0) {
+        printf("uncore: %zu reads every %" PRIu32 " ms:", u.num_reads, u.interval_ms);
+        for (size_t e = 0; e < u.num_events; e++)
+            printf("%s %s %" PRIu64, e ? "," : "", u.names[e],
+                   u.num_reads ? u.counts[(u.num_reads - 1) * u.num_events + e] : 0);
+        printf(" (acart report --uncore)\n");
+        uncore_data_free(&u);
+    }
+}
+
+/* --uncore: uncore.json beside uncore.bin, and every record of it whole and valid. */
+static int write_uncore(struct collection *c, struct diag *d)
+{
+    if (!c->opt.uncore.num_events)
+        return 0;
+    struct uncore_data u;
+    int rc = collect_uncore_write(&c->opt.uncore, c->opt.output,
+                                  c->link.status.hardware_info.tsc_freq, d);
+    if (!rc && !(rc = uncore_data_load(c->opt.output, &u, d)))
+        uncore_data_free(&u);
+    if (rc == DIAG_INPUT) { /* the target's records, not a file of the user's */
+        d->code = COLLECT_DIAG_TARGET;
+        return COLLECT_DIAG_TARGET;
+    }
+    return rc;
 }
 
 static int exit_status(const struct diag *d)
@@ -1435,9 +1513,9 @@ int cmd_collect(int argc, char **argv)
     if (!(rc = connect_target(&c, &d)) && !(rc = target_description(&c, &d)) &&
         !(rc = resolve_events(&c, &d)) && !(rc = plan_lbr(&c, &d)) &&
         !(rc = configure_driver(&c, &d)) && !(rc = configure_pt(&c, &d)) &&
-        !(rc = configure_events(&c, &d)) && !(rc = read_tasks(&c, &d)) &&
-        !(rc = init_pmu(&c, &d)) && !(rc = run(&c, &d)) && !(rc = results(&c, &d)) &&
-        !(rc = write_session(&c, &d))) {
+        !(rc = configure_events(&c, &d)) && !(rc = configure_uncore(&c, &d)) &&
+        !(rc = read_tasks(&c, &d)) && !(rc = init_pmu(&c, &d)) && !(rc = run(&c, &d)) &&
+        !(rc = results(&c, &d)) && !(rc = write_session(&c, &d)) && !(rc = write_uncore(&c, &d))) {
         collected = 1;
         if (!(rc = check_counts(&c, &d)))
             rc = check_silent_cpus(&c, &d);

@@ -54,17 +54,20 @@ int data_reader_init(struct data_reader *r, const struct link_data *data, size_t
     for (size_t i = 0; i < n; i++) {
         struct data_channel *c = &r->ch[i];
         char name[32];
-        int rc = 0;
+        int rc = 0, scan = 1;
         if (c->link.type == SEP_DATA_CPU) {
             snprintf(name, sizeof name, "cpu%u.bin", c->link.id);
             rc = records_init_samples(&c->scan, c->link.id, sizes, num_descriptors, num_events);
         } else if (c->link.type == SEP_DATA_MODULE) {
             snprintf(name, sizeof name, "module.bin");
             rc = records_init_modules(&c->scan);
+        } else if (c->link.type == SEP_DATA_UNCORE) {
+            snprintf(name, sizeof name, "uncore.bin"); /* checked by uncore_data.h's reader */
+            scan = 0;
         } else {
             continue;
         }
-        c->scanned = rc == 0;
+        c->scanned = scan && rc == 0;
         if (rc || !(c->path = file_join(dir, name)))
             return diag_fail(d, DIAG_NOMEM, "out of memory");
         if (!(c->file = fopen(c->path, "wb")))

@@ -1,9 +1,10 @@
 /* Receiving the data channels of a collection: one thread polls every data connection
  * from START until each has reached end of file, writes each CPU channel's bytes to
- * cpu<N>.bin and the module channel's to module.bin exactly as received, and counts
- * (and checks) their records as they arrive. The thread never blocks on one channel, so
- * a target streaming while it collects (immediate transfer) is read as fast as it
- * sends, and a target sending after STOP (delayed transfer) is drained in parallel. */
+ * cpu<N>.bin, the uncore channel's to uncore.bin and the module channel's to module.bin
+ * exactly as received, and counts (and checks) the CPU and module records as they arrive. The
+ * thread never blocks on one channel, so a target streaming while it collects (immediate transfer)
+ * is read as fast as it sends, and a target sending after STOP (delayed transfer) is drained in
+ * parallel. */
 #ifndef ACART_TOOLS_COLLECT_DATA_H
 #define ACART_TOOLS_COLLECT_DATA_H
 
@@ -19,7 +20,7 @@
 
 struct data_channel {
     struct link_data link;
-    char *path; /* where its bytes go; NULL: counted and dropped (uncore) */
+    char *path; /* where its bytes go (cpu<N>.bin, uncore.bin, module.bin) */
     FILE *file;
     struct record_scanner scan; /* CPU and module channels */
     int scanned;

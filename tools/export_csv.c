@@ -4,12 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "commands.h"
 #include "counts.h"
 #include "file_util.h"
 #include "progress.h"
+#include "uncore_data.h"
 #include "vtune_csv.h"
 
 static const char export_usage[] =
@@ -31,6 +33,10 @@ static const char csv_usage[] =
     "                                     (tsc.RDTSC,EVENT_cpuN.COUNT,...); of a\n"
     "                                     counting collection (collect --count), at\n"
     "                                     the end of every interval\n"
+    "  uncore-hostname-NAME.csv           discrete table, when the collection has uncore\n"
+    "                                     counts (acart collect --uncore): each uncore\n"
+    "                                     event's count since START at every read\n"
+    "                                     (tsc.RDTSC,EVENT.COUNT,...)\n"
     "A task's interval runs from its first sample in a run of consecutive samples on\n"
     "one CPU to the next run's first sample (its last sample, at the end).\n"
     "\n"
@@ -166,6 +172,21 @@ static int finish(struct export *x, struct diag *d)
     return rc;
 }
 
+/* A collection folder's uncore counts, when it has any (a tb5 file carries none). */
+static int export_uncore(const struct export *x, const char *source, struct diag *d)
+{
+    struct stat st;
+    struct uncore_data u;
+    if (stat(source, &st) != 0 || !S_ISDIR(st.st_mode))
+        return 0;
+    int rc = uncore_data_load(source, &u, d);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    rc = uncore_data_export_csv(&u, x->outdir, x->hostname, d);
+    uncore_data_free(&u);
+    return rc;
+}
+
 static int run(struct export *x, const char *source, struct diag *d)
 {
     x->d = d;
@@ -203,7 +224,7 @@ static int run(struct export *x, const char *source, struct diag *d)
     default:
         break;
     }
-    if (rc || (rc = finish(x, d)))
+    if (rc || (rc = finish(x, d)) || (rc = vtune_table_close(&x->tasks, d)))
         return rc;
     if (x->p.session.count_interval_ms && x->p.kind == PROFILE_COLLECTION) {
         struct counts_table t;
@@ -217,7 +238,7 @@ static int run(struct export *x, const char *source, struct diag *d)
         if (rc)
             return rc;
     }
-    return vtune_table_close(&x->tasks, d);
+    return export_uncore(x, source, d);
 }
 
 static int export_csv(int argc, char **argv)

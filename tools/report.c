@@ -18,12 +18,14 @@
 #include "stack_tally.h"
 #include "symbols.h"
 #include "tally.h"
+#include "uncore_data.h"
 #include "text_escape.h"
 
 static const char usage[] =
     "usage: acart report (DIR|FILE.tb5) [--elf IMAGE] [--by KEY] [--top N] [--event EVENT]\n"
     "                    [--metrics]\n"
     "       acart report DIR --counts\n"
+    "       acart report DIR --uncore\n"
     "\n"
     "A folder of IPROBE sample files (acart fetch) is reported as its histograms by function\n"
     "and address bucket and its sample buffers by function.\n"
@@ -48,6 +50,8 @@ static const char usage[] =
     "  -C, --counts        a counting-mode collection (acart collect --count): each\n"
     "                      event's counts, rate and estimate, then the time series\n"
     "                      per read and CPU\n"
+    "  -U, --uncore        the uncore counts of acart collect --uncore instead: each read's\n"
+    "                      time, the counts in the interval before it, totals and rates\n"
     "  -h, --help          show this help\n"
     "\n"
     "Exit status: 0 done, 2 usage error, 3 bad input (collection, tb5 file or IMAGE).\n";
@@ -586,21 +590,40 @@ static int run(struct report *r, const char *source, const char *elf, const char
     return fflush(stdout) == 0 ? 0 : diag_fail(d, DIAG_OUTPUT, "standard output: write error");
 }
 
+static int report_uncore(const char *dir)
+{
+    struct uncore_data u;
+    struct diag d = {0};
+    int rc = uncore_data_load(dir, &u, &d);
+    if (rc == 1)
+        rc = diag_fail(&d, DIAG_INPUT, "%s: no uncore counts (acart collect --uncore)", dir);
+    if (rc)
+        return diag_report("report", &d);
+    uncore_data_report(&u, stdout);
+    uncore_data_free(&u);
+    return fflush(stdout) == 0 ? ACART_EXIT_OK : diag_report("report", &d);
+}
+
 int cmd_report(int argc, char **argv)
 {
     static const struct option options[] = {
-        {"elf", required_argument, NULL, 'e'}, {"by", required_argument, NULL, 'b'},
-        {"top", required_argument, NULL, 'n'}, {"event", required_argument, NULL, 'E'},
-        {"metrics", no_argument, NULL, 'm'},   {"counts", no_argument, NULL, 'C'},
-        {"help", no_argument, NULL, 'h'},      {NULL, 0, NULL, 0},
+        {"elf", required_argument, NULL, 'e'},
+        {"by", required_argument, NULL, 'b'},
+        {"top", required_argument, NULL, 'n'},
+        {"event", required_argument, NULL, 'E'},
+        {"metrics", no_argument, NULL, 'm'},
+        {"counts", no_argument, NULL, 'C'},
+        {"uncore", no_argument, NULL, 'U'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     const char *elf = NULL, *event = NULL;
     uint64_t top = 20;
     enum report_key by = BY_FUNCTION;
     int c;
     opterr = 0;
-    int metrics = 0, counts = 0;
-    while ((c = getopt_long(argc, argv, "e:b:n:E:mCh", options, NULL)) != -1) {
+    int metrics = 0, counts = 0, uncore = 0;
+    while ((c = getopt_long(argc, argv, "e:b:n:E:mCUh", options, NULL)) != -1) {
         switch (c) {
         case 'e':
             elf = optarg;
@@ -628,6 +651,9 @@ int cmd_report(int argc, char **argv)
         case 'C':
             counts = 1;
             break;
+        case 'U':
+            uncore = 1;
+            break;
         case 'h':
             return cli_help(usage);
         default:
@@ -640,10 +666,15 @@ int cmd_report(int argc, char **argv)
     if (metrics && (by == BY_CALLER || by == BY_BRANCH || event))
         return cli_usage_error("report", usage, "--metrics: not with --by caller or --event");
     if (counts) {
-        if (metrics || event || elf || by != BY_FUNCTION)
+        if (metrics || uncore || event || elf || by != BY_FUNCTION)
             return cli_usage_error("report", usage, "--counts takes no other option");
         struct diag cd = {0};
         return counts_report(argv[optind], &cd) ? diag_report("report", &cd) : ACART_EXIT_OK;
+    }
+    if (uncore) {
+        if (metrics || event || elf || by != BY_FUNCTION)
+            return cli_usage_error("report", usage, "--uncore takes no other option");
+        return report_uncore(argv[optind]);
     }
     if (ipr_report_applies(argv[optind])) /* a folder from `acart fetch` */
         return ipr_report(argv[optind], elf, top);
