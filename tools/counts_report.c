@@ -12,6 +12,7 @@
 
 static int load(const char *dir, struct session *s, struct counts_table *t, struct diag *d)
 {
+    memset(t, 0, sizeof *t);
     char *path = file_join(dir, "session.json");
     if (!path)
         return diag_fail(d, DIAG_NOMEM, "out of memory");
@@ -36,8 +37,10 @@ static int load(const char *dir, struct session *s, struct counts_table *t, stru
         if (t->rows[i].cpu >= s->num_cpus)
             rc = diag_fail(d, DIAG_INPUT, "%s: a row of CPU %" PRIu32 " of %" PRIu32, COUNTS_FILE,
                            t->rows[i].cpu, s->num_cpus);
-    if (rc)
+    if (rc) {
         session_free(s);
+        counts_free(t); /* a table that read well but does not fit the session */
+    }
     return rc;
 }
 

@@ -9,6 +9,7 @@
 
 #include "acart_wire.h"
 #include "file_util.h"
+#include "text_escape.h"
 #include "vtune_csv.h"
 
 #define UNCORE_JSON "uncore.json"
@@ -112,7 +113,8 @@ int uncore_data_load(const char *dir, struct uncore_data *u, struct diag *d)
         struct sep_uncore_sample_pc h;
         memcpy(&h, rec, sizeof h);
         if (!(h.flags & SEP_UNCORE_VALID) || (r && h.tsc < u->tsc[r - 1])) {
-            rc = diag_fail(d, DIAG_INPUT, "%s: read %zu: %s", bin_path, r,
+            rc = diag_fail(d, DIAG_INPUT, "%s: read %zu (byte offset %zu): %s", bin_path, r,
+                           r * u->record_size,
                            h.flags & SEP_UNCORE_VALID ? "its TSC goes backwards"
                                                       : "the target could not read the counters");
             goto out;
@@ -136,15 +138,24 @@ static double seconds(const struct uncore_data *u, uint64_t ticks)
     return u->tsc_hz ? (double)ticks / (double)u->tsc_hz : 0;
 }
 
+/* A column as wide as its escaped name, at least 14. */
+static int column_width(const char *raw)
+{
+    char name[256];
+    size_t n = strlen(text_term(name, sizeof name, raw));
+    return (int)(n > 14 ? n : 14);
+}
+
 int uncore_data_report(const struct uncore_data *u, FILE *out)
 {
     fprintf(out, "Uncore: %zu reads, every %" PRIu32 " ms asked\n", u->num_reads, u->interval_ms);
     if (u->num_reads == 0)
         return 0;
-    fprintf(out, "%10s %10s", "time s", "interval ms");
+    /* The names come from uncore.json, a file: escaped before they reach a terminal. */
+    char name[256];
+    fprintf(out, "%10s %11s", "time s", "interval ms");
     for (size_t e = 0; e < u->num_events; e++)
-        fprintf(out, " %*s", (int)(strlen(u->names[e]) > 14 ? strlen(u->names[e]) : 14),
-                u->names[e]);
+        fprintf(out, " %*s", column_width(u->names[e]), text_term(name, sizeof name, u->names[e]));
     fputc('\n', out);
     for (size_t r = 0; r < u->num_reads; r++) {
         uint64_t since = r ? u->tsc[r] - u->tsc[r - 1] : 0;
@@ -152,8 +163,7 @@ int uncore_data_report(const struct uncore_data *u, FILE *out)
         for (size_t e = 0; e < u->num_events; e++) {
             uint64_t now = u->counts[r * u->num_events + e];
             uint64_t before = r ? u->counts[(r - 1) * u->num_events + e] : 0;
-            fprintf(out, " %*" PRIu64, (int)(strlen(u->names[e]) > 14 ? strlen(u->names[e]) : 14),
-                    now - before);
+            fprintf(out, " %*" PRIu64, column_width(u->names[e]), now - before);
         }
         fputc('\n', out);
     }
@@ -163,7 +173,7 @@ int uncore_data_report(const struct uncore_data *u, FILE *out)
     for (size_t e = 0; e < u->num_events; e++) {
         uint64_t total = u->counts[(u->num_reads - 1) * u->num_events + e];
         uint64_t after_first = total - u->counts[e];
-        fprintf(out, "%s: %" PRIu64 " in all", u->names[e], total);
+        fprintf(out, "%s: %" PRIu64 " in all", text_term(name, sizeof name, u->names[e]), total);
         if (span > 0)
             fprintf(out, ", %.6g per second", (double)after_first / span);
         fputc('\n', out);

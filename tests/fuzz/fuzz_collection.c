@@ -1,18 +1,20 @@
-/* libFuzzer target: the collection reader (tools/session.c, collection.c) on a hostile
- * folder, as `acart report` and `import` read it: session.json, module.bin and the
- * cpu<N>.bin files. The input holds the files one after another, each ended by the line
- * FILE_SEPARATOR: session.json, module.bin, cpu0.bin, cpu1.bin, ... A file the input does
- * not reach is absent. */
+/* libFuzzer target: the collection reader (tools/session.c, collection.c, counts.c,
+ * uncore_data.c) on a hostile folder, as `acart report` and `import` read it: session.json,
+ * module.bin and the cpu<N>.bin files, then as `report --uncore` and `report --counts` read
+ * it: uncore.json with uncore.bin, and counts.csv. The input holds the files one after
+ * another in that order, each ended by the line FILE_SEPARATOR. A file the input does not
+ * reach is absent. */
 #define _GNU_SOURCE /* memmem */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "counts.h"
 #include "fuzz_files.h"
 #include "profile.h"
+#include "uncore_data.h"
 
 #define FILE_SEPARATOR "\n--acart-fuzz-file--\n"
-#define MAX_CPU_FILES  4
 
 static int each_sample(const struct sample *batch, size_t n, void *ctx)
 {
@@ -28,12 +30,16 @@ static int each_sample(const struct sample *batch, size_t n, void *ctx)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char *const names[] = {"session.json", "module.bin", "cpu0.bin",
-                                        "cpu1.bin",     "cpu2.bin",   "cpu3.bin"};
+                                        "cpu1.bin",     "cpu2.bin",   "cpu3.bin",
+                                        "uncore.json",  "uncore.bin", COUNTS_FILE};
+    static FILE *devnull;
+    if (!devnull && (!(devnull = fopen("/dev/null", "w")) || !freopen("/dev/null", "w", stdout)))
+        abort(); /* report --counts prints to stdout */
     const size_t sep_len = strlen(FILE_SEPARATOR);
     const char *dir = fuzz_dir();
     const uint8_t *p = data, *end = data + size;
     size_t i = 0;
-    for (; i < 2 + MAX_CPU_FILES; i++) {
+    for (; i < sizeof names / sizeof names[0]; i++) {
         if (p > end || (p == end && i > 0)) {
             fuzz_remove(dir, names[i]);
             continue;
@@ -50,5 +56,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)profile_scan(&prof, each_sample, &prof, &d);
         profile_close(&prof);
     }
+    struct uncore_data u;
+    if (uncore_data_load(dir, &u, &d) == 0) {
+        (void)uncore_data_report(&u, devnull);
+        uncore_data_free(&u);
+    }
+    (void)counts_report(dir, &d);
     return 0;
 }
