@@ -7,7 +7,11 @@
  *     collector runs its whole sequence (handshake check, target description, system
  *     configuration, driver and event set-up, task list, INIT_PMU, START, STOP, results)
  *     and stops at the first reply it rejects. The peer also reads and drops what the
- *     collector sends, so neither side can block.
+ *     collector sends, so neither side can block. Bits 1-2 of byte 0 pick the options, so
+ *     every kind of collection's replies are parsed: sampling one event with call stacks;
+ *     counting mode (two groups, two reads of READ_SWITCH_GROUP between START and STOP);
+ *     multiplexed groups with LBRs (LBR planning from GET_PERF_CAPAB, GET_GROUP_TIMES);
+ *     uncore counts (INIT_UNC, EM_GROUPS_UNC, EM_CONFIG_NEXT_UNC).
  *   byte 0 odd: a data channel. Byte 1 picks a CPU channel (sample records, with or without
  *     call stacks) or the module channel; the rest is the stream, fed to the record
  *     scanner in pieces whose sizes come from byte 2. */
@@ -111,17 +115,82 @@ static int handshake(struct collection *c, struct diag *d)
 
 static int verbose = -1; /* FUZZ_VERBOSE=1: say where each conversation ended */
 
-static void conversation(const uint8_t *data, size_t size)
+/* The collector's options for each kind of conversation (bits 1-2 of byte 0). */
+static char *sampling_argv[] = {
+    "collect", "--target",         "fuzz",          "--duration", "1", "-o", "unused",
+    "--event", "INST_RETIRED.ANY", "--callstack=4", NULL};
+static char *counting_argv[] = {"collect",
+                                "--target",
+                                "fuzz",
+                                "--duration",
+                                "1",
+                                "-o",
+                                "unused",
+                                "--count",
+                                "INST_RETIRED.ANY,CPU_CLK_UNHALTED.THREAD_P,"
+                                "BR_INST_RETIRED.ALL_BRANCHES,BR_MISP_RETIRED.ALL_BRANCHES,"
+                                "MEM_INST_RETIRED.ALL_LOADS,MEM_INST_RETIRED.ALL_STORES",
+                                "--interval",
+                                "10",
+                                NULL};
+static char *mux_lbr_argv[] = {"collect",
+                               "--target",
+                               "fuzz",
+                               "--duration",
+                               "1",
+                               "-o",
+                               "unused",
+                               "--event",
+                               "INST_RETIRED.ANY_P,CPU_CLK_UNHALTED.THREAD_P,"
+                               "BR_INST_RETIRED.ALL_BRANCHES,BR_MISP_RETIRED.ALL_BRANCHES,"
+                               "MEM_INST_RETIRED.ALL_LOADS,MEM_INST_RETIRED.ALL_STORES",
+                               "--mux",
+                               "10",
+                               "--lbr",
+                               NULL};
+static char *uncore_argv[] = {"collect",
+                              "--target",
+                              "fuzz",
+                              "--duration",
+                              "1",
+                              "-o",
+                              "unused",
+                              "--event",
+                              "INST_RETIRED.ANY",
+                              "--uncore",
+                              "UNC_CLOCK.SOCKET,UNC_IMC_DRAM_DATA_READS",
+                              "--uncore-interval",
+                              "10",
+                              NULL};
+
+static int argv_count(char **argv)
 {
-    static char *argv[] = {"collect", "--target", "fuzz",    "--duration",       "1",
-                           "-o",      "unused",   "--event", "INST_RETIRED.ANY", "--callstack=4",
-                           NULL};
+    int n = 0;
+    while (argv[n])
+        n++;
+    return n;
+}
+
+/* Counting mode's table, as run() makes it before START. */
+static int count_table(struct collection *c, struct diag *d)
+{
+    const char *names[COLLECT_MAX_EVENTS];
+    for (size_t i = 0; i < c->opt.num_events; i++)
+        names[i] = c->opt.events[i].def->name;
+    return counts_init(&c->counts, names, c->opt.num_events, d);
+}
+
+static void conversation(int kind, const uint8_t *data, size_t size)
+{
+    static char **const argvs[] = {sampling_argv, counting_argv, mux_lbr_argv, uncore_argv};
+    char **argv = argvs[kind];
     struct collection c;
     struct diag d;
     memset(&c, 0, sizeof c);
     c.link.control = -1;
     optind = 1;
-    if (parse_options(10, argv, &c.opt) >= 0 || link_parse_target(&c.link, c.opt.target, &d) ||
+    if (parse_options(argv_count(argv), argv, &c.opt) >= 0 ||
+        link_parse_target(&c.link, c.opt.target, &d) ||
         collect_layout_init(&c.layout, c.opt.callstack_depth))
         abort();          /* the harness's own options */
     c.link.timeout_s = 5; /* only a harness bug can make a read wait: the peer ends with EOF */
@@ -133,9 +202,12 @@ static void conversation(const uint8_t *data, size_t size)
     peer_start(sv[1], data, size);
 
     d.msg[0] = '\0';
-    if (!handshake(&c, &d) && !target_description(&c, &d) && !configure_driver(&c, &d) &&
-        !configure_events(&c, &d) && !read_tasks(&c, &d) && !init_pmu(&c, &d) &&
+    if (!handshake(&c, &d) && !target_description(&c, &d) && !resolve_events(&c, &d) &&
+        !plan_lbr(&c, &d) && !configure_driver(&c, &d) && !configure_events(&c, &d) &&
+        !configure_uncore(&c, &d) && !read_tasks(&c, &d) && !init_pmu(&c, &d) &&
+        (!c.opt.count || !count_table(&c, &d)) &&
         !request(&c, SEP_OP_START, NULL, 0, NULL, 0, &d) &&
+        (!c.opt.count || (!read_counts(&c, &d) && !read_counts(&c, &d))) &&
         !request(&c, SEP_OP_STOP, NULL, 0, NULL, 0, &d) && !results(&c, &d)) {
         for (uint32_t cpu = 0; cpu < c.num_cpus; cpu++) {
             struct sep_sample_drop drop;
@@ -154,6 +226,7 @@ static void conversation(const uint8_t *data, size_t size)
     for (size_t i = 0; i < c.num_tasks; i++)
         free(c.tasks[i].name);
     free(c.tasks);
+    counts_free(&c.counts);
 }
 
 static void data_channel(const uint8_t *data, size_t size)
@@ -187,6 +260,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (data[0] & 1)
         data_channel(data + 1, size - 1);
     else
-        conversation(data + 1, size - 1);
+        conversation((data[0] >> 1) & 3, data + 1, size - 1);
     return 0;
 }

@@ -86,6 +86,8 @@ static void conversation(const char *name, uint32_t fail_at)
     st.hardware_info_size = sizeof st.hardware_info;
     st.hardware_info.num_cpus = cpus;
     st.hardware_info.tsc_freq = 2000000000;
+    st.hardware_info.family = 6; /* Skylake: its events resolve (fuzz_collect resolves them) */
+    st.hardware_info.model = 0x5e;
     put(f, &st, sizeof st);
 
     uint32_t zero = 0, n_cpus = cpus, n_tasks = 2;
@@ -133,6 +135,7 @@ static void conversation(const char *name, uint32_t fail_at)
         {SEP_OP_GET_SAMPLE_DROP_INFO, &drops, sizeof drops},
         {ACART_OP_GET_DROP_REASONS, &reasons,
          offsetof(struct acart_drop_reasons, cpu) + cpus * sizeof reasons.cpu[0]},
+        {SEP_OP_GET_INTERVAL_COUNTS, NULL, cpus * sizeof(uint64_t)}, /* one event, no PMIs */
         {SEP_OP_TSC_SKEW_INFO, skew, sizeof skew},
         {SEP_OP_TERMINATE, NULL, 0},
     };
@@ -142,6 +145,8 @@ static void conversation(const char *name, uint32_t fail_at)
             put(f, &h, sizeof h);
             continue;
         }
+        if (steps[i].op == SEP_OP_GET_INTERVAL_COUNTS && fail_at == ACART_OP_GET_DROP_REASONS)
+            continue; /* without the reasons there is nothing to check the counts against */
         if (steps[i].op == fail_at) {
             struct sep_ctrl_header h = sep_ctrl_response(fail_at, SEP_STATUS_PMU_IN_USE, 0);
             put(f, &h, sizeof h);
