@@ -86,8 +86,11 @@ extern "C" {
 #define TBRW_DATA_DESCRIPTION_MISSING 211 /* data before its data description was done */
 #define TBRW_STREAM_NOT_BINDABLE      212 /* the records have no instruction pointer */
 
-/* Batch size of the enumerate functions (whole records, at least one). */
+/* Batch size of the enumerate functions (whole records, at least one). The fuzzers' build
+ * sets it small, so that small files take several batches (tests/fuzz/project). */
+#ifndef TBRW_ENUMERATE_BATCH_BYTES
 #define TBRW_ENUMERATE_BATCH_BYTES (1u << 20)
+#endif
 
 /* ---- 9.1 High level functions ---- */
 

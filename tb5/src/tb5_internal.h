@@ -30,8 +30,12 @@ static inline uint32_t tb5_batch_records(uint32_t record_size, uint64_t records_
     return tb5_batch_fit(TBRW_ENUMERATE_BATCH_BYTES / record_size, records_left);
 }
 
-/* Bytes a writer gathers before it emits a block (whole records of a record section). */
+/* Bytes a writer gathers before it emits a block (whole records of a record section).
+ * Readers take any block size up to TB5_MAX_ZSTD_BLOCK; the fuzz seeds are written with
+ * small blocks (tests/fuzz/project), so that a file of several blocks is a small file. */
+#ifndef TB5_BLOCK_BYTES
 #define TB5_BLOCK_BYTES (1u << 20)
+#endif
 
 /* zstd level of the compressed sections. On byte planes of samples, level -4 was no faster
  * than level 1 and left 0.053 of the bytes where level 1 left 0.033; on records as they are,
