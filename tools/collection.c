@@ -11,9 +11,10 @@
 #include "file_util.h"
 #include "profile.h"
 
-/* Records are decoded into batches of this many samples. */
+/* Records are decoded into batches of up to this many samples. */
 #define SCAN_BATCH 4096
-/* Bytes read from a CPU file at a time. */
+/* Bytes read from a CPU file at a time: up to SCAN_CHUNK, no more than the largest file
+ * needs, but at least the largest record (the buffer must hold one). */
 #define SCAN_CHUNK (1u << 20)
 
 static char *cpu_file(const char *dir, uint32_t cpu)
@@ -209,9 +210,10 @@ struct cpu_scan {
     profile_sample_fn *fn;
     void *ctx;
     struct sample *batch;
-    size_t n;
+    size_t n, cap; /* samples in the batch, and its room */
+    size_t chunk;  /* bytes of the read buffer */
     uint64_t records;
-    /* The batch's call stacks: room for SCAN_BATCH of the deepest, reused every batch. */
+    /* The batch's call stacks: room for a whole batch of the deepest, reused every batch. */
     uint64_t *callers;
     size_t callers_used;
     /* The batch's LBR stacks: LBR_MAX_ENTRIES per sample. */
@@ -322,7 +324,7 @@ static long long decode_chunk(struct cpu_scan *cs, const unsigned char *buf, siz
         cs->n++;
         cs->records++;
         off += size;
-        if (cs->n == SCAN_BATCH && (*rc = flush(cs)))
+        if (cs->n == cs->cap && (*rc = flush(cs)))
             return -1;
     }
     return (long long)off;
@@ -337,7 +339,7 @@ static int scan_cpu(struct cpu_scan *cs, unsigned char *buf, uint64_t *bytes_don
     uint64_t offset = 0; /* file offset of buf[0] */
     int rc = 0;
     for (;;) {
-        size_t got = fread(buf + have, 1, SCAN_CHUNK - have, f);
+        size_t got = fread(buf + have, 1, cs->chunk - have, f);
         if (got == 0)
             break;
         have += got;
@@ -363,21 +365,50 @@ static int scan_cpu(struct cpu_scan *cs, unsigned char *buf, uint64_t *bytes_don
     return rc;
 }
 
+/* Bytes of the largest CPU file (0 when none can be seen: scanning reports why). */
+static uint64_t largest_cpu_file(const struct profile *p)
+{
+    uint64_t largest = 0;
+    for (uint32_t cpu = 0; cpu < p->session.num_cpus; cpu++) {
+        char *path = cpu_file(p->source, cpu);
+        struct stat st;
+        if (path && stat(path, &st) == 0 && (uint64_t)st.st_size > largest)
+            largest = (uint64_t)st.st_size;
+        free(path);
+    }
+    return largest;
+}
+
 int collection_scan(struct profile *p, profile_sample_fn *fn, void *ctx, struct diag *d)
 {
-    unsigned char *buf = malloc(SCAN_CHUNK);
-    struct sample *batch = malloc(SCAN_BATCH * sizeof *batch);
+    /* Buffers as large as the files can fill, up to the limits: a small collection is
+     * scanned without megabytes it cannot use. */
+    uint64_t largest = largest_cpu_file(p);
+    size_t cap = largest / SESSION_SAMPLE_RECORD_MIN < SCAN_BATCH
+                     ? (size_t)(largest / SESSION_SAMPLE_RECORD_MIN) + 1
+                     : SCAN_BATCH;
+    size_t chunk = largest < SCAN_CHUNK ? (size_t)largest + 1 : SCAN_CHUNK;
+    if (chunk < SESSION_SAMPLE_RECORD_MAX)
+        chunk = SESSION_SAMPLE_RECORD_MAX;
+    unsigned char *buf = malloc(chunk);
+    struct sample *batch = malloc(cap * sizeof *batch);
     /* Frame-pointer and LBR call stacks: both may fill a sample's share. */
-    uint64_t *callers = malloc(SCAN_BATCH * (2 * (size_t)p->callstack_depth + 1) * sizeof *callers);
+    uint64_t *callers = malloc(cap * (2 * (size_t)p->callstack_depth + 1) * sizeof *callers);
     struct lbr_entry *branches =
-        p->session.lbr ? malloc(SCAN_BATCH * LBR_MAX_ENTRIES * sizeof *branches) : NULL;
+        p->session.lbr ? malloc(cap * LBR_MAX_ENTRIES * sizeof *branches) : NULL;
     int rc = 0;
     uint64_t bytes_done = 0, total = 0;
     if (!buf || !batch || !callers || (p->session.lbr && !branches))
         rc = diag_fail(d, DIAG_NOMEM, "out of memory");
     for (uint32_t cpu = 0; !rc && cpu < p->session.num_cpus; cpu++) {
-        struct cpu_scan cs = {
-            .p = p, .fn = fn, .ctx = ctx, .batch = batch, .callers = callers, .branches = branches};
+        struct cpu_scan cs = {.p = p,
+                              .fn = fn,
+                              .ctx = ctx,
+                              .batch = batch,
+                              .cap = cap,
+                              .chunk = chunk,
+                              .callers = callers,
+                              .branches = branches};
         char *path = cpu_file(p->source, cpu);
         if (!path) {
             rc = diag_fail(d, DIAG_NOMEM, "out of memory");

@@ -272,7 +272,8 @@ static int read_descriptors(struct reader *r, const cJSON *root, struct session 
             (rc = get_u32(r, e, "sample_size", "descriptors[].sample_size", true,
                           &desc->sample_size)))
             return rc;
-        if (desc->sample_size < SESSION_SAMPLE_RECORD_MIN || desc->sample_size > 65536)
+        if (desc->sample_size < SESSION_SAMPLE_RECORD_MIN ||
+            desc->sample_size > SESSION_SAMPLE_RECORD_MAX)
             return bad(r, "descriptors[].sample_size", "must be 48 to 65536");
         if ((rc = read_callstack_layout(r, e, desc)))
             return rc;

@@ -16,6 +16,7 @@
 #define SESSION_MAX_EVENTS 256
 /* The fixed part of a sample record on the wire (struct sep_sample_pc). */
 #define SESSION_SAMPLE_RECORD_MIN 48
+#define SESSION_SAMPLE_RECORD_MAX 65536 /* a descriptor's sample_size at most */
 /* A sample names its CPU in a 12-bit field. */
 #define SESSION_MAX_CPUS 4096
 /* The most return addresses a sample's call stack may hold (docs/cli.md). */
