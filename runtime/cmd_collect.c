@@ -83,6 +83,11 @@ int32_t cmd_desc_next(struct cmd_request *req)
         (d->callstack_offset < sizeof(struct sep_sample_pc) || d->callstack_offset % 8 ||
          d->callstack_size % 8 || d->callstack_offset + d->callstack_size > d->sample_size))
         return SEP_STATUS_INVALID_EVENT_SIZE;
+    if (d->latency_offset_in_sample &&
+        (d->latency_offset_in_sample < sizeof(struct sep_sample_pc) ||
+         d->latency_offset_in_sample % 8 || d->latency_size_in_sample < SEP_LATENCY_INFO_FILLED ||
+         (uint64_t)d->latency_offset_in_sample + d->latency_size_in_sample > d->sample_size))
+        return SEP_STATUS_INVALID_EVENT_SIZE;
     agent.num_descriptors++;
     return SEP_STATUS_SUCCESS;
 }
@@ -244,6 +249,10 @@ int32_t cmd_init_pmu(struct cmd_request *req)
         sc->callstack_depth = agent.descriptors[desc].callstack_size / 8;
     }
     cmd_lbr_apply(sc);
+    /* Memory information of load-latency samples, where the descriptor places it (the
+     * reference's latency_offset_in_sample; docs/sep-protocol.md 6.4). Only PEBS has it. */
+    if (sc->source == SAMPLER_SOURCE_PMU && desc < agent.num_descriptors)
+        sc->latency_offset = agent.descriptors[desc].latency_offset_in_sample;
     int err = sampler_setup(agent.num_cpus, agent.ring_memory, agent.ring_bytes_per_cpu, sc);
     if (err) {
         agent_log("acart: INIT_PMU: %s", aca_strerror(err));

@@ -113,11 +113,24 @@ static void record_lbrs(uint32_t *out, const struct lbr_snapshot *snap)
     }
 }
 
+/* The load's address, data source and latency as u64 words (struct sep_latency_info). */
+static void record_memory(uint32_t *out, const struct pebs_sample *mem)
+{
+    const uint64_t v[3] = {mem->data_address, mem->data_source, mem->latency};
+    _Static_assert(sizeof(v) == SEP_LATENCY_INFO_FILLED, "the filled part of the latency info");
+    for (uint32_t i = 0; i < 3; i++) {
+        out[2 * i] = (uint32_t)v[i];
+        out[2 * i + 1] = (uint32_t)(v[i] >> 32);
+    }
+}
+
 /* The one place a sample record is written: on this CPU, into this CPU's ring. `ip` is
  * the interrupted EIP, or the event's exact IP when PEBS recorded it; `lbr` the LBR
- * snapshot of this PMI, NULL without one. */
+ * snapshot of this PMI, NULL without one; `mem` the PEBS record with the memory
+ * information of a load-latency event's sample, else NULL. */
 static void record_sample(const struct aca_frame *frame, uint32_t ip,
-                          const struct sampler_event *ev, const struct lbr_snapshot *lbr)
+                          const struct sampler_event *ev, const struct lbr_snapshot *lbr,
+                          const struct pebs_sample *mem)
 {
     uint32_t cpu = aca_plat_cpu_index();
     if (cpu >= num_cpus)
@@ -164,6 +177,8 @@ static void record_sample(const struct aca_frame *frame, uint32_t ip,
         tail[i] = 0;
     if (lbr && ev->lbr && config.lbr_num_regs)
         record_lbrs(tail + (config.lbr_offset - sizeof(*s)) / 4, lbr);
+    if (mem && config.latency_offset)
+        record_memory(tail + (config.latency_offset - sizeof(*s)) / 4, mem);
     ring_commit(&c->ring);
 }
 
@@ -200,7 +215,7 @@ void aca_sample_tick(const struct aca_frame *frame)
     else if (iprobe)
         iprobe(frame);
     else if (config.source == SAMPLER_SOURCE_TIMER)
-        record_sample(frame, frame->ip, &config.events[0], 0);
+        record_sample(frame, frame->ip, &config.events[0], 0, 0);
     else if (config.num_groups > 1 && config.switch_tsc)
         switch_tick(frame);
 }
@@ -235,7 +250,9 @@ static void on_overflow(void *ctx, const struct pmu_overflow *ov)
     uint32_t ip = ov->pebs ? (uint32_t)ov->pebs->ip : frame->ip;
     if (ov->tag < config.num_events) {
         const struct sampler_event *ev = &config.events[ov->tag];
-        record_sample(frame, ip, ev, ov->lbr_raw);
+        const struct pebs_sample *mem =
+            ev->load_latency && ov->pebs && (ov->pebs->have & PEBS_HAVE_MEMORY) ? ov->pebs : 0;
+        record_sample(frame, ip, ev, ov->lbr_raw, mem);
         struct sampler_cpu *c = &cpus[aca_plat_cpu_index()];
         if (c->active)
             c->interrupts[ov->tag]++; /* the samples record_sample took: ring's `sampled` */
@@ -331,8 +348,16 @@ static int program_group(struct sampler_cpu *c)
         p->tag = i;
         p->control = ev->control;
         p->sample_after = ev->sample_after;
-        if (uses_pebs(ev))
+        if (uses_pebs(ev)) {
             p->flags |= PMU_COUNTER_PEBS;
+            if (ev->load_latency) {
+                p->flags |= PMU_COUNTER_LOAD_LATENCY;
+                /* Adaptive records carry the load's address, source and latency only in
+                 * the memory group, which must be asked for (Linux's pebs_update_adaptive_cfg). */
+                if (pmu_caps.pebs.adaptive && config.latency_offset)
+                    plan.pebs_data_cfg |= PEBS_DATA_CFG_MEMORY;
+            }
+        }
     }
     for (uint32_t i = 0; i < config.num_extra && i < SAMPLER_MAX_EXTRA; i++) {
         if (config.extra_group[i] != c->group)
@@ -529,6 +554,13 @@ static void set_active_on_this_cpu(void *arg)
     }
 }
 
+/* Whether the record areas [a, a + alen) and [b, b + blen) share a byte (an empty one
+ * shares none). */
+static int overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+    return alen && blen && a < b + blen && b < a + alen;
+}
+
 int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
                   const struct sampler_config *cfg)
 {
@@ -553,6 +585,15 @@ int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
     for (uint32_t i = 0; i < cfg->lbr_num_regs; i++)
         if (cfg->lbr_regs[i].etype != SAMPLER_LBR_NONE && cfg->lbr_regs[i].index >= LBR_MAX_ENTRIES)
             return ACA_ERR_INVALID;
+    if (cfg->latency_offset &&
+        (cfg->source != SAMPLER_SOURCE_PMU || cfg->latency_offset < sizeof(struct sep_sample_pc) ||
+         cfg->latency_offset % 8 ||
+         cfg->latency_offset + SEP_LATENCY_INFO_FILLED > cfg->record_size ||
+         overlaps(cfg->latency_offset, SEP_LATENCY_INFO_FILLED, cfg->callstack_offset,
+                  8ull * cfg->callstack_depth) ||
+         overlaps(cfg->latency_offset, SEP_LATENCY_INFO_FILLED, cfg->lbr_offset,
+                  8ull * cfg->lbr_num_regs)))
+        return ACA_ERR_INVALID;
     if (cfg->source == SAMPLER_SOURCE_PMU && !pmu_usable)
         return ACA_ERR_NO_PMU;
     /* One counter per event: a group holds at most PMU_MAX_COUNTERS; several groups take

@@ -43,6 +43,8 @@ struct sampler_event {
     uint32_t group;   /* the event group whose turn it counts in */
     int lbr;          /* its records carry the LBR registers (ECB: SEP_EVREG_LBR_VALUE) */
     uint32_t slot;    /* counting mode: its place in a CPU's counts (core_event_id) */
+    int load_latency; /* precise load-latency event (ECB: SEP_EVREG_LATENCY): its samples
+                         carry the PEBS record's memory information */
 };
 
 /* One LBR register a record carries: TOS, or entry `index`'s FROM, TO or INFO MSR. */
@@ -88,6 +90,11 @@ struct sampler_config {
     uint32_t lbr_num_regs;
     struct sampler_lbr_reg lbr_regs[SAMPLER_MAX_LBR_REGS];
     uint64_t lbr_select;
+    /* Memory information (docs/sep-protocol.md 6.4): for samples of load-latency events
+     * taken through PEBS, a struct sep_latency_info at latency_offset (its first
+     * SEP_LATENCY_INFO_FILLED bytes written, the rest zero). 0: none. On adaptive PEBS the
+     * records then carry the memory group (MSR_PEBS_DATA_CFG). */
+    uint32_t latency_offset;
 };
 
 /* sampled = records committed to the ring + dropped, exactly; dropped is the sum of the

@@ -24,6 +24,7 @@ int sampler_group_from_plan(const struct ecb_plan *plan, uint32_t group, struct 
         ev->group = group;
         ev->lbr = (c->flags & SEP_EVREG_LBR_VALUE) != 0;
         ev->slot = c->core_event_id;
+        ev->load_latency = ev->precise && (c->flags & SEP_EVREG_LATENCY) != 0;
     }
     if (group == 0)
         cfg->lbr_select = plan->lbr_select; /* one LBR filter per session: the first group's */

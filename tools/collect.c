@@ -546,6 +546,15 @@ static int resolve_events(struct collection *c, struct diag *d)
         return rc;
     memcpy(c->opt.events, c->opt.resolved.events, sizeof c->opt.events);
     c->opt.num_events = c->opt.resolved.num_events;
+    /* Precise load-latency events: room in every record for the load's memory
+     * information (docs/sep-protocol.md 6.4), which `report --latency` reads. */
+    for (size_t i = 0; !c->opt.count && i < c->opt.num_events; i++) {
+        const struct collect_event_def *def = c->opt.events[i].def;
+        if (def->precise && def->extra_msr == COLLECT_ECB_MSR_PEBS_LD_LAT) {
+            collect_layout_add_latency(&c->layout);
+            break;
+        }
+    }
     return 0;
 }
 
@@ -1237,8 +1246,12 @@ static int write_session(struct collection *c, struct diag *d)
 {
     const struct sep_target_status *st = &c->link.status;
     struct session s;
-    struct session_descriptor desc = {0, c->layout.sample_size, c->layout.callstack_offset,
-                                      c->layout.callstack_size};
+    struct session_descriptor desc = {0,
+                                      c->layout.sample_size,
+                                      c->layout.callstack_offset,
+                                      c->layout.callstack_size,
+                                      c->layout.latency_offset,
+                                      c->layout.latency_size};
     size_t groups = c->opt.resolved.num_groups;
     char address[sizeof c->link.address + 24], started[32];
     int oom = 0;

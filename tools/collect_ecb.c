@@ -290,9 +290,15 @@ static int build(const struct collect_event *events, size_t n, uint32_t group, u
             set_reg(&e[SLOT_EVENT_SELECTS + k], SEP_REG_CCCR, MSR_PERFEVTSEL0 + k,
                     evtsel | (counting ? EVTSEL_COUNTING : EVTSEL_SAMPLING), SEP_EVREG_CLEAN_UP);
             c = &e[SLOT_GENERAL_COUNTERS + k];
+            /* A precise load-latency event is marked as the reference marks it
+             * (EVENT_REG_latency_bit): its samples carry the load's memory information. */
+            uint16_t flags = SEP_EVREG_IS_GP_REG;
+            if (def->precise)
+                flags |= SEP_EVREG_PRECISE;
+            if (def->precise && def->extra_msr == COLLECT_ECB_MSR_PEBS_LD_LAT)
+                flags |= SEP_EVREG_LATENCY;
             set_reg(c, SEP_REG_DATA, MSR_PMC0 + k,
-                    counting ? 0 : (0 - sa) & COLLECT_ECB_MAX_SAMPLE_AFTER,
-                    SEP_EVREG_IS_GP_REG | (def->precise ? SEP_EVREG_PRECISE : 0));
+                    counting ? 0 : (0 - sa) & COLLECT_ECB_MAX_SAMPLE_AFTER, flags);
         } else {
             unsigned k = def->fixed_counter;
             if (k >= COLLECT_ECB_FIXED_COUNTERS || (enabled & (1ull << (GLOBAL_FIXED_SHIFT + k))))

@@ -29,6 +29,13 @@ void collect_layout_add_lbr(struct collect_layout *l, uint32_t num_regs)
     l->sample_size += num_regs * (uint32_t)sizeof(uint64_t);
 }
 
+void collect_layout_add_latency(struct collect_layout *l)
+{
+    l->latency_offset = l->sample_size;
+    l->latency_size = (uint32_t)sizeof(struct sep_latency_info);
+    l->sample_size += l->latency_size;
+}
+
 void collect_layout_descriptor(const struct collect_layout *l, struct sep_event_desc *out)
 {
     memset(out, 0, sizeof *out);
@@ -37,6 +44,8 @@ void collect_layout_descriptor(const struct collect_layout *l, struct sep_event_
     out->lbr_num_regs = l->lbr_num_regs;
     out->callstack_offset = l->callstack_offset;
     out->callstack_size = l->callstack_size;
+    out->latency_offset_in_sample = l->latency_offset;
+    out->latency_size_in_sample = l->latency_size;
 }
 
 void collect_layout_device(const struct collect_layout *l, uint32_t num_events,
@@ -55,6 +64,8 @@ void collect_layout_device(const struct collect_layout *l, uint32_t num_events,
         out->enable_bit_fields = SEP_DEV_CFG_COLLECT_OS_CALLSTACKS;
     if (l->lbr_num_regs)
         out->enable_bit_fields |= SEP_DEV_CFG_COLLECT_LBRS | SEP_DEV_CFG_STORE_LBRS;
+    if (l->latency_size)
+        out->enable_bit_fields |= SEP_DEV_CFG_LATENCY_CAPTURE;
 }
 
 void collect_layout_event_config(const struct collect_layout *l, struct sep_event_config *out)
@@ -71,4 +82,6 @@ void collect_layout_event_config(const struct collect_layout *l, struct sep_even
     out->lbr_num_regs = l->lbr_num_regs;
     out->callstack_offset = l->callstack_offset;
     out->callstack_size = l->callstack_size;
+    out->latency_offset_in_sample = l->latency_offset;
+    out->latency_size_in_sample = l->latency_size;
 }

@@ -24,6 +24,8 @@ struct collect_layout {
     uint32_t callstack_size;   /* its bytes, 8 per return address; 0: none */
     uint32_t lbr_offset;       /* where the LBR registers start (after the call stack); 0: none */
     uint32_t lbr_num_regs;     /* u64 each, as LBR_INFO lists them (docs/sep-protocol.md 6.3) */
+    uint32_t latency_offset;   /* struct sep_latency_info of load-latency samples; 0: none */
+    uint32_t latency_size;
 };
 
 /* The layout with call stacks of depth return addresses, or none for depth 0. Returns 0,
@@ -33,6 +35,10 @@ int collect_layout_init(struct collect_layout *l, uint32_t depth);
 /* Appends num_regs LBR registers to every record; INIT then asks to collect and store
  * LBRs. */
 void collect_layout_add_lbr(struct collect_layout *l, uint32_t num_regs);
+
+/* Appends the memory information of load-latency samples (docs/sep-protocol.md 6.4) to
+ * every record; INIT then asks for latency capture. */
+void collect_layout_add_latency(struct collect_layout *l);
 
 /* The DESC_NEXT payload of the collection's only descriptor (descriptor_id 0). */
 void collect_layout_descriptor(const struct collect_layout *l, struct sep_event_desc *out);

@@ -252,6 +252,24 @@ static void read_callers(struct cpu_scan *cs, const struct session_descriptor *d
     }
 }
 
+/* The record's memory information (docs/sep-protocol.md 6.4): present when the target
+ * wrote any of it, which it does only for load-latency samples. */
+static void read_memory(const struct session_descriptor *desc, const unsigned char *rec,
+                        struct sample *smp)
+{
+    smp->has_memory = false;
+    smp->data_address = smp->data_source = smp->latency = 0;
+    if (!desc || desc->latency_size < SEP_LATENCY_INFO_FILLED)
+        return;
+    struct sep_latency_info info;
+    memset(&info, 0, sizeof info);
+    memcpy(&info, rec + desc->latency_offset, SEP_LATENCY_INFO_FILLED);
+    smp->data_address = info.linear_address;
+    smp->data_source = info.data_source;
+    smp->latency = info.latency;
+    smp->has_memory = info.linear_address || info.data_source || info.latency;
+}
+
 /* The record's LBR registers into a snapshot, decoded newest first; in call-stack mode
  * they are also its callers (profile.h). */
 static void read_branches(struct cpu_scan *cs, const unsigned char *rec, struct sample *smp)
@@ -321,6 +339,7 @@ static long long decode_chunk(struct cpu_scan *cs, const unsigned char *buf, siz
         }
         read_callers(cs, desc, buf + off, smp);
         read_branches(cs, buf + off, smp);
+        read_memory(desc, buf + off, smp);
         cs->n++;
         cs->records++;
         off += size;

@@ -54,6 +54,12 @@ struct sample {
      * Valid like callers; 0 entries without LBRs. */
     const struct lbr_entry *branches;
     uint32_t num_branches;
+    /* The load a load-latency sample measured (acart collect --event
+     * MEM_TRANS_RETIRED.LOAD_LATENCY_*:precise): its data linear address, the PEBS data
+     * source encoding and its latency in core cycles. has_memory 0: none (every sample of
+     * other events, and always from a tb5 file). */
+    uint64_t data_address, data_source, latency;
+    bool has_memory;
 };
 
 /* Receives samples in batches, in file order: for a CPU, in the order the target sent

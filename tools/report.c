@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "branch_report.h"
+#include "latency_report.h"
 #include "cli.h"
 #include "code_places.h"
 #include "commands.h"
@@ -23,7 +24,7 @@
 
 static const char usage[] =
     "usage: acart report (DIR|FILE.tb5) [--elf IMAGE] [--by KEY] [--top N] [--event EVENT]\n"
-    "                    [--metrics]\n"
+    "                    [--metrics | --latency]\n"
     "       acart report DIR --counts\n"
     "       acart report DIR --uncore\n"
     "\n"
@@ -40,6 +41,10 @@ static const char usage[] =
     "with acart collect --lbr=call-stack the LBR call stacks are the callers. --by branch\n"
     "needs LBR stacks (acart collect --lbr): the most frequent branch edges of all\n"
     "samples' stacks, with mispredict rate and average cycles where the CPU records them.\n"
+    "--latency needs load-latency samples (acart collect --event\n"
+    "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_32:precise): a histogram of the loads' latencies\n"
+    "per data source, decoded for the target's model, and the functions with the most\n"
+    "loads and their average latency.\n"
     "\n"
     "  -e, --elf IMAGE     ELF image of the target's code\n"
     "  -b, --by KEY        function (default), caller, line, task, cpu, module or branch\n"
@@ -47,6 +52,8 @@ static const char usage[] =
     "  -E, --event EVENT   only this event (name or index)\n"
     "  -m, --metrics       top-down level 1 per row and in all, from a collection of\n"
     "                      acart collect --metrics tma1, instead of the event tables\n"
+    "  -L, --latency       memory latency of load-latency samples: histogram per data\n"
+    "                      source, average latency per function\n"
     "  -C, --counts        a counting-mode collection (acart collect --count): each\n"
     "                      event's counts, rate and estimate, then the time series\n"
     "                      per read and CPU\n"
@@ -79,6 +86,7 @@ struct row {
 struct report {
     enum report_key by;
     int metrics; /* --metrics: top-down level 1 instead of the event tables */
+    int latency; /* --latency: the memory latency report instead */
     struct profile *p;
     struct symbols *sym;
     struct code_places places; /* by function, line and caller: what the keys stand for */
@@ -558,6 +566,8 @@ static int run(struct report *r, const char *source, const char *elf, const char
         (r->by == BY_FUNCTION || r->by == BY_CALLER || r->by == BY_LINE || r->by == BY_BRANCH) &&
         (rc = cli_open_symbols(r->p, elf, &r->sym, d)))
         return rc;
+    if (r->latency)
+        return latency_report(r->p, r->sym, top, d);
     if (r->by == BY_BRANCH)
         return branch_report(r->p, r->sym, top, d);
     size_t nev = r->p->session.num_events;
@@ -607,23 +617,19 @@ static int report_uncore(const char *dir)
 int cmd_report(int argc, char **argv)
 {
     static const struct option options[] = {
-        {"elf", required_argument, NULL, 'e'},
-        {"by", required_argument, NULL, 'b'},
-        {"top", required_argument, NULL, 'n'},
-        {"event", required_argument, NULL, 'E'},
-        {"metrics", no_argument, NULL, 'm'},
-        {"counts", no_argument, NULL, 'C'},
-        {"uncore", no_argument, NULL, 'U'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"elf", required_argument, NULL, 'e'}, {"by", required_argument, NULL, 'b'},
+        {"top", required_argument, NULL, 'n'}, {"event", required_argument, NULL, 'E'},
+        {"metrics", no_argument, NULL, 'm'},   {"counts", no_argument, NULL, 'C'},
+        {"uncore", no_argument, NULL, 'U'},    {"latency", no_argument, NULL, 'L'},
+        {"help", no_argument, NULL, 'h'},      {NULL, 0, NULL, 0},
     };
     const char *elf = NULL, *event = NULL;
     uint64_t top = 20;
     enum report_key by = BY_FUNCTION;
     int c;
     opterr = 0;
-    int metrics = 0, counts = 0, uncore = 0;
-    while ((c = getopt_long(argc, argv, "e:b:n:E:mCUh", options, NULL)) != -1) {
+    int metrics = 0, counts = 0, uncore = 0, latency = 0;
+    while ((c = getopt_long(argc, argv, "e:b:n:E:mCULh", options, NULL)) != -1) {
         switch (c) {
         case 'e':
             elf = optarg;
@@ -654,6 +660,9 @@ int cmd_report(int argc, char **argv)
         case 'U':
             uncore = 1;
             break;
+        case 'L':
+            latency = 1;
+            break;
         case 'h':
             return cli_help(usage);
         default:
@@ -665,6 +674,9 @@ int cmd_report(int argc, char **argv)
         return cli_usage_error("report", usage, "expected one collection folder or tb5 file");
     if (metrics && (by == BY_CALLER || by == BY_BRANCH || event))
         return cli_usage_error("report", usage, "--metrics: not with --by caller or --event");
+    if (latency && (metrics || counts || uncore || event || by != BY_FUNCTION))
+        return cli_usage_error("report", usage,
+                               "--latency: only with --elf and --top (it has its own rows)");
     if (counts) {
         if (metrics || uncore || event || elf || by != BY_FUNCTION)
             return cli_usage_error("report", usage, "--counts takes no other option");
@@ -680,7 +692,7 @@ int cmd_report(int argc, char **argv)
         return ipr_report(argv[optind], elf, top);
 
     struct profile p;
-    struct report r = {.by = by, .p = &p, .metrics = metrics};
+    struct report r = {.by = by, .p = &p, .metrics = metrics, .latency = latency};
     struct diag d = {0};
     memset(&p, 0, sizeof p);
     int rc = run(&r, argv[optind], elf, event, top, &d);

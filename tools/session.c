@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "acart_wire.h"
 #include "file_util.h"
 
 /* JSON numbers are doubles: integers above 2^53 would silently lose bits. */
@@ -252,6 +253,26 @@ static int read_callstack_layout(struct reader *r, const cJSON *e, struct sessio
     return 0;
 }
 
+/* Both members or neither (files written before load-latency samples have neither). */
+static int read_latency_layout(struct reader *r, const cJSON *e, struct session_descriptor *desc)
+{
+    int rc;
+    if ((rc = get_u32(r, e, "latency_offset", "descriptors[].latency_offset", false,
+                      &desc->latency_offset)) ||
+        (rc = get_u32(r, e, "latency_size", "descriptors[].latency_size", false,
+                      &desc->latency_size)))
+        return rc;
+    if (desc->latency_offset == 0 && desc->latency_size == 0)
+        return 0;
+    if (desc->latency_offset < SESSION_SAMPLE_RECORD_MIN || desc->latency_offset % 8 != 0 ||
+        desc->latency_size < SEP_LATENCY_INFO_FILLED ||
+        (uint64_t)desc->latency_offset + desc->latency_size > desc->sample_size)
+        return bad(r, "descriptors[].latency_offset",
+                   "the memory information (24 bytes or more) must lie after the first 48 "
+                   "bytes, 8-byte aligned, inside sample_size");
+    return 0;
+}
+
 static int read_descriptors(struct reader *r, const cJSON *root, struct session *s)
 {
     const cJSON *arr, *e;
@@ -275,7 +296,7 @@ static int read_descriptors(struct reader *r, const cJSON *root, struct session 
         if (desc->sample_size < SESSION_SAMPLE_RECORD_MIN ||
             desc->sample_size > SESSION_SAMPLE_RECORD_MAX)
             return bad(r, "descriptors[].sample_size", "must be 48 to 65536");
-        if ((rc = read_callstack_layout(r, e, desc)))
+        if ((rc = read_callstack_layout(r, e, desc)) || (rc = read_latency_layout(r, e, desc)))
             return rc;
         for (size_t j = 0; j + 1 < i; j++)
             if (s->descriptors[j].id == desc->id)
@@ -873,6 +894,10 @@ static bool build_lists(cJSON *root, const struct session *s)
                 !add_number(e, "sample_size", s->descriptors[i].sample_size) ||
                 !add_number(e, "callstack_offset", s->descriptors[i].callstack_offset) ||
                 !add_number(e, "callstack_size", s->descriptors[i].callstack_size))
+                return false;
+            if (s->descriptors[i].latency_size &&
+                (!add_number(e, "latency_offset", s->descriptors[i].latency_offset) ||
+                 !add_number(e, "latency_size", s->descriptors[i].latency_size)))
                 return false;
         }
     }

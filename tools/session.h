@@ -41,13 +41,17 @@ struct session_cpu {
 };
 
 /* Sample records on a CPU channel are 48 bytes plus what their event descriptor appends:
- * here, at most a call stack of callstack_size / 8 little-endian return addresses,
- * innermost first, ended by the first 0 (the target zero-fills the rest). */
+ * here, a call stack of callstack_size / 8 little-endian return addresses, innermost
+ * first, ended by the first 0 (the target zero-fills the rest), and the memory
+ * information of load-latency samples (struct sep_latency_info, docs/sep-protocol.md
+ * 6.4), all zero in samples without it. */
 struct session_descriptor {
     uint32_t id;               /* the descriptor_id that records carry */
     uint32_t sample_size;      /* bytes of one record, at least 48 */
     uint32_t callstack_offset; /* where the call stack starts in a record; 0: no call stack */
     uint32_t callstack_size;   /* its bytes, a multiple of 8; 0: no call stack */
+    uint32_t latency_offset;   /* where the memory information starts; 0: none */
+    uint32_t latency_size;     /* its bytes, at least 24 (address, data source, latency) */
 };
 
 struct session_module {

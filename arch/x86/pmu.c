@@ -269,13 +269,21 @@ static int check_counter(const struct pmu_cpu_state *cpu, const struct pmu_count
     } else {
         return PMU_ERR_INVALID;
     }
-    if (c->flags & ~PMU_COUNTER_PEBS)
+    if (c->flags & ~(PMU_COUNTER_PEBS | PMU_COUNTER_LOAD_LATENCY))
         return PMU_ERR_INVALID;
     if (c->flags & PMU_COUNTER_PEBS) {
         if (!(caps->pebs.counters & (1ull << counter_id(c))) || !cpu->pebs.ds)
             return PMU_ERR_NO_PEBS;
         if (!c->sample_after)
             return PMU_ERR_INVALID; /* PEBS only samples */
+    }
+    if (c->flags & PMU_COUNTER_LOAD_LATENCY) {
+        /* Load latency is a PEBS facility of general counters; format 0 (Core 2) records
+         * no memory fields. */
+        if (!(c->flags & PMU_COUNTER_PEBS) || c->kind != PMU_COUNTER_GP)
+            return PMU_ERR_INVALID;
+        if (!caps->pebs.adaptive && caps->pebs.format < 1)
+            return PMU_ERR_NO_PEBS;
     }
     return PMU_OK;
 }
@@ -364,6 +372,7 @@ static void quiesce(struct pmu_cpu_state *cpu)
 
     cpu->lbr_on = 0;
     cpu->global_ctrl = cpu->pebs_enable = cpu->pebs_counters = cpu->sampling = 0;
+    cpu->load_latency = 0;
     pmu_zero(cpu->reload, sizeof(cpu->reload));
     pmu_zero(cpu->tag, sizeof(cpu->tag));
 }
@@ -385,6 +394,8 @@ static void program_counter(struct pmu_cpu_state *cpu, const struct pmu_counter_
     if (pebs) {
         cpu->pebs_counters |= 1ull << id;
         pebs_set_reset(&cpu->pebs, id, preload);
+        if ((c->flags & PMU_COUNTER_LOAD_LATENCY) && caps->version < 5)
+            cpu->load_latency |= 1ull << (32 + id);
     }
     msr_write(pmu_counter_msr(caps, id), preload);
 
@@ -436,8 +447,9 @@ int pmu_program_cpu(struct pmu_cpu_state *cpu, const struct pmu_plan *plan)
         pebs_arm(&cpu->pebs, pebs_record); /* fits: checked by check_plan */
         if (cpu->caps->pebs.adaptive)
             msr_write(MSR_PEBS_DATA_CFG, plan->pebs_data_cfg);
-        /* PEBS_ENABLE uses the counter-id bit layout for both GP and (adaptive) fixed. */
-        cpu->pebs_enable = cpu->pebs_counters;
+        /* PEBS_ENABLE uses the counter-id bit layout for both GP and (adaptive) fixed;
+         * before v5, bits 32 + i are the load-latency enables instead. */
+        cpu->pebs_enable = cpu->pebs_counters | cpu->load_latency;
     }
 
     debugctl = cpu->debugctl;

@@ -124,11 +124,20 @@ struct pmu_caps {
 int pmu_probe(struct pmu_caps *caps);
 
 /* ---- Per-model facts (pmu_models.c). ---- */
+
+/* How a model's load-latency PEBS records encode the data source (bits 3:0; bit 4 STLB
+ * miss, bit 5 locked), after the tables of Linux's arch/x86/events/intel/ds.c: the Sandy
+ * Bridge table (pebs_data_source[]), Nehalem's changes to it
+ * (intel_pmu_pebs_data_source_nhm) and Skylake's (intel_pmu_pebs_data_source_skl). The
+ * host decodes with it (tools/latency_report.c); NONE: no load-latency facility known. */
+enum pmu_pebs_dse { PMU_DSE_NONE = 0, PMU_DSE_NHM, PMU_DSE_SNB, PMU_DSE_SKL };
+
 struct pmu_model {
     const char *uarch;
     struct lbr_model lbr; /* model-specific LBRs; depth 0: none or architectural */
     uint8_t pebs_gp;      /* GP counters from PMC0 up that can use PEBS; 0: no PEBS */
     uint8_t pmi_ack_late; /* Linux's late_ack: LVT unmasked after re-enabling */
+    uint8_t pebs_dse;     /* enum pmu_pebs_dse */
 };
 
 /* The table row for a family-6 model, or NULL for a model we have no facts for. */
@@ -139,6 +148,13 @@ const struct pmu_model *pmu_model_lookup(uint32_t family, uint32_t model);
 enum pmu_counter_kind { PMU_COUNTER_GP = 0, PMU_COUNTER_FIXED = 1 };
 
 #define PMU_COUNTER_PEBS 0x1u /* sample through PEBS (needs pmu_cpu_setup_pebs) */
+/* With PMU_COUNTER_PEBS, on a general counter counting a load-latency event
+ * (MEM_TRANS_RETIRED.LOAD_LATENCY_*, whose threshold is the plan's MSR_PEBS_LD_LAT extra):
+ * turns on the load-latency facility for it. Before perfmon v5 that is IA32_PEBS_ENABLE's
+ * LL_EN bit 32 + i (from v5 on those bits enable fixed-counter PEBS and the event alone
+ * selects the facility, as Linux's intel_pmu_pebs_enable does). PEBS format 1 or later:
+ * the records carry the load's address, data source and latency. */
+#define PMU_COUNTER_LOAD_LATENCY 0x2u
 
 /* One counter of a plan. */
 struct pmu_counter_plan {
@@ -202,6 +218,7 @@ struct pmu_cpu_state {
     uint64_t debugctl;                  /* IA32_DEBUGCTL as programmed */
     uint64_t pebs_enable;               /* IA32_PEBS_ENABLE while running */
     uint64_t pebs_counters;             /* counter ids sampled through PEBS */
+    uint64_t load_latency;              /* IA32_PEBS_ENABLE's LL_EN bits (before v5) */
     uint64_t sampling;                  /* counter ids the handler reports and reloads */
     uint32_t extra_msrs[PMU_MAX_EXTRA]; /* the plan's extra MSRs, zeroed at stop */
     uint32_t num_extra;

@@ -39,20 +39,33 @@
  * read), no PEBS acart decodes (format 0). */
 static const struct pmu_model core2 = {.uarch = "core2", .lbr = LBR_CORE(4)};
 static const struct pmu_model bonnell = {.uarch = "bonnell", .lbr = LBR_CORE(8)};
-static const struct pmu_model nehalem = {.uarch = "nehalem", .lbr = LBR_NHM(0), .pebs_gp = 4};
+static const struct pmu_model nehalem = {
+    .uarch = "nehalem", .lbr = LBR_NHM(0), .pebs_gp = 4, .pebs_dse = PMU_DSE_NHM};
 static const struct pmu_model sandybridge = {
-    .uarch = "sandybridge", .lbr = LBR_NHM(0), .pebs_gp = 4};
-static const struct pmu_model haswell = {
-    .uarch = "haswell", .lbr = LBR_NHM(1), .pebs_gp = 4, .pmi_ack_late = 1};
-static const struct pmu_model skylake = {
-    .uarch = "skylake", .lbr = LBR_SKL(1), .pebs_gp = 4, .pmi_ack_late = 1};
-static const struct pmu_model icelake = {
-    .uarch = "icelake", .lbr = LBR_SKL(1), .pebs_gp = 8, .pmi_ack_late = 1};
-static const struct pmu_model tigerlake = {
-    .uarch = "tigerlake", .lbr = LBR_SKL(1), .pebs_gp = 8, .pmi_ack_late = 1};
+    .uarch = "sandybridge", .lbr = LBR_NHM(0), .pebs_gp = 4, .pebs_dse = PMU_DSE_SNB};
+static const struct pmu_model haswell = {.uarch = "haswell",
+                                         .lbr = LBR_NHM(1),
+                                         .pebs_gp = 4,
+                                         .pmi_ack_late = 1,
+                                         .pebs_dse = PMU_DSE_SNB};
+static const struct pmu_model skylake = {.uarch = "skylake",
+                                         .lbr = LBR_SKL(1),
+                                         .pebs_gp = 4,
+                                         .pmi_ack_late = 1,
+                                         .pebs_dse = PMU_DSE_SKL};
+static const struct pmu_model icelake = {.uarch = "icelake",
+                                         .lbr = LBR_SKL(1),
+                                         .pebs_gp = 8,
+                                         .pmi_ack_late = 1,
+                                         .pebs_dse = PMU_DSE_SKL};
+static const struct pmu_model tigerlake = {.uarch = "tigerlake",
+                                           .lbr = LBR_SKL(1),
+                                           .pebs_gp = 8,
+                                           .pmi_ack_late = 1,
+                                           .pebs_dse = PMU_DSE_SKL};
 /* Architectural LBR: depth and MSRs come from CPUID leaf 0x1C. */
 static const struct pmu_model sapphirerapids = {
-    .uarch = "sapphirerapids", .pebs_gp = 8, .pmi_ack_late = 1};
+    .uarch = "sapphirerapids", .pebs_gp = 8, .pmi_ack_late = 1, .pebs_dse = PMU_DSE_SKL};
 static const struct pmu_model silvermont = {
     .uarch = "silvermont", .lbr = LBR_CORE(8), .pebs_gp = 1};
 static const struct pmu_model goldmont = {.uarch = "goldmont", .lbr = LBR_SKL(0), .pebs_gp = 4};

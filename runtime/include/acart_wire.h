@@ -1561,6 +1561,24 @@ SEP_WIRE_ASSERT_OFFSET(struct sep_sample_pc, tsc, 40);
 #define SEP_SAMPLE_PID_RAW           (1u << 30) /* pid_rec_index is an OS pid */
 #define SEP_SAMPLE_MR_INDEX_NONE     (1u << 31)
 
+/* The memory information of a PEBS sample (the reference's LATENCY_INFO_NODE): at the
+ * descriptor's latency_offset_in_sample, when latency_size_in_sample covers it, for the
+ * samples of load-latency events (docs/sep-protocol.md 6.4). */
+struct sep_latency_info {
+    sep_u64_t linear_address; /* the load's data linear address */
+    sep_u64_t data_source;    /* the PEBS record's data source encoding, as the CPU wrote it */
+    sep_u64_t latency;        /* core cycles from dispatch to data */
+    sep_u64_t stack_pointer;  /* acart: 0 */
+    sep_u64_t phys_addr;      /* acart: 0 */
+};
+SEP_WIRE_ASSERT_SIZE(struct sep_latency_info, 40);
+SEP_WIRE_ASSERT_OFFSET(struct sep_latency_info, data_source, 8);
+SEP_WIRE_ASSERT_OFFSET(struct sep_latency_info, latency, 16);
+SEP_WIRE_ASSERT_OFFSET(struct sep_latency_info, phys_addr, 32);
+/* What a target fills: address, data source, latency. A descriptor's latency area must
+ * hold at least these. */
+#define SEP_LATENCY_INFO_FILLED 24
+
 /* Uncore sample record header, uncore data channel. The record is the descriptor's
  * sample_size bytes: this header, the group number + 1 as a U64 at the ECB's group_offset,
  * and each counter's count as a U64 at its entry's counter_event_offset. A read of several

@@ -110,7 +110,7 @@ int main(void)
     CHECK_EQ(COLLECT_CALLSTACK_DEFAULT_DEPTH, 16);
     CHECK_EQ(COLLECT_CALLSTACK_MAX_DEPTH, 64);
 
-    struct collect_layout l = {1, 2, 3, 4, 5};
+    struct collect_layout l = {1, 2, 3, 4, 5, 6, 7};
     CHECK_EQ(collect_layout_init(&l, COLLECT_CALLSTACK_MAX_DEPTH + 1), -1);
 
     /* LBRs after the call stack: the descriptor, INIT and EM_GROUPS say where. */
@@ -131,5 +131,27 @@ int main(void)
     collect_layout_event_config(&l, &ec);
     CHECK_EQ(ec.lbr_offset, 80);
     CHECK_EQ(ec.lbr_num_regs, 97);
+
+    /* Memory information of load-latency samples (the reference's latency_offset_in_sample,
+     * at byte 20 of the descriptor, its size at 24; also in EM_GROUPS): after the call stack,
+     * before the LBRs, and INIT's latency-capture flag (bit 4). */
+    uint8_t raw[sizeof desc];
+    CHECK_EQ(collect_layout_init(&l, 4), 0);
+    collect_layout_add_latency(&l);
+    collect_layout_add_lbr(&l, 1);
+    CHECK_EQ(l.latency_offset, 80);
+    CHECK_EQ(l.latency_size, 40);
+    CHECK_EQ(l.lbr_offset, 120);
+    CHECK_EQ(l.sample_size, 128);
+    collect_layout_descriptor(&l, &desc);
+    memcpy(raw, &desc, sizeof raw);
+    CHECK_EQ(raw[20], 80);
+    CHECK_EQ(raw[24], 40);
+    collect_layout_device(&l, 1, &dev);
+    CHECK_EQ(dev.enable_bit_fields, SEP_DEV_CFG_COLLECT_OS_CALLSTACKS | SEP_DEV_CFG_COLLECT_LBRS |
+                                        SEP_DEV_CFG_STORE_LBRS | SEP_DEV_CFG_LATENCY_CAPTURE);
+    collect_layout_event_config(&l, &ec);
+    CHECK_EQ(ec.latency_offset_in_sample, 80);
+    CHECK_EQ(ec.latency_size_in_sample, 40);
     return check_report("test_collect_layout");
 }

@@ -24,6 +24,7 @@
 struct sim_instance {
     void (*reset)(const struct sim_model *model);
     void (*set_ip)(uint64_t ip);
+    void (*set_load)(uint64_t addr, uint16_t latency, uint64_t data_source);
     void (*retire)(const struct sim_events *ev);
     void (*branch_kind)(uint64_t from, uint64_t to, enum sim_branch_kind kind, int mispredicted,
                         uint16_t cycles);

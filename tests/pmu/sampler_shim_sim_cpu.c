@@ -15,6 +15,7 @@
 #define sim_set_ring          SHIM_NAME(sim_set_ring)
 #define sim_set_ip            SHIM_NAME(sim_set_ip)
 #define sim_set_data_address  SHIM_NAME(sim_set_data_address)
+#define sim_set_load          SHIM_NAME(sim_set_load)
 #define sim_retire            SHIM_NAME(sim_retire)
 #define sim_branch            SHIM_NAME(sim_branch)
 #define sim_branch_kind       SHIM_NAME(sim_branch_kind)
@@ -46,6 +47,7 @@
 const struct sim_instance SHIM_NAME(instance) = {
     .reset = sim_reset,
     .set_ip = sim_set_ip,
+    .set_load = sim_set_load,
     .retire = sim_retire,
     .branch_kind = sim_branch_kind,
     .take_pmi = sim_take_pmi,

@@ -93,6 +93,7 @@ static struct sim {
     /* the running code */
     unsigned ring;
     uint64_t ip, data_address, tsc;
+    uint64_t data_source, load_latency; /* of the loads retiring next (sim_set_load) */
     /* observations */
     int pmi_pending;
     unsigned pmis, pebs_records, pebs_dropped, accesses, faults;
@@ -154,6 +155,8 @@ void sim_reset(const struct sim_model *m)
 
     memset(&S, 0, sizeof(S));
     S.m = m;
+    S.data_source = 0x1; /* an L1 hit, until a test says otherwise (sim_set_load) */
+    S.load_latency = 7;
     S.version = a->eax & 0xff;
     S.num_gp = (a->eax >> 8) & 0xff;
     S.gp_width = (a->eax >> 16) & 0xff;
@@ -231,6 +234,13 @@ void sim_set_ip(uint64_t ip)
 void sim_set_data_address(uint64_t addr)
 {
     S.data_address = addr;
+}
+
+void sim_set_load(uint64_t addr, uint16_t latency, uint64_t data_source)
+{
+    S.data_address = addr;
+    S.load_latency = latency;
+    S.data_source = data_source;
 }
 
 int sim_take_pmi(void)
@@ -868,6 +878,10 @@ void msr_write(uint32_t msr, uint64_t value)
     case PEBS_FRONTEND:
         if (S.version < 2)
             break;
+        /* MSR_PEBS_LD_LAT: the threshold is bits 15:0, the rest reserved (SDM vol. 3B,
+         * "Load Latency Performance Monitoring Facility"). */
+        if (msr == PEBS_LD_LAT && reserved(msr, value, 0xffff))
+            return;
         S.extra[extra_slot(msr)] = value;
         return;
     case ARCH_LBR_CTL:
@@ -912,6 +926,17 @@ static int ring_allows(int os, int usr)
     return S.ring == 0 ? os : usr;
 }
 
+/* The load-latency facility (SDM vol. 3B, "Load Latency Performance Monitoring
+ * Facility"): the event counts loads slower than MSR_PEBS_LD_LAT[15:0] cycles. Before
+ * perfmon v5 it works only while IA32_PEBS_ENABLE's LL_EN bit of the counter (32 + i) is
+ * set; from Ice Lake on (v5, adaptive PEBS) the event alone selects it. */
+static uint64_t load_latency_loads(unsigned i, const struct sim_events *ev)
+{
+    if (S.version < 5 && !(S.has_ds && S.pebs_format >= 1 && (S.pebs_enable & BIT(32 + i))))
+        return 0;
+    return S.load_latency > (S.extra[extra_slot(PEBS_LD_LAT)] & 0xffff) ? ev->loads : 0;
+}
+
 static uint64_t gp_increment(unsigned i, const struct sim_events *ev)
 {
     uint64_t sel = S.evtsel[i];
@@ -941,6 +966,9 @@ static uint64_t gp_increment(unsigned i, const struct sim_events *ev)
         return ev->llc_misses;
     case 0x010e:
         return ev->uops;
+    case 0x01cd: /* MEM_TRANS_RETIRED.LOAD_LATENCY (Sandy Bridge on) */
+    case 0x100b: /* MEM_INST_RETIRED.LATENCY_ABOVE_THRESHOLD (Nehalem, Westmere) */
+        return load_latency_loads(i, ev);
     }
     return 0;
 }
@@ -1034,8 +1062,8 @@ static void write_record(uint8_t *rec, unsigned id, uint32_t size)
         if (S.pebs_format >= 1) {
             wr64(rec + 0x90, S.pebs_format >= 3 ? BIT(id) : S.status);
             wr64(rec + 0x98, S.data_address);
-            wr64(rec + 0xa0, 0x1); /* data source: L1 hit */
-            wr64(rec + 0xa8, 7);   /* latency */
+            wr64(rec + 0xa0, S.data_source);
+            wr64(rec + 0xa8, S.load_latency);
         }
         if (S.pebs_format >= 2)
             wr64(rec + 0xb0, S.ip);
@@ -1052,8 +1080,8 @@ static void write_record(uint8_t *rec, unsigned id, uint32_t size)
     wr64(rec + 0x18, S.tsc);
     if (g & 1) {
         wr64(rec + off, S.data_address);
-        wr64(rec + off + 8, 0x1);
-        wr64(rec + off + 16, 7);
+        wr64(rec + off + 8, S.data_source);
+        wr64(rec + off + 16, S.load_latency);
         off += 0x20;
     }
     if (g & 2) {

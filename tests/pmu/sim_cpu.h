@@ -18,7 +18,8 @@
  *
  * Modelled GP events: 0x3C/0x00 core cycles, 0xC0/0x00 instructions, 0xC4/0x00 branches,
  * 0xC5/0x00 mispredicted branches, 0xD0/0x81 loads, 0xD0/0x82 stores, 0x2E/0x4F and
- * 0x2E/0x41 last-level cache references and misses, 0x0E/0x01 uops issued.
+ * 0x2E/0x41 last-level cache references and misses, 0x0E/0x01 uops issued, 0xCD/0x01 and
+ * 0x0B/0x10 loads above the load-latency threshold.
  * Fixed counters: 0 instructions, 1 core cycles, 2 reference cycles, 3 slots (4/cycle).
  * One batch passed to sim_retire is atomic: all counters see all of it.
  *
@@ -89,6 +90,11 @@ void sim_reset(const struct sim_model *model);
 void sim_set_ring(unsigned ring);         /* CPL: 0 counts as OS, 1-3 as USR */
 void sim_set_ip(uint64_t ip);             /* IP of the retiring instruction */
 void sim_set_data_address(uint64_t addr); /* its memory operand, for PEBS records */
+/* The loads retiring next: their address, latency in core cycles and data source
+ * encoding, as PEBS records report them (default: latency 7, source 0x1, an L1 hit). The
+ * load-latency events (0xCD/0x01, Nehalem's 0x0B/0x10) count those slower than
+ * MSR_PEBS_LD_LAT's threshold while the facility is on (sim_cpu.c). */
+void sim_set_load(uint64_t addr, uint16_t latency, uint64_t data_source);
 
 struct sim_events {
     uint64_t instructions, cycles, ref_cycles, branches;

@@ -824,6 +824,99 @@ static void test_pebs_adaptive(void)
     CHECK_EQ(seen.ov[0].tag, 22);
 }
 
+/* ---- Load-latency PEBS ---- */
+
+/* One load-latency event on general counter 1 with threshold 32 (MSR_PEBS_LD_LAT, as
+ * perfmon's MSRValue for MEM_TRANS_RETIRED.LOAD_LATENCY_GT_32): loads at or below it are
+ * not counted, the sampled one's record carries its address, data source and latency. */
+static void check_load_latency(const struct sim_model *m, uint64_t event, uint64_t pebs_enable,
+                               uint32_t size)
+{
+    struct pmu_plan plan = {.num_counters = 1, .freeze_on_pmi = 1, .num_extra = 1};
+    struct pmu_counter_plan c = pebs(gp(1, event | RINGS, 1000, 44));
+    struct sim_events fast = {.loads = 5000}, slow = {.loads = 999}, last = {.loads = 1};
+
+    power_on(m);
+    CHECK_EQ(pmu_cpu_setup_pebs(&cpu, ds_memory, sizeof(ds_memory)), PMU_OK);
+    c.flags |= PMU_COUNTER_LOAD_LATENCY;
+    plan.counters[0] = c;
+    plan.extra[0] = (struct pmu_extra_msr){MSR_PEBS_LD_LAT, 32};
+    plan.pebs_data_cfg = caps.pebs.adaptive ? PEBS_DATA_CFG_MEMORY : 0;
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    CHECK_EQ(ds()->pebs_threshold - ds()->pebs_base, size);
+    pmu_start_cpu(&cpu);
+    CHECK_EQ(sim_msr(MSR_IA32_PEBS_ENABLE), pebs_enable);
+    CHECK_EQ(sim_msr(MSR_PEBS_LD_LAT), 32);
+
+    sim_set_ip(0x500200);
+    sim_set_load(0x8000, 32, 0x1); /* at the threshold: not counted */
+    sim_retire(&fast);
+    CHECK(!sim_take_pmi());
+    CHECK_EQ(pmu_read_counter(&cpu, 1), (0 - 1000ull) & MASK48);
+    sim_set_load(0x9040, 151, 0x14); /* L3 hit, STLB miss */
+    sim_retire(&slow);
+    CHECK(!sim_take_pmi());
+    sim_retire(&last);
+    CHECK_EQ(take_pmi(), 1);
+    CHECK_EQ(seen.n, 1);
+    CHECK_EQ(seen.ov[0].counter, 1);
+    CHECK_EQ(seen.ov[0].tag, 44);
+    CHECK(seen.ov[0].has_pebs);
+    CHECK(seen.ov[0].pebs.have & PEBS_HAVE_MEMORY);
+    CHECK_EQ(seen.ov[0].pebs.data_address, 0x9040);
+    CHECK_EQ(seen.ov[0].pebs.data_source, 0x14);
+    CHECK_EQ(seen.ov[0].pebs.latency, 151);
+    pmu_stop_cpu(&cpu);
+    CHECK_EQ(sim_msr(MSR_IA32_PEBS_ENABLE), 0);
+    CHECK_EQ(sim_msr(MSR_PEBS_LD_LAT), 0);
+
+    /* Without the load-latency flag, legacy PEBS leaves the facility off: nothing counts. */
+    if (caps.version < 5) {
+        plan.counters[0].flags = PMU_COUNTER_PEBS;
+        CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+        pmu_start_cpu(&cpu);
+        CHECK_EQ(sim_msr(MSR_IA32_PEBS_ENABLE), 1ull << 1);
+        sim_retire(&slow);
+        sim_retire(&last);
+        CHECK(!sim_take_pmi());
+        CHECK_EQ(pmu_read_counter(&cpu, 1), (0 - 1000ull) & MASK48);
+        pmu_stop_cpu(&cpu);
+    }
+}
+
+static void test_pebs_load_latency(void)
+{
+    check_load_latency(&sim_nehalem, 0x100b, 1ull << 1 | 1ull << 33, 0xb0); /* format 1 */
+    check_load_latency(&sim_haswell, 0x01cd, 1ull << 1 | 1ull << 33, 0xc0); /* format 2 */
+    check_load_latency(&sim_skylake, 0x01cd, 1ull << 1 | 1ull << 33, 0xc8); /* format 3 */
+    check_load_latency(&sim_tigerlake, 0x01cd, 1ull << 1, 0x20 + 0x20);     /* adaptive, v5 */
+
+    /* Refused: without PEBS, on a fixed counter, and where records have no memory fields
+     * (Core 2's format 0). */
+    struct pmu_plan plan = {.num_counters = 1};
+    power_on(&sim_skylake);
+    CHECK_EQ(pmu_cpu_setup_pebs(&cpu, ds_memory, sizeof(ds_memory)), PMU_OK);
+    plan.counters[0] = gp(0, 0x01cd | RINGS, 1000, 1);
+    plan.counters[0].flags = PMU_COUNTER_LOAD_LATENCY;
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_ERR_INVALID);
+    plan.counters[0] = pebs(fixed(0, FIXED_RINGS, 1000, 1));
+    plan.counters[0].flags |= PMU_COUNTER_LOAD_LATENCY;
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_ERR_NO_PEBS); /* no fixed PEBS before v5 */
+    struct pebs_caps f0 = caps.pebs;
+    caps.pebs.format = 0;
+    plan.counters[0] = pebs(gp(0, 0x01cd | RINGS, 1000, 1));
+    plan.counters[0].flags |= PMU_COUNTER_LOAD_LATENCY;
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_ERR_NO_PEBS);
+    caps.pebs = f0;
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    CHECK_EQ(sim_faults(), 0);
+
+    /* The simulator holds the SDM's reserved bits of MSR_PEBS_LD_LAT. */
+    msr_write(MSR_PEBS_LD_LAT, 1ull << 16);
+    CHECK_EQ(sim_faults(), 1);
+    sim_clear_faults();
+}
+
 /* ---- Exact accounting: every sample the CPU took is delivered or counted dropped ---- */
 
 static unsigned dropped_total(void)
@@ -1406,6 +1499,7 @@ int main(int argc, char **argv)
     RUN(test_raw_load_latency_bit);
     RUN(test_pebs_legacy_formats);
     RUN(test_pebs_adaptive);
+    RUN(test_pebs_load_latency);
     RUN(test_pebs_collision);
     RUN(test_pebs_malformed);
     RUN(test_stuck_pmi);

@@ -652,12 +652,138 @@ static void test_perfmon_events(void)
         CHECK_EQ(msr(cpu, MSR_IA32_PERFEVTSEL0) & 0xffffffffull & ~EVTSEL_INT,
                  (0x01CD | evtsel_bits) & ~EVTSEL_INT);
         CHECK_EQ(msr(cpu, MSR_PEBS_LD_LAT), 4);
-        CHECK_EQ(msr(cpu, MSR_IA32_PEBS_ENABLE) & 1, 1);
+        CHECK_EQ(msr(cpu, MSR_IA32_PEBS_ENABLE), 1 | 1ull << 32); /* PEBS and LL_EN */
     }
     sampler_stop();
     for (uint32_t cpu = 0; cpu < SESSION_CPUS; cpu++)
         CHECK_EQ(msr(cpu, MSR_PEBS_LD_LAT), 0);
     sampler_reset();
+}
+
+/* ---- Memory information of load-latency samples ---- */
+
+/* The latency area (struct sep_latency_info at cfg.latency_offset) of record i in cpu's
+ * ring. */
+static struct sep_latency_info latency_of(uint32_t cpu, uint32_t i)
+{
+    const struct ring *r = sampler_ring(cpu);
+    const void *data;
+    struct sep_latency_info info;
+
+    memset(&info, 0xee, sizeof(info));
+    if (r && i < ring_peek(r, &data))
+        memcpy(&info, (const uint8_t *)data + (size_t)i * r->record_size + cfg.latency_offset,
+               sizeof(info));
+    return info;
+}
+
+/* `acart collect --event MEM_TRANS_RETIRED.LOAD_LATENCY_GT_32:precise` as the target
+ * decodes it, with a latency area after the 48-byte record. */
+static void config_load_latency(const char *name, int precise)
+{
+    const struct collect_target_cpu skylake = {6, 0x5E, 1, 4};
+    struct collect_event_spec spec;
+    static struct collect_events ev;
+    static uint8_t bytes[COLLECT_ECB_SIZE];
+    static struct ecb ecb;
+    struct ecb_plan plan;
+    struct diag d = {0};
+
+    memset(&spec, 0, sizeof(spec));
+    snprintf(spec.name, sizeof(spec.name), "%s", name);
+    spec.precise = precise;
+    spec.sample_after = 1000;
+    CHECK_EQ(collect_events_resolve(&spec, 1, &skylake, &ev, &d), 0);
+    CHECK_EQ(collect_ecb_build(ev.events, ev.num_events, bytes, sizeof(bytes)), COLLECT_ECB_SIZE);
+    CHECK_EQ(ecb_decode(bytes, sizeof(bytes), &ecb), ECB_OK);
+    CHECK_EQ(ecb_plan_sampling(&ecb, &plan), ECB_OK);
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.source = SAMPLER_SOURCE_PMU;
+    cfg.use_nmi = 1;
+    sampler_events_from_plan(&plan, &cfg);
+    cfg.latency_offset = sizeof(struct sep_sample_pc);
+    cfg.record_size = cfg.latency_offset + sizeof(struct sep_latency_info);
+}
+
+static void test_load_latency(void)
+{
+    struct sim_events slow = {.loads = 1000}, fast = {.loads = 3000};
+    static const struct sim_model *const models[] = {&sim_skylake, &sim_tigerlake};
+
+    for (size_t m = 0; m < 2; m++) {
+        int adaptive = models[m] == &sim_tigerlake;
+        power_on(models[m]);
+        CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+        config_load_latency("MEM_TRANS_RETIRED.LOAD_LATENCY_GT_32", 1);
+        CHECK(cfg.events[0].precise);
+        CHECK(cfg.events[0].load_latency);
+        setup_and_start(RING_BYTES);
+        for (uint32_t cpu = 0; cpu < SESSION_CPUS; cpu++) {
+            const struct sim_instance *sim = shim_sim(cpu);
+            CHECK_EQ(msr(cpu, MSR_PEBS_LD_LAT), 32);
+            /* Legacy PEBS: the counter's LL_EN bit; adaptive: the memory group. */
+            CHECK_EQ(msr(cpu, MSR_IA32_PEBS_ENABLE), adaptive ? 1 : 1 | 1ull << 32);
+            if (adaptive)
+                CHECK_EQ(msr(cpu, MSR_PEBS_DATA_CFG), PEBS_DATA_CFG_MEMORY);
+            sim->set_ip(0x402000 + cpu);
+            sim->set_load(0x7000, 20, 0x1); /* L1 hits below the threshold: not counted */
+            sim->retire(&fast);
+            check_no_pmi(cpu);
+            sim->set_load(0x9000 + 0x40 * cpu, (uint16_t)(100 + cpu), 0x4);
+            sim->retire(&slow);
+            deliver(cpu, 0x409999);
+            sim->set_load(0xa000, 300, 0x1a); /* DRAM (0xa), STLB miss (bit 4) */
+            sim->retire(&slow);
+            deliver(cpu, 0x409999);
+            CHECK_EQ(count_records(cpu), 2);
+            struct sep_latency_info a = latency_of(cpu, 0), b = latency_of(cpu, 1);
+            CHECK_EQ(a.linear_address, 0x9000 + 0x40 * cpu);
+            CHECK_EQ(a.latency, 100 + cpu);
+            CHECK_EQ(a.data_source, 0x4);
+            CHECK_EQ(b.linear_address, 0xa000);
+            CHECK_EQ(b.latency, 300);
+            CHECK_EQ(b.data_source, 0x1a);
+            CHECK_EQ(a.stack_pointer | a.phys_addr | b.stack_pointer | b.phys_addr, 0);
+            check_exact(cpu);
+        }
+        sampler_stop();
+        for (uint32_t cpu = 0; cpu < SESSION_CPUS; cpu++) {
+            CHECK_EQ(msr(cpu, MSR_IA32_PEBS_ENABLE), 0);
+            CHECK_EQ(msr(cpu, MSR_PEBS_LD_LAT), 0);
+        }
+        sampler_reset();
+    }
+
+    /* A precise event that is not a load-latency one (loads, sampled through PEBS): its
+     * records keep the area zero. */
+    power_on(&sim_skylake);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    config_load_latency("MEM_INST_RETIRED.ALL_LOADS", 1);
+    CHECK(!cfg.events[0].load_latency);
+    setup_and_start(RING_BYTES);
+    CHECK_EQ(msr(0, MSR_IA32_PEBS_ENABLE), 1);
+    shim_sim(0)->set_load(0x9000, 100, 0x4);
+    shim_sim(0)->retire(&slow);
+    deliver(0, 0x409999);
+    CHECK_EQ(count_records(0), 1);
+    struct sep_latency_info z = latency_of(0, 0);
+    CHECK_EQ(z.linear_address | z.data_source | z.latency, 0);
+    sampler_stop();
+    sampler_reset();
+
+    /* Areas that do not fit the record, overlap another or need PEBS are refused. */
+    config_load_latency("MEM_TRANS_RETIRED.LOAD_LATENCY_GT_32", 1);
+    cfg.latency_offset = cfg.record_size - 16;
+    CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_ERR_INVALID);
+    cfg.latency_offset = 52;
+    CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_ERR_INVALID);
+    cfg.latency_offset = 48;
+    cfg.callstack_offset = 64;
+    cfg.callstack_depth = 1;
+    CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_ERR_INVALID);
+    cfg.callstack_depth = 0;
+    cfg.source = SAMPLER_SOURCE_TIMER;
+    CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_ERR_INVALID);
 }
 
 /* ---- Pause and resume ---- */
@@ -1336,6 +1462,7 @@ int main(int argc, char **argv)
     RUN(test_two_counters_one_pmi);
     RUN(test_lbr_records);
     RUN(test_perfmon_events);
+    RUN(test_load_latency);
     RUN(test_pause_resume);
     RUN(test_multiplexing);
     RUN(test_counting);

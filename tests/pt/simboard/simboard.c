@@ -17,8 +17,13 @@
  * events retired while it ran with its counters enabled ("simboard: truth cpu N ..."),
  * the truth a test compares the host's counts with.
  *
- * Usage: acart_simboard --port N [--model skylake|broadwell|qemu] [--trace FILE]
- *          [--pace BYTES | --rates] [--transfer immediate|delayed] [--pt-memory KIB]
+ * With --loads every CPU also retires, each millisecond, loads of four kinds that differ by
+ * address, latency and data source (LOADS below), interleaved in small batches; when a
+ * collection stops the board prints how many of each it retired while counting
+ * ("simboard: loads cpu N ..."), the truth of a load-latency test.
+ *
+ * Usage: acart_simboard --port N [--model skylake|broadwell|tigerlake|qemu] [--trace FILE]
+ *          [--pace BYTES | --rates] [--loads] [--transfer immediate|delayed] [--pt-memory KIB]
  *          [--freeze-after BYTES [--freeze-exception VECTOR]] [--seconds S]
  * Prints the board's log on stdout; exits 3 when a simulated CPU raised a #GP. */
 #include <getopt.h>
@@ -51,7 +56,8 @@ static struct {
     int freeze_vector; /* -1: aca_trace_freeze(7) */
     double seconds;
     int rates;
-} opt = {&sim_skylake, 0, NULL, 2048, ACA_TRANSFER_IMMEDIATE, 0, 0, -1, 0, 0};
+    int loads;
+} opt = {&sim_skylake, 0, NULL, 2048, ACA_TRANSFER_IMMEDIATE, 0, 0, -1, 0, 0, 0};
 
 static uint8_t *stream;
 static size_t stream_len;
@@ -201,6 +207,73 @@ static void rates_step(void)
     was_running = running;
 }
 
+/* --loads: per millisecond and CPU, loads of each kind: where the loading instruction is
+ * (in the image), its operand, latency in core cycles and PEBS data source encoding (bits
+ * 3:0 the source, bit 4 an STLB miss). The first are L1 hits, faster than any threshold
+ * a load-latency event sets. */
+static const struct {
+    uint32_t ip;
+    uint64_t address;
+    uint16_t latency;
+    uint64_t source;
+    uint64_t per_ms;
+} LOADS[] = {
+    {MODULE_START + 0x200, 0x200000, 4, 0x01, 4000},
+    {MODULE_START + 0x240, 0x201000, 40, 0x03, 1500},
+    {MODULE_START + 0x280, 0x202000, 90, 0x04, 1000},
+    {MODULE_START + 0x2c0, 0x203000, 400, 0x1a, 500},
+};
+#define NUM_LOADS  (sizeof LOADS / sizeof LOADS[0])
+#define LOAD_BATCH 250 /* below any sample-after value: a batch overflows a counter once */
+static uint64_t load_truth[SHIM_CPUS][NUM_LOADS];
+static int loads_were_running;
+
+static void retire_loads(uint32_t cpu)
+{
+    const struct sim_instance *s = shim_sim(cpu);
+    int counting = sampler_is_running() && s->peek_msr(MSR_IA32_PERF_GLOBAL_CTRL) != 0;
+    uint64_t left[NUM_LOADS];
+    for (size_t k = 0; k < NUM_LOADS; k++)
+        left[k] = LOADS[k].per_ms;
+    for (int more = 1; more;) {
+        more = 0;
+        for (size_t k = 0; k < NUM_LOADS; k++) {
+            if (left[k] == 0)
+                continue;
+            uint64_t n = left[k] < LOAD_BATCH ? left[k] : LOAD_BATCH;
+            struct sim_events ev = {.loads = n};
+            s->set_ip(LOADS[k].ip);
+            s->set_load(LOADS[k].address, LOADS[k].latency, LOADS[k].source);
+            s->retire(&ev);
+            /* Taken at once, as the PMI arrives within a few instructions on hardware: a
+             * counter frozen on PMI until the step's end would skip the step's later loads. */
+            struct trap_frame frame = frame_of(cpu);
+            shim_raise_pmi(cpu, &frame);
+            if (counting)
+                load_truth[cpu][k] += n;
+            left[k] -= n;
+            more |= left[k] != 0;
+        }
+    }
+}
+
+static void print_load_truth(void)
+{
+    int running = sampler_is_running();
+    if (loads_were_running && !running) {
+        for (uint32_t cpu = 0; cpu < SHIM_CPUS; cpu++) {
+            printf("simboard: loads cpu %u", (unsigned)cpu);
+            for (size_t k = 0; k < NUM_LOADS; k++)
+                printf(" source=0x%llx latency=%u n=%llu", (unsigned long long)LOADS[k].source,
+                       (unsigned)LOADS[k].latency, (unsigned long long)load_truth[cpu][k]);
+            printf("\n");
+        }
+        fflush(stdout);
+        memset(load_truth, 0, sizeof load_truth);
+    }
+    loads_were_running = running;
+}
+
 /* One millisecond of every CPU: its code retires events and produces `pace` bytes of
  * trace; any PMI it raised (a counter or a trace region) is taken at once. */
 static void workload_step(void)
@@ -237,6 +310,8 @@ static void workload_step(void)
                        6);
         s->branch_kind(MODULE_START + 0x48, MODULE_START + 0x100, SIM_BR_REL_JMP, 0, 2);
         s->retire(&ev);
+        if (opt.loads)
+            retire_loads(cpu);
         if (stream) {
             int tracing = (s->peek_msr(MSR_IA32_RTIT_CTL) & RTIT_CTL_TRACE_EN) != 0;
             s->pt_run(opt.pace);
@@ -246,6 +321,8 @@ static void workload_step(void)
         shim_raise_pmi(cpu, &frame);
         if (cpu == SHIM_CPUS - 1)
             step_count++;
+        if (cpu == SHIM_CPUS - 1 && opt.loads)
+            print_load_truth();
         if (cpu == 1 && opt.freeze_after && !froze && traced_on_cpu1 >= opt.freeze_after) {
             froze = 1;
             shim_set_current_cpu(1);
@@ -303,6 +380,7 @@ static int parse(int argc, char **argv)
         {"freeze-exception", required_argument, NULL, 'e'},
         {"seconds", required_argument, NULL, 's'},
         {"rates", no_argument, NULL, 'r'},
+        {"loads", no_argument, NULL, 'l'},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -312,9 +390,10 @@ static int parse(int argc, char **argv)
             opt.port = (uint16_t)atoi(optarg);
             break;
         case 'm':
-            opt.model = !strcmp(optarg, "broadwell") ? &sim_broadwell
-                        : !strcmp(optarg, "qemu")    ? &sim_qemu_tcg
-                                                     : &sim_skylake;
+            opt.model = !strcmp(optarg, "broadwell")   ? &sim_broadwell
+                        : !strcmp(optarg, "tigerlake") ? &sim_tigerlake
+                        : !strcmp(optarg, "qemu")      ? &sim_qemu_tcg
+                                                       : &sim_skylake;
             break;
         case 't':
             opt.trace = optarg;
@@ -341,6 +420,9 @@ static int parse(int argc, char **argv)
         case 'r':
             opt.rates = 1;
             break;
+        case 'l':
+            opt.loads = 1;
+            break;
         default:
             return -1;
         }
@@ -360,8 +442,9 @@ int main(int argc, char **argv)
     struct aca_config cfg;
 
     if (parse(argc, argv)) {
-        fprintf(stderr, "usage: acart_simboard --port N [--model skylake|broadwell|qemu] "
-                        "[--trace FILE] [--pace BYTES | --rates] [--transfer immediate|delayed] "
+        fprintf(stderr, "usage: acart_simboard --port N [--model skylake|broadwell|tigerlake|qemu] "
+                        "[--trace FILE] [--pace BYTES | --rates] [--loads] "
+                        "[--transfer immediate|delayed] "
                         "[--pt-memory KIB] [--freeze-after BYTES [--freeze-exception V]] "
                         "[--seconds S]\n");
         return 2;
