@@ -254,6 +254,10 @@ int32_t cmd_init_pmu(struct cmd_request *req)
     if (sc->source == SAMPLER_SOURCE_PMU && desc < agent.num_descriptors)
         sc->latency_offset = agent.descriptors[desc].latency_offset_in_sample;
     int err = sampler_setup(agent.num_cpus, agent.ring_memory, agent.ring_bytes_per_cpu, sc);
+    if (err == ACA_ERR_UNSUPPORTED && sampler_pebs_refusal()) {
+        agent_log("acart: INIT_PMU: precise (PEBS) events refused: %s", sampler_pebs_refusal());
+        return SEP_STATUS_PEBS_NOT_SUPPORTED;
+    }
     if (err) {
         agent_log("acart: INIT_PMU: %s", aca_strerror(err));
         return err == ACA_ERR_NO_PMU ? SEP_STATUS_UNSUPPORTED_ARCH_TYPE

@@ -318,6 +318,11 @@ int sampler_probe_pmu(void)
     return err;
 }
 
+const char *sampler_pebs_refusal(void)
+{
+    return pmu_usable ? pmu_caps.pebs_quirk : 0;
+}
+
 const struct pmu_caps *sampler_pmu_caps(void)
 {
     return pmu_usable ? &pmu_caps : 0;
@@ -596,6 +601,11 @@ int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
         return ACA_ERR_INVALID;
     if (cfg->source == SAMPLER_SOURCE_PMU && !pmu_usable)
         return ACA_ERR_NO_PMU;
+    /* A CPU whose PEBS an erratum turned off refuses precise events, as Linux does, rather
+     * than sample them imprecisely: sampler_pebs_refusal() says why. */
+    for (uint32_t i = 0; cfg->source == SAMPLER_SOURCE_PMU && i < cfg->num_events; i++)
+        if (cfg->events[i].precise && pmu_caps.pebs_quirk)
+            return ACA_ERR_UNSUPPORTED;
     /* One counter per event: a group holds at most PMU_MAX_COUNTERS; several groups take
      * turns only on the PMU. */
     uint32_t groups = cfg->num_groups ? cfg->num_groups : 1;

@@ -123,6 +123,9 @@ void sampler_set_trace_pmi(sampler_trace_pmi_fn fn);
  * v2+), else a negative PMU_ERR_* (pmu_strerror names it) and sampling is time-based. */
 int sampler_probe_pmu(void);
 const struct pmu_caps *sampler_pmu_caps(void); /* NULL without a usable PMU */
+/* Why precise events are refused on this CPU (a PEBS erratum its microcode does not fix),
+ * or NULL. sampler_setup() then answers ACA_ERR_UNSUPPORTED to a precise event. */
+const char *sampler_pebs_refusal(void);
 
 /* Rings over the caller's memory (bytes_per_cpu each, num_cpus of them). */
 int sampler_setup(uint32_t num_cpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,

@@ -12,6 +12,7 @@
 #include "collect_link.h"
 #include "metrics.h"
 #include "perfmon.h"
+#include "pmu.h"
 
 /* How many near names an unknown event's message suggests. */
 #define MAX_SUGGESTIONS 4
@@ -237,13 +238,19 @@ static int from_perfmon(const struct perfmon_model *m, const struct perfmon_even
         def->precise = 1;
         def->gp_mask &= pe->pebs_counters;
     }
+    const struct perfmon_extra *x = perfmon_extra(m, pe);
+    /* The load-latency facility's counters per model (pmu_models.c, after Linux's PEBS
+     * constraints), which the target enforces too: Sandy Bridge's PMC3, not Ice Lake's
+     * PMC0. */
+    const struct pmu_model *row = pmu_model_lookup(cpu->family, cpu->model);
+    if (s->precise && x && x->msr == COLLECT_ECB_MSR_PEBS_LD_LAT && row)
+        def->gp_mask &= row->ldlat_gp;
     if (!def->gp_mask)
         return diag_fail(d, DIAG_USAGE,
                          "--event %s: can count only on general counters 0x%02x%s, and the "
                          "target's event group has counters 0x%02x",
                          s->name, s->precise ? pe->pebs_counters : pe->counters,
                          s->precise ? " with PEBS" : "", avail);
-    const struct perfmon_extra *x = perfmon_extra(m, pe);
     if (x) {
         def->extra_msr = x->msr;
         def->extra_value = x->value;

@@ -215,9 +215,14 @@ static void print_sources(const struct latency *l, unsigned table)
             snprintf(unknown, sizeof unknown, "encoding 0x%x", e);
             name = unknown;
         }
-        printf("%8" PRIu64 " %6.2f%% %8.1f %5.1f%%", r->loads,
+        /* Nehalem and Westmere record no TLB information there (Linux: pebs_no_tlb). */
+        char stlb[16] = "-";
+        if (table != PMU_DSE_NHM)
+            snprintf(stlb, sizeof stlb, "%.1f%%",
+                     100.0 * (double)r->stlb_misses / (double)r->loads);
+        printf("%8" PRIu64 " %6.2f%% %8.1f %6s", r->loads,
                100.0 * (double)r->loads / (double)l->loads, (double)r->cycles / (double)r->loads,
-               100.0 * (double)r->stlb_misses / (double)r->loads);
+               stlb);
         for (unsigned b = 0; b < LATENCY_BUCKETS; b++)
             printf(" %6" PRIu64, r->buckets[b]);
         printf("  %s\n", name);

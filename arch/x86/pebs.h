@@ -62,7 +62,8 @@ struct pebs_caps {
     uint8_t format;   /* IA32_PERF_CAPABILITIES[11:8] */
     uint8_t adaptive; /* layout set by MSR_PEBS_DATA_CFG (format >= 4 with baseline) */
     uint8_t reserved;
-    uint64_t counters; /* counters (GLOBAL_STATUS bit layout) that can use PEBS */
+    uint64_t counters;              /* counters (GLOBAL_STATUS bit layout) that can use PEBS */
+    uint64_t load_latency_counters; /* of those, the ones with the load-latency facility */
 };
 
 /* Per-CPU PEBS state. */

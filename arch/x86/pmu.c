@@ -176,8 +176,36 @@ static void probe_pebs(struct pmu_caps *caps, const struct pmu_model *row,
         pebs->counters = width_mask(gp);
     }
     pebs->usable = pebs->counters != 0 && pebs_format_supported(pebs->format, pebs->adaptive);
+    /* A model outside the table with adaptive PEBS has the facility on its GP counters. */
+    pebs->load_latency_counters = pebs->counters & (row              ? row->ldlat_gp
+                                                    : pebs->adaptive ? width_mask(caps->num_gp)
+                                                                     : 0);
+    if (pebs->usable) {
+        const struct pebs_quirk *q = pebs_quirk_for_cpu(caps->family, caps->model, caps->stepping);
+        if (q) {
+            pebs->usable = 0;
+            caps->pebs_quirk = q->reason;
+        }
+    }
     if (!pebs->usable)
-        pebs->counters = 0;
+        pebs->counters = pebs->load_latency_counters = 0;
+}
+
+#define MSR_IA32_BIOS_SIGN_ID 0x8bu
+
+uint32_t pmu_microcode_revision(void)
+{
+    msr_write(MSR_IA32_BIOS_SIGN_ID, 0);
+    (void)cpuid(1, 0);
+    return (uint32_t)(msr_read(MSR_IA32_BIOS_SIGN_ID) >> 32);
+}
+
+const struct pebs_quirk *pebs_quirk_for_cpu(uint32_t family, uint32_t model, uint32_t stepping)
+{
+    /* The revision is read only where a row could apply. */
+    if (!pebs_quirk_lookup(family, model, stepping, 0))
+        return NULL;
+    return pebs_quirk_lookup(family, model, stepping, pmu_microcode_revision());
 }
 
 int pmu_probe(struct pmu_caps *caps)
@@ -283,6 +311,10 @@ static int check_counter(const struct pmu_cpu_state *cpu, const struct pmu_count
         if (!(c->flags & PMU_COUNTER_PEBS) || c->kind != PMU_COUNTER_GP)
             return PMU_ERR_INVALID;
         if (!caps->pebs.adaptive && caps->pebs.format < 1)
+            return PMU_ERR_NO_PEBS;
+        /* The model's load-latency counters (Sandy and Ivy Bridge: PMC3 only; Ice Lake
+         * and later: not PMC0), as Linux's PEBS constraint tables have them. */
+        if (!(caps->pebs.load_latency_counters & (1ull << counter_id(c))))
             return PMU_ERR_NO_PEBS;
     }
     return PMU_OK;

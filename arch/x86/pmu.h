@@ -114,6 +114,7 @@ struct pmu_caps {
     uint64_t max_period_gp;     /* largest sample-after for a GP counter */
     uint64_t max_period_fixed;
     struct pebs_caps pebs;
+    const char *pebs_quirk; /* why an erratum turned PEBS off (pebs_quirks.c), else NULL */
     struct lbr_caps lbr;
 };
 
@@ -138,7 +139,30 @@ struct pmu_model {
     uint8_t pebs_gp;      /* GP counters from PMC0 up that can use PEBS; 0: no PEBS */
     uint8_t pmi_ack_late; /* Linux's late_ack: LVT unmasked after re-enabling */
     uint8_t pebs_dse;     /* enum pmu_pebs_dse */
+    uint8_t ldlat_gp;     /* GP counters (bit n: PMCn) the load-latency facility works on;
+                             0: none. Linux's INTEL_PLD_CONSTRAINT of the model's PEBS table */
 };
+
+/* A PEBS erratum fixed by microcode (pebs_quirks.c): on this model and stepping (0xff:
+ * any), microcode below min_microcode leaves PEBS unusable. */
+struct pebs_quirk {
+    uint8_t model; /* family 6 */
+    uint8_t stepping;
+    uint32_t min_microcode; /* 0xffffffff: no revision fixes it */
+    const char *reason;
+};
+
+/* The erratum that applies to this CPU, or NULL. */
+const struct pebs_quirk *pebs_quirk_lookup(uint32_t family, uint32_t model, uint32_t stepping,
+                                           uint32_t microcode);
+
+/* The microcode revision this CPU runs (IA32_BIOS_SIGN_ID[63:32], read as the SDM says:
+ * write 0, CPUID leaf 1, read). */
+uint32_t pmu_microcode_revision(void);
+
+/* pebs_quirk_lookup for the CPU this runs on, reading its microcode revision only for a
+ * model and stepping with a row. */
+const struct pebs_quirk *pebs_quirk_for_cpu(uint32_t family, uint32_t model, uint32_t stepping);
 
 /* The table row for a family-6 model, or NULL for a model we have no facts for. */
 const struct pmu_model *pmu_model_lookup(uint32_t family, uint32_t model);

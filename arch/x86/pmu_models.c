@@ -19,7 +19,11 @@
 #define LBR_INFO_SKL  0xdc0 /* Skylake, Goldmont and later: MSR_LBR_INFO_0 */
 
 /* Rows by microarchitecture. Legacy PEBS works on PMC0-3 at most; adaptive PEBS
- * enumerates its counters, so pmu_probe() ignores pebs_gp there. */
+ * enumerates its counters, so pmu_probe() ignores pebs_gp there. ldlat_gp is where the
+ * load-latency event may count, from Linux's PEBS constraint tables (INTEL_PLD_CONSTRAINT
+ * in arch/x86/events/intel/ds.c): 0x100b/0x1cd on PMC0-3 from Nehalem to Skylake but PMC3
+ * alone on Sandy and Ivy Bridge, PMC1-7 from Ice Lake on; none on the Atom cores (perfmon
+ * lists no load-latency event for them). */
 /* The model-specific LBR stacks: depth, MSRs, INFO MSRs, call-stack mode. */
 #define LBR_CORE(n)                                                                                \
     {                                                                                              \
@@ -40,32 +44,42 @@
 static const struct pmu_model core2 = {.uarch = "core2", .lbr = LBR_CORE(4)};
 static const struct pmu_model bonnell = {.uarch = "bonnell", .lbr = LBR_CORE(8)};
 static const struct pmu_model nehalem = {
-    .uarch = "nehalem", .lbr = LBR_NHM(0), .pebs_gp = 4, .pebs_dse = PMU_DSE_NHM};
-static const struct pmu_model sandybridge = {
-    .uarch = "sandybridge", .lbr = LBR_NHM(0), .pebs_gp = 4, .pebs_dse = PMU_DSE_SNB};
+    .uarch = "nehalem", .lbr = LBR_NHM(0), .pebs_gp = 4, .pebs_dse = PMU_DSE_NHM, .ldlat_gp = 0xf};
+static const struct pmu_model sandybridge = {.uarch = "sandybridge",
+                                             .lbr = LBR_NHM(0),
+                                             .pebs_gp = 4,
+                                             .pebs_dse = PMU_DSE_SNB,
+                                             .ldlat_gp = 0x8};
 static const struct pmu_model haswell = {.uarch = "haswell",
                                          .lbr = LBR_NHM(1),
                                          .pebs_gp = 4,
                                          .pmi_ack_late = 1,
-                                         .pebs_dse = PMU_DSE_SNB};
+                                         .pebs_dse = PMU_DSE_SNB,
+                                         .ldlat_gp = 0xf};
 static const struct pmu_model skylake = {.uarch = "skylake",
                                          .lbr = LBR_SKL(1),
                                          .pebs_gp = 4,
                                          .pmi_ack_late = 1,
-                                         .pebs_dse = PMU_DSE_SKL};
+                                         .pebs_dse = PMU_DSE_SKL,
+                                         .ldlat_gp = 0xf};
 static const struct pmu_model icelake = {.uarch = "icelake",
                                          .lbr = LBR_SKL(1),
                                          .pebs_gp = 8,
                                          .pmi_ack_late = 1,
-                                         .pebs_dse = PMU_DSE_SKL};
+                                         .pebs_dse = PMU_DSE_SKL,
+                                         .ldlat_gp = 0xfe};
 static const struct pmu_model tigerlake = {.uarch = "tigerlake",
                                            .lbr = LBR_SKL(1),
                                            .pebs_gp = 8,
                                            .pmi_ack_late = 1,
-                                           .pebs_dse = PMU_DSE_SKL};
+                                           .pebs_dse = PMU_DSE_SKL,
+                                           .ldlat_gp = 0xfe};
 /* Architectural LBR: depth and MSRs come from CPUID leaf 0x1C. */
-static const struct pmu_model sapphirerapids = {
-    .uarch = "sapphirerapids", .pebs_gp = 8, .pmi_ack_late = 1, .pebs_dse = PMU_DSE_SKL};
+static const struct pmu_model sapphirerapids = {.uarch = "sapphirerapids",
+                                                .pebs_gp = 8,
+                                                .pmi_ack_late = 1,
+                                                .pebs_dse = PMU_DSE_SKL,
+                                                .ldlat_gp = 0xfe};
 static const struct pmu_model silvermont = {
     .uarch = "silvermont", .lbr = LBR_CORE(8), .pebs_gp = 1};
 static const struct pmu_model goldmont = {.uarch = "goldmont", .lbr = LBR_SKL(0), .pebs_gp = 4};
@@ -139,6 +153,52 @@ const struct pmu_model *pmu_model_lookup(uint32_t family, uint32_t model)
     for (size_t i = 0; i < sizeof(family6) / sizeof(family6[0]); i++) {
         if (family6[i].model == model)
             return family6[i].row;
+    }
+    return NULL;
+}
+
+/* ---- PEBS errata that microcode fixes ----
+ *
+ * As Linux applies them: with microcode below the revision PEBS is off, and precise
+ * sampling is refused with the reason (Linux sets x86_pmu.pebs_broken and refuses precise
+ * events). The other per-model PEBS facts are the rows' pebs_gp (PMC0 alone on
+ * Silvermont, PMC0-3 on legacy cores) and ldlat_gp. Linux's PEBS isolation table
+ * (isolation_ucodes[] in arch/x86/events/intel/core.c) is not here: it decides whether
+ * IA32_PEBS_ENABLE must be cleared at each VM entry, and acart runs no guests. */
+#define ANY_STEPPING 0xffu
+#define NEVER_FIXED  0xffffffffu
+
+static const struct pebs_quirk quirks[] = {
+    /* Sandy Bridge client: PEBS is unreliable (hangs) until microcode 0x28
+     * (Linux: intel_snb_pebs_broken, "PEBS disabled due to CPU errata, please upgrade
+     * microcode"). */
+    {0x2a, ANY_STEPPING, 0x28,
+     "Sandy Bridge PEBS erratum: microcode below 0x28 (Linux intel_snb_pebs_broken); update the "
+     "microcode"},
+    /* Sandy Bridge-E/EP: fixed in 0x618 on stepping 6 and 0x70c on stepping 7; Linux
+     * treats every other stepping as broken whatever its microcode. */
+    {0x2d, 6, 0x618,
+     "Sandy Bridge-EP PEBS erratum: microcode below 0x618 on stepping 6 (Linux "
+     "intel_snb_pebs_broken); update the microcode"},
+    {0x2d, 7, 0x70c,
+     "Sandy Bridge-EP PEBS erratum: microcode below 0x70c on stepping 7 (Linux "
+     "intel_snb_pebs_broken); update the microcode"},
+    {0x2d, ANY_STEPPING, NEVER_FIXED,
+     "Sandy Bridge-EP PEBS erratum: no microcode fixes this stepping (Linux "
+     "intel_snb_pebs_broken)"},
+};
+
+const struct pebs_quirk *pebs_quirk_lookup(uint32_t family, uint32_t model, uint32_t stepping,
+                                           uint32_t microcode)
+{
+    if (family != 6)
+        return NULL;
+    /* The first row for the model and stepping decides: exact steppings come first. */
+    for (size_t i = 0; i < sizeof(quirks) / sizeof(quirks[0]); i++) {
+        const struct pebs_quirk *q = &quirks[i];
+        if (q->model != model || (q->stepping != ANY_STEPPING && q->stepping != stepping))
+            continue;
+        return q->min_microcode == NEVER_FIXED || microcode < q->min_microcode ? q : NULL;
     }
     return NULL;
 }

@@ -16,6 +16,7 @@ enum {
     PMC0 = 0xc1,
     PERFEVTSEL0 = 0x186,
     MISC_ENABLE = 0x1a0,
+    BIOS_SIGN_ID = 0x8b,
     OFFCORE_RSP_0 = 0x1a6,
     OFFCORE_RSP_1 = 0x1a7,
     PEBS_LD_LAT = 0x3f6,
@@ -94,6 +95,7 @@ static struct sim {
     unsigned ring;
     uint64_t ip, data_address, tsc;
     uint64_t data_source, load_latency; /* of the loads retiring next (sim_set_load) */
+    uint64_t bios_sign_id; /* IA32_BIOS_SIGN_ID: what was written, or the microcode revision */
     /* observations */
     int pmi_pending;
     unsigned pmis, pebs_records, pebs_dropped, accesses, faults;
@@ -321,6 +323,9 @@ struct cpuid_regs cpuid(uint32_t leaf, uint32_t subleaf)
         r.eax = m->signature;
         r.ecx = m->leaf1_ecx;
         r.edx = m->leaf1_edx;
+        /* SDM vol. 3A, "Microcode Update Signature": CPUID leaf 1 loads the revision
+         * into IA32_BIOS_SIGN_ID[63:32], which software cleared first. */
+        S.bios_sign_id = (uint64_t)m->microcode << 32;
         break;
     case 7:
         if (subleaf == 0) {
@@ -641,6 +646,8 @@ static uint64_t read_msr(uint32_t msr, int *ok)
         break;
     case MISC_ENABLE:
         return misc_enable();
+    case BIOS_SIGN_ID:
+        return S.bios_sign_id;
     case DEBUGCTL:
         return S.debugctl;
     case PEBS_ENABLE:
@@ -809,6 +816,9 @@ void msr_write(uint32_t msr, uint64_t value)
         if (!m->platform_info)
             break;
         fault("wrmsr %#x: read-only", msr);
+        return;
+    case BIOS_SIGN_ID:
+        S.bios_sign_id = value;
         return;
     case FIXED_CTR_CTRL:
         if (S.version < 2)

@@ -62,6 +62,7 @@ struct sim_model {
     struct cpuid_regs leaf_14[2];        /* Intel PT, sub-leaves 0 and 1 */
     struct cpuid_regs leaf_15;           /* TSC / crystal clock */
     uint64_t platform_info;              /* MSR_PLATFORM_INFO; 0: the MSR is absent */
+    uint32_t microcode;                  /* revision IA32_BIOS_SIGN_ID reports */
 };
 
 /* The models (sim_models.c). Values are those of the real parts as far as the SDM and
@@ -71,6 +72,8 @@ extern const struct sim_model sim_skylake_no_fw;   /* without full-width writes 
 extern const struct sim_model sim_skylake_no_pebs; /* PEBS disabled in MISC_ENABLE */
 extern const struct sim_model sim_haswell;         /* 06_3C, v3: legacy freeze */
 extern const struct sim_model sim_nehalem;         /* 06_1A, v3, PEBS format 1 */
+extern const struct sim_model sim_sandybridge;     /* 06_2A, v3, format 1, microcode 0x2f */
+extern const struct sim_model sim_sandybridge_old; /* ... microcode 0x25: PEBS erratum */
 extern const struct sim_model sim_goldmont;        /* 06_5C Apollo Lake */
 extern const struct sim_model sim_goldmont_plus;   /* 06_7A, LBR format 6 */
 extern const struct sim_model sim_tremont;         /* 06_96 Elkhart Lake, adaptive PEBS */

@@ -151,6 +151,19 @@ const struct sim_model sim_nehalem = {
     .lbr_to = 0x6c0,
 };
 
+/* Sandy Bridge (06_2A stepping 7): load latency only on PMC3 (Linux's PEBS constraints),
+ * PEBS usable from microcode 0x28 on (Linux's intel_snb_pebs_broken). */
+#define SANDYBRIDGE(ucode)                                                                         \
+    {                                                                                              \
+        .name = "sandybridge", .vendor = INTEL, .max_leaf = 0xd, .signature = 0x206a7,             \
+        .leaf1_ecx = ECX_DTES64 | ECX_PDCM, .leaf1_edx = EDX_DS,                                   \
+        .leaf_0a = {LEAF_0A_EAX(3, 4, 48, 7), 0, 0, LEAF_0A_EDX(3, 48, 0)},                        \
+        .perf_capabilities = 0x1c3, .pebs_gp = 4, .lbr_depth = 16, .lbr_from = 0x680,              \
+        .lbr_to = 0x6c0, .microcode = ucode                                                        \
+    }
+const struct sim_model sim_sandybridge = SANDYBRIDGE(0x2f);
+const struct sim_model sim_sandybridge_old = SANDYBRIDGE(0x25);
+
 const struct sim_model sim_goldmont = {
     .name = "goldmont",
     .vendor = INTEL,

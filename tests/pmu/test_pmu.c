@@ -917,6 +917,69 @@ static void test_pebs_load_latency(void)
     sim_clear_faults();
 }
 
+/* ---- Per-model PEBS errata and constraints ---- */
+
+static void test_pebs_quirks(void)
+{
+    struct pmu_plan plan = {.num_counters = 1, .freeze_on_pmi = 1, .num_extra = 1};
+    struct sim_events slow = {.loads = 1000};
+
+    /* Sandy Bridge below microcode 0x28: PEBS off with the reason, precise plans refused. */
+    power_on(&sim_sandybridge_old);
+    CHECK_EQ(caps.model, 0x2a);
+    CHECK(!caps.pebs.usable);
+    CHECK_EQ(caps.pebs.counters, 0);
+    CHECK(caps.pebs_quirk && strstr(caps.pebs_quirk, "microcode below 0x28"));
+    CHECK_EQ(pmu_cpu_setup_pebs(&cpu, ds_memory, sizeof(ds_memory)), PMU_ERR_NO_PEBS);
+    plan.counters[0] = pebs(gp(0, EV_BRANCHES | RINGS, 1000, 1));
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_ERR_NO_PEBS);
+    CHECK_EQ(sim_msr(MSR_IA32_PEBS_ENABLE), 0);
+
+    /* With 0x2f: PEBS works; the load-latency facility only on PMC3. */
+    power_on(&sim_sandybridge);
+    CHECK(caps.pebs.usable);
+    CHECK(!caps.pebs_quirk);
+    CHECK_EQ(caps.pebs.counters, 0xf);
+    CHECK_EQ(caps.pebs.load_latency_counters, 0x8);
+    CHECK_EQ(pmu_cpu_setup_pebs(&cpu, ds_memory, sizeof(ds_memory)), PMU_OK);
+    plan.extra[0] = (struct pmu_extra_msr){MSR_PEBS_LD_LAT, 32};
+    for (unsigned k = 0; k < 4; k++) {
+        plan.counters[0] = pebs(gp(k, 0x01cd | RINGS, 1000, 7));
+        plan.counters[0].flags |= PMU_COUNTER_LOAD_LATENCY;
+        CHECK_EQ(pmu_program_cpu(&cpu, &plan), k == 3 ? PMU_OK : PMU_ERR_NO_PEBS);
+    }
+    pmu_start_cpu(&cpu);
+    CHECK_EQ(sim_msr(MSR_IA32_PEBS_ENABLE), 1ull << 3 | 1ull << 35);
+    sim_set_load(0x6000, 77, 0x3);
+    sim_retire(&slow);
+    CHECK_EQ(take_pmi(), 1);
+    CHECK_EQ(seen.ov[0].counter, 3);
+    CHECK_EQ(seen.ov[0].pebs.latency, 77);
+    pmu_stop_cpu(&cpu);
+    /* Plain PEBS keeps every legacy counter. */
+    plan.counters[0] = pebs(gp(0, EV_BRANCHES | RINGS, 1000, 1));
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+
+    /* Ice Lake and later: load latency on PMC1-7, not PMC0; the Atom cores: none. */
+    power_on(&sim_tigerlake);
+    CHECK_EQ(caps.pebs.load_latency_counters, 0xfe);
+    CHECK(!caps.pebs_quirk);
+    power_on(&sim_goldmont);
+    CHECK(caps.pebs.usable);
+    CHECK_EQ(caps.pebs.load_latency_counters, 0);
+
+    /* The table as Linux's intel_snb_pebs_broken has it. */
+    CHECK(pebs_quirk_lookup(6, 0x2a, 7, 0x27) != NULL);
+    CHECK(pebs_quirk_lookup(6, 0x2a, 7, 0x28) == NULL);
+    CHECK(pebs_quirk_lookup(6, 0x2d, 6, 0x617) != NULL);
+    CHECK(pebs_quirk_lookup(6, 0x2d, 6, 0x618) == NULL);
+    CHECK(pebs_quirk_lookup(6, 0x2d, 7, 0x70b) != NULL);
+    CHECK(pebs_quirk_lookup(6, 0x2d, 7, 0x70c) == NULL);
+    CHECK(pebs_quirk_lookup(6, 0x2d, 5, 0xffffff) != NULL); /* no fix for other steppings */
+    CHECK(pebs_quirk_lookup(6, 0x3a, 9, 0) == NULL);        /* Ivy Bridge */
+    CHECK(pebs_quirk_lookup(15, 0x2a, 7, 0) == NULL);
+}
+
 /* ---- Exact accounting: every sample the CPU took is delivered or counted dropped ---- */
 
 static unsigned dropped_total(void)
@@ -1500,6 +1563,7 @@ int main(int argc, char **argv)
     RUN(test_pebs_legacy_formats);
     RUN(test_pebs_adaptive);
     RUN(test_pebs_load_latency);
+    RUN(test_pebs_quirks);
     RUN(test_pebs_collision);
     RUN(test_pebs_malformed);
     RUN(test_stuck_pmi);

@@ -679,9 +679,9 @@ static struct sep_latency_info latency_of(uint32_t cpu, uint32_t i)
 
 /* `acart collect --event MEM_TRANS_RETIRED.LOAD_LATENCY_GT_32:precise` as the target
  * decodes it, with a latency area after the 48-byte record. */
-static void config_load_latency(const char *name, int precise)
+static void config_load_latency(const struct collect_target_cpu *target, const char *name,
+                                int precise)
 {
-    const struct collect_target_cpu skylake = {6, 0x5E, 1, 4};
     struct collect_event_spec spec;
     static struct collect_events ev;
     static uint8_t bytes[COLLECT_ECB_SIZE];
@@ -693,7 +693,7 @@ static void config_load_latency(const char *name, int precise)
     snprintf(spec.name, sizeof(spec.name), "%s", name);
     spec.precise = precise;
     spec.sample_after = 1000;
-    CHECK_EQ(collect_events_resolve(&spec, 1, &skylake, &ev, &d), 0);
+    CHECK_EQ(collect_events_resolve(&spec, 1, target, &ev, &d), 0);
     CHECK_EQ(collect_ecb_build(ev.events, ev.num_events, bytes, sizeof(bytes)), COLLECT_ECB_SIZE);
     CHECK_EQ(ecb_decode(bytes, sizeof(bytes), &ecb), ECB_OK);
     CHECK_EQ(ecb_plan_sampling(&ecb, &plan), ECB_OK);
@@ -709,12 +709,16 @@ static void test_load_latency(void)
 {
     struct sim_events slow = {.loads = 1000}, fast = {.loads = 3000};
     static const struct sim_model *const models[] = {&sim_skylake, &sim_tigerlake};
+    static const struct collect_target_cpu targets[] = {{6, 0x5E, 1, 4}, {6, 0x8C, 1, 8}};
 
     for (size_t m = 0; m < 2; m++) {
+        /* Tiger Lake: adaptive PEBS, and load latency only on PMC1-7 (the host places it on
+         * PMC1 by the same per-model table). */
         int adaptive = models[m] == &sim_tigerlake;
+        uint64_t counter = adaptive ? 2 : 1;
         power_on(models[m]);
         CHECK_EQ(sampler_probe_pmu(), PMU_OK);
-        config_load_latency("MEM_TRANS_RETIRED.LOAD_LATENCY_GT_32", 1);
+        config_load_latency(&targets[m], "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_32", 1);
         CHECK(cfg.events[0].precise);
         CHECK(cfg.events[0].load_latency);
         setup_and_start(RING_BYTES);
@@ -722,7 +726,7 @@ static void test_load_latency(void)
             const struct sim_instance *sim = shim_sim(cpu);
             CHECK_EQ(msr(cpu, MSR_PEBS_LD_LAT), 32);
             /* Legacy PEBS: the counter's LL_EN bit; adaptive: the memory group. */
-            CHECK_EQ(msr(cpu, MSR_IA32_PEBS_ENABLE), adaptive ? 1 : 1 | 1ull << 32);
+            CHECK_EQ(msr(cpu, MSR_IA32_PEBS_ENABLE), adaptive ? counter : counter | 1ull << 32);
             if (adaptive)
                 CHECK_EQ(msr(cpu, MSR_PEBS_DATA_CFG), PEBS_DATA_CFG_MEMORY);
             sim->set_ip(0x402000 + cpu);
@@ -758,7 +762,7 @@ static void test_load_latency(void)
      * records keep the area zero. */
     power_on(&sim_skylake);
     CHECK_EQ(sampler_probe_pmu(), PMU_OK);
-    config_load_latency("MEM_INST_RETIRED.ALL_LOADS", 1);
+    config_load_latency(&targets[0], "MEM_INST_RETIRED.ALL_LOADS", 1);
     CHECK(!cfg.events[0].load_latency);
     setup_and_start(RING_BYTES);
     CHECK_EQ(msr(0, MSR_IA32_PEBS_ENABLE), 1);
@@ -772,7 +776,7 @@ static void test_load_latency(void)
     sampler_reset();
 
     /* Areas that do not fit the record, overlap another or need PEBS are refused. */
-    config_load_latency("MEM_TRANS_RETIRED.LOAD_LATENCY_GT_32", 1);
+    config_load_latency(&targets[0], "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_32", 1);
     cfg.latency_offset = cfg.record_size - 16;
     CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_ERR_INVALID);
     cfg.latency_offset = 52;
@@ -784,6 +788,30 @@ static void test_load_latency(void)
     cfg.callstack_depth = 0;
     cfg.source = SAMPLER_SOURCE_TIMER;
     CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_ERR_INVALID);
+
+    /* A Sandy Bridge whose microcode leaves the PEBS erratum: precise events are refused
+     * with the reason; the same event without :precise samples. */
+    power_on(&sim_sandybridge_old);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    CHECK(sampler_pebs_refusal() && strstr(sampler_pebs_refusal(), "0x28"));
+    config_one(0, 0, EVSEL_INST_RETIRED, 1000);
+    cfg.events[0].precise = 1;
+    CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_ERR_UNSUPPORTED);
+    cfg.events[0].precise = 0;
+    setup_and_start(RING_BYTES);
+    retire(0, 1000, 1000, 1000);
+    deliver(0, 0x404040);
+    CHECK_EQ(count_records(0), 1);
+    sampler_stop();
+    sampler_reset();
+    power_on(&sim_sandybridge);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    CHECK(!sampler_pebs_refusal());
+    cfg.events[0].precise = 1;
+    setup_and_start(RING_BYTES);
+    CHECK_EQ(msr(0, MSR_IA32_PEBS_ENABLE), 1);
+    sampler_stop();
+    sampler_reset();
 }
 
 /* ---- Pause and resume ---- */
