@@ -86,24 +86,37 @@ static uint32_t record_callstack(uint32_t *out, uint32_t depth, const struct aca
     return n;
 }
 
-/* The LBR registers the host listed, from the handler's frozen snapshot, as u64 words. */
-static void record_lbrs(uint32_t *out, const struct lbr_snapshot *snap)
+/* Entry `index`'s FROM, TO or INFO word (`word` 0, 1, 2) of a PEBS record's LBR group
+ * (architectural order: entry 0 the newest), 0 past its last entry. */
+static uint64_t pebs_lbr_word(const struct pebs_sample *pebs, uint32_t index, uint32_t word)
+{
+    uint64_t v = 0;
+    if (index < pebs->lbr_count)
+        __builtin_memcpy(&v, pebs->lbr + index * PEBS_LBR_ENTRY_BYTES + 8 * word, sizeof(v));
+    return v;
+}
+
+/* The LBR registers the host listed, as u64 words: from the handler's frozen snapshot, or
+ * from `pebs`'s LBR group when the record has one (the stack when the event happened;
+ * architectural LBRs, so no TOS). */
+static void record_lbrs(uint32_t *out, const struct lbr_snapshot *snap,
+                        const struct pebs_sample *pebs)
 {
     for (uint32_t i = 0; i < config.lbr_num_regs; i++) {
         const struct sampler_lbr_reg *r = &config.lbr_regs[i];
         uint64_t v = 0;
         switch (r->etype) {
         case SEP_LBR_ENTRY_TOS:
-            v = snap->tos;
+            v = pebs ? 0 : snap->tos;
             break;
         case SEP_LBR_ENTRY_FROM:
-            v = snap->from[r->index];
+            v = pebs ? pebs_lbr_word(pebs, r->index, 0) : snap->from[r->index];
             break;
         case SEP_LBR_ENTRY_TO:
-            v = snap->to[r->index];
+            v = pebs ? pebs_lbr_word(pebs, r->index, 1) : snap->to[r->index];
             break;
         case SEP_LBR_ENTRY_INFO:
-            v = snap->info[r->index];
+            v = pebs ? pebs_lbr_word(pebs, r->index, 2) : snap->info[r->index];
             break;
         default:
             break;
@@ -126,11 +139,12 @@ static void record_memory(uint32_t *out, const struct pebs_sample *mem)
 
 /* The one place a sample record is written: on this CPU, into this CPU's ring. `ip` is
  * the interrupted EIP, or the event's exact IP when PEBS recorded it; `lbr` the LBR
- * snapshot of this PMI, NULL without one; `mem` the PEBS record with the memory
- * information of a load-latency event's sample, else NULL. */
+ * snapshot of this PMI, NULL without one, and `pebs_lbr` a PEBS record with an LBR group
+ * that replaces it; `mem` the PEBS record with the memory information of a load-latency
+ * event's sample, else NULL. */
 static void record_sample(const struct aca_frame *frame, uint32_t ip,
                           const struct sampler_event *ev, const struct lbr_snapshot *lbr,
-                          const struct pebs_sample *mem)
+                          const struct pebs_sample *pebs_lbr, const struct pebs_sample *mem)
 {
     uint32_t cpu = aca_plat_cpu_index();
     if (cpu >= num_cpus)
@@ -175,8 +189,8 @@ static void record_sample(const struct aca_frame *frame, uint32_t ip,
         tail[i] = 0;
     for (uint32_t i = walked_to; i < words; i++)
         tail[i] = 0;
-    if (lbr && ev->lbr && config.lbr_num_regs)
-        record_lbrs(tail + (config.lbr_offset - sizeof(*s)) / 4, lbr);
+    if ((lbr || pebs_lbr) && ev->lbr && config.lbr_num_regs)
+        record_lbrs(tail + (config.lbr_offset - sizeof(*s)) / 4, lbr, pebs_lbr);
     if (mem && config.latency_offset)
         record_memory(tail + (config.latency_offset - sizeof(*s)) / 4, mem);
     ring_commit(&c->ring);
@@ -215,7 +229,7 @@ void aca_sample_tick(const struct aca_frame *frame)
     else if (iprobe)
         iprobe(frame);
     else if (config.source == SAMPLER_SOURCE_TIMER)
-        record_sample(frame, frame->ip, &config.events[0], 0, 0);
+        record_sample(frame, frame->ip, &config.events[0], 0, 0, 0);
     else if (config.num_groups > 1 && config.switch_tsc)
         switch_tick(frame);
 }
@@ -252,7 +266,9 @@ static void on_overflow(void *ctx, const struct pmu_overflow *ov)
         const struct sampler_event *ev = &config.events[ov->tag];
         const struct pebs_sample *mem =
             ev->load_latency && ov->pebs && (ov->pebs->have & PEBS_HAVE_MEMORY) ? ov->pebs : 0;
-        record_sample(frame, ip, ev, ov->lbr_raw, mem);
+        const struct pebs_sample *pebs_lbr =
+            ov->pebs && (ov->pebs->have & PEBS_HAVE_LBR) ? ov->pebs : 0;
+        record_sample(frame, ip, ev, ov->lbr_raw, pebs_lbr, mem);
         struct sampler_cpu *c = &cpus[aca_plat_cpu_index()];
         if (c->active)
             c->interrupts[ov->tag]++; /* the samples record_sample took: ring's `sampled` */
@@ -362,6 +378,12 @@ static int program_group(struct sampler_cpu *c)
                 if (pmu_caps.pebs.adaptive && config.latency_offset)
                     plan.pebs_data_cfg |= PEBS_DATA_CFG_MEMORY;
             }
+            /* Adaptive PEBS with architectural LBRs records the stack with the event
+             * (the LBR group): its samples carry that one, as Linux's do. */
+            if (ev->lbr && config.lbr_num_regs && pmu_caps.pebs.adaptive && pmu_caps.lbr.arch &&
+                pmu_caps.lbr.depth)
+                plan.pebs_data_cfg |= PEBS_DATA_CFG_LBRS | (uint64_t)(pmu_caps.lbr.depth - 1)
+                                                               << PEBS_DATA_CFG_LBR_SHIFT;
         }
     }
     for (uint32_t i = 0; i < config.num_extra && i < SAMPLER_MAX_EXTRA; i++) {

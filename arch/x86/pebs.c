@@ -32,7 +32,7 @@ static const struct legacy_layout legacy_layouts[] = {
 #define ADAPTIVE_MEMORY_BYTES 0x20 /* address, data source, latency, TSX info */
 #define ADAPTIVE_GPR_BYTES    0x90 /* RFLAGS, RIP, RAX..R15 */
 #define ADAPTIVE_XMM_BYTES    0x100
-#define ADAPTIVE_LBR_BYTES    0x18 /* per entry: FROM, TO, INFO */
+#define ADAPTIVE_LBR_BYTES    PEBS_LBR_ENTRY_BYTES /* per entry: FROM, TO, INFO */
 #define ADAPTIVE_LAST_FORMAT  6
 
 /* Records are read in the PMI (an NMI): no libc here, whose memcpy may use SSE. The
@@ -148,6 +148,14 @@ static int decode_adaptive(const uint8_t *rec, uint32_t avail, struct pebs_sampl
     if (groups & PEBS_DATA_CFG_GPRS) {
         out->rflags = rd64(rec + off);
         out->have |= PEBS_HAVE_RFLAGS;
+        off += ADAPTIVE_GPR_BYTES;
+    }
+    if (groups & PEBS_DATA_CFG_XMMS)
+        off += ADAPTIVE_XMM_BYTES;
+    if (groups & PEBS_DATA_CFG_LBRS) {
+        out->lbr = rec + off;
+        out->lbr_count = ((uint32_t)(groups >> PEBS_DATA_CFG_LBR_SHIFT) & 0xff) + 1;
+        out->have |= PEBS_HAVE_LBR;
     }
     out->size = size;
     return (int)size;

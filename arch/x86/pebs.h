@@ -79,8 +79,9 @@ struct pebs_cpu {
 #define PEBS_HAVE_COUNTERS 0x4
 #define PEBS_HAVE_MEMORY   0x8
 #define PEBS_IP_EXACT                                                                              \
-    0x10 /* ip is the instruction that caused the event; without                                   \
-            it (formats 0, 1), ip is the instruction after it */
+    0x10                   /* ip is the instruction that caused the event; without                 \
+                              it (formats 0, 1), ip is the instruction after it */
+#define PEBS_HAVE_LBR 0x20 /* adaptive: the record's LBR group (lbr, lbr_count) */
 struct pebs_sample {
     uint64_t ip;
     uint64_t rflags;
@@ -91,7 +92,13 @@ struct pebs_sample {
     uint64_t latency;
     uint32_t have; /* PEBS_HAVE_*, PEBS_IP_EXACT */
     uint32_t size; /* bytes the record occupies in the buffer */
+    /* The LBR group: lbr_count entries of FROM, TO, INFO (u64 each, PEBS_LBR_ENTRY_BYTES),
+     * newest first, as the stack was when the CPU wrote the record. Points into the
+     * record: valid until the buffer is rewound. */
+    const uint8_t *lbr;
+    uint32_t lbr_count;
 };
+#define PEBS_LBR_ENTRY_BYTES 0x18
 
 /* Whether pebs.c decodes records of this format (adaptive: with PEBS baseline). */
 int pebs_format_supported(uint8_t format, int adaptive);

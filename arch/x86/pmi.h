@@ -28,9 +28,12 @@
 struct pmu_overflow {
     uint8_t counter; /* counter id: 0..7 IA32_PMCx, 32..35 IA32_FIXED_CTRx */
     uint8_t reserved[3];
-    uint32_t tag;                       /* from the plan (or the raw write of the counter) */
-    uint64_t status;                    /* IA32_PERF_GLOBAL_STATUS as read in this pass */
-    const struct pebs_sample *pebs;     /* the PEBS record for a PEBS counter, else NULL */
+    uint32_t tag;    /* from the plan (or the raw write of the counter) */
+    uint64_t status; /* IA32_PERF_GLOBAL_STATUS as read in this pass */
+    /* The PEBS record for a PEBS counter, else NULL. With PEBS_HAVE_LBR its LBR group is
+     * the stack when the event happened: for this overflow it, not lbr/lbr_raw (the stack
+     * at the PMI), is the one to use, as Linux's adaptive PEBS does. */
+    const struct pebs_sample *pebs;
     const struct lbr_entry *lbr;        /* LBR stack, newest first, when the plan enabled LBR */
     const struct lbr_snapshot *lbr_raw; /* ... and its raw MSR values, NULL likewise */
     uint32_t lbr_count;

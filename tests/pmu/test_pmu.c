@@ -31,6 +31,7 @@ struct seen_overflow {
     struct pebs_sample pebs;
     uint32_t lbr_count;
     struct lbr_entry lbr[LBR_MAX_ENTRIES];
+    uint64_t pebs_lbr_from[4]; /* the record's LBR group, first entries' FROM */
 };
 struct seen_list {
     unsigned n;
@@ -52,8 +53,11 @@ static void collect(void *ctx, const struct pmu_overflow *ov)
     s->tag = ov->tag;
     s->status = ov->status;
     s->has_pebs = ov->pebs != NULL;
-    if (ov->pebs)
+    if (ov->pebs) {
         s->pebs = *ov->pebs;
+        for (unsigned k = 0; k < 4 && k < ov->pebs->lbr_count; k++)
+            memcpy(&s->pebs_lbr_from[k], ov->pebs->lbr + k * PEBS_LBR_ENTRY_BYTES, 8);
+    }
     s->lbr_count = ov->lbr_count;
     CHECK(ov->lbr_count <= LBR_MAX_ENTRIES);
     CHECK((ov->lbr != NULL) == (cpu.lbr_on != 0));
@@ -1287,6 +1291,50 @@ static void test_lbr(void)
     check_lbr(&sim_goldmont, 0x1801, 1, 1);
 }
 
+/* Adaptive PEBS with architectural LBRs: a precise overflow's record carries its LBR group,
+ * the stack when the event happened, not the LBR MSRs at the PMI (here changed after the
+ * record, as software may write them), which every overflow of the PMI still gets. */
+static void test_pebs_lbr_group(void)
+{
+    struct pmu_plan plan = {.num_counters = 2, .lbr = 1};
+    const uint32_t size = 0x20 + 4 * 0x18;
+
+    power_on(&sim_sapphire_rapids);
+    CHECK(caps.pebs.adaptive && caps.lbr.arch);
+    CHECK_EQ(pmu_cpu_setup_pebs(&cpu, ds_memory, sizeof(ds_memory)), PMU_OK);
+    plan.counters[0] = pebs(gp(0, EV_BRANCHES | RINGS, 100, 5));
+    plan.counters[1] = fixed(2, FIXED_RINGS, 1000, 6);
+    plan.pebs_data_cfg = PEBS_DATA_CFG_LBRS | 3ull << PEBS_DATA_CFG_LBR_SHIFT; /* 4 entries */
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    CHECK_EQ(sim_msr(MSR_PEBS_DATA_CFG), PEBS_DATA_CFG_LBRS | 3ull << PEBS_DATA_CFG_LBR_SHIFT);
+    CHECK_EQ(ds()->pebs_threshold - ds()->pebs_base, size);
+    pmu_start_cpu(&cpu);
+
+    feed_branches(0, 6);
+    retire(0, 0, 0, 100); /* the PEBS record, with branches 5, 4, 3, 2 */
+    feed_branches(6, 2);  /* frozen: recorded nowhere */
+    msr_write(MSR_ARCH_LBR_FROM_0, 0xdead0);
+    retire(0, 0, 1000, 0);
+    CHECK_EQ(take_pmi(), 2);
+    CHECK_EQ(seen.n, 2);
+    for (unsigned k = 0; k < 2 && k < seen.n; k++) {
+        const struct seen_overflow *o = &seen.ov[k];
+        CHECK_EQ(o->lbr_count, 6);
+        CHECK_EQ(o->lbr[0].from, 0xdead0);
+        CHECK_EQ(o->lbr[1].from, branch_from(4));
+        if (o->counter == 0) {
+            CHECK(o->has_pebs && (o->pebs.have & PEBS_HAVE_LBR));
+            CHECK_EQ(o->pebs.lbr_count, 4);
+            for (unsigned i = 0; i < 4; i++)
+                CHECK_EQ(o->pebs_lbr_from[i], branch_from(5 - i));
+        } else {
+            CHECK_EQ(o->counter, PMU_FIXED_ID(2));
+            CHECK(!o->has_pebs);
+        }
+    }
+    pmu_stop_cpu(&cpu);
+}
+
 /* Format 0 (Core 2): FROM and TO share one MSR; only 4 entries. */
 static void test_lbr_format_32(void)
 {
@@ -1570,6 +1618,7 @@ int main(int argc, char **argv)
     RUN(test_lbr);
     RUN(test_lbr_format_32);
     RUN(test_lbr_call_stack);
+    RUN(test_pebs_lbr_group);
     RUN(test_legacy_freeze);
     RUN(test_pause_resume);
     RUN(test_stop_clears_everything);

@@ -569,6 +569,55 @@ static void test_lbr_records(void)
     sampler_reset();
 }
 
+/* A precise event with LBRs on adaptive PEBS and architectural LBRs (Sapphire Rapids): the
+ * sampler asks for the record's LBR group, as deep as the stack, and the record's LBR
+ * words are the stack at the event, not the MSRs at the PMI. */
+static void test_pebs_lbr_records(void)
+{
+    const uint32_t cpu = 1;
+
+    power_on(&sim_sapphire_rapids);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    config_one(0, 0, (EVSEL_INST_RETIRED & ~0xffull) | 0xc4, 1000); /* branches */
+    cfg.events[0].precise = 1;
+    cfg.events[0].lbr = 1;
+    cfg.lbr_num_regs = lbr_list(1, 32, 1);
+    cfg.lbr_offset = sizeof(struct sep_sample_pc);
+    cfg.record_size = cfg.lbr_offset + 8 * cfg.lbr_num_regs;
+    setup_and_start(RING_BYTES);
+    for (uint32_t c = 0; c < SESSION_CPUS; c++)
+        CHECK_EQ(msr(c, MSR_PEBS_DATA_CFG), PEBS_DATA_CFG_LBRS | 31ull << PEBS_DATA_CFG_LBR_SHIFT);
+    for (unsigned i = 0; i < 3; i++)
+        shim_sim(cpu)->branch_kind(0x401000 + 16 * i, 0x402000 + 16 * i, SIM_BR_JCC, 0, 5);
+    struct sim_events ev = {.branches = 1000};
+    shim_sim(cpu)->retire(&ev);
+    /* The MSRs change after the record (software may write them): the sample keeps the
+     * record's stack. */
+    shim_sim(cpu)->wrmsr(MSR_ARCH_LBR_FROM_0, 0xdead0);
+    deliver(cpu, 0x403000);
+    CHECK_EQ(count_records(cpu), 1);
+    const void *data;
+    ring_peek(sampler_ring(cpu), &data);
+    for (unsigned k = 0; k < 3; k++) {
+        CHECK_EQ(lbr_word(data, 3 * k), 0x401000 + 16 * (2 - k));
+        CHECK_EQ(lbr_word(data, 3 * k + 1), 0x402000 + 16 * (2 - k));
+    }
+    CHECK_EQ(lbr_word(data, 9), 0); /* the stack held three branches */
+    check_exact(cpu);
+    sampler_stop();
+    sampler_reset();
+
+    /* Legacy PEBS (Skylake) has no LBR group: the PMI's snapshot, as before. */
+    power_on(&sim_skylake);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    cfg.lbr_num_regs = lbr_list(0, 32, 1);
+    cfg.record_size = cfg.lbr_offset + 8 * cfg.lbr_num_regs;
+    setup_and_start(RING_BYTES);
+    CHECK_EQ(msr(0, MSR_IA32_PEBS_ENABLE), 1);
+    sampler_stop();
+    sampler_reset();
+}
+
 /* ---- Events by name, from perfmon's tables through the ECB to the registers ---- */
 
 /* `acart collect --event` for a Skylake target (tools/collect_events.c): the ECB it sends,
@@ -1489,6 +1538,7 @@ int main(int argc, char **argv)
     RUN(test_fixture_on_every_cpu);
     RUN(test_two_counters_one_pmi);
     RUN(test_lbr_records);
+    RUN(test_pebs_lbr_records);
     RUN(test_perfmon_events);
     RUN(test_load_latency);
     RUN(test_pause_resume);
