@@ -1,7 +1,8 @@
 /* libFuzzer target: the collection reader (tools/session.c, collection.c, counts.c,
  * uncore_data.c) on a hostile folder, as `acart report` and `import` read it: session.json,
- * module.bin and the cpu<N>.bin files, then as `report --uncore` and `report --counts` read
- * it: uncore.json with uncore.bin, and counts.csv. The input holds the files one after
+ * module.bin and the cpu<N>.bin files (scanned again by `report --latency`'s histograms),
+ * then as `report --uncore` and `report --counts` read it: uncore.json with uncore.bin, and
+ * counts.csv. The input holds the files one after
  * another in that order, each ended by the line FILE_SEPARATOR. A file the input does not
  * reach is absent. */
 #define _GNU_SOURCE /* memmem */
@@ -11,6 +12,7 @@
 
 #include "counts.h"
 #include "fuzz_files.h"
+#include "latency_report.h"
 #include "profile.h"
 #include "uncore_data.h"
 
@@ -53,7 +55,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct profile prof;
     struct diag d;
     if (profile_open(dir, &prof, &d) == 0) {
-        (void)profile_scan(&prof, each_sample, &prof, &d);
+        if (profile_scan(&prof, each_sample, &prof, &d) == 0)
+            (void)latency_report(&prof, NULL, 0, &d);
         profile_close(&prof);
     }
     struct uncore_data u;
