@@ -139,12 +139,12 @@ static void record_memory(uint32_t *out, const struct pebs_sample *mem)
 
 /* The one place a sample record is written: on this CPU, into this CPU's ring. `ip` is
  * the interrupted EIP, or the event's exact IP when PEBS recorded it; `lbr` the LBR
- * snapshot of this PMI, NULL without one, and `pebs_lbr` a PEBS record with an LBR group
- * that replaces it; `mem` the PEBS record with the memory information of a load-latency
- * event's sample, else NULL. */
+ * snapshot of this PMI, NULL without one; `pebs` the event's PEBS record, NULL without
+ * one: its LBR group replaces the snapshot, and a load-latency event's sample carries its
+ * memory information. The timer's samples pass NULLs and pay one test for all this. */
 static void record_sample(const struct aca_frame *frame, uint32_t ip,
                           const struct sampler_event *ev, const struct lbr_snapshot *lbr,
-                          const struct pebs_sample *pebs_lbr, const struct pebs_sample *mem)
+                          const struct pebs_sample *pebs)
 {
     uint32_t cpu = aca_plat_cpu_index();
     if (cpu >= num_cpus)
@@ -189,10 +189,12 @@ static void record_sample(const struct aca_frame *frame, uint32_t ip,
         tail[i] = 0;
     for (uint32_t i = walked_to; i < words; i++)
         tail[i] = 0;
-    if ((lbr || pebs_lbr) && ev->lbr && config.lbr_num_regs)
-        record_lbrs(tail + (config.lbr_offset - sizeof(*s)) / 4, lbr, pebs_lbr);
-    if (mem && config.latency_offset)
-        record_memory(tail + (config.latency_offset - sizeof(*s)) / 4, mem);
+    /* A PEBS record's LBR group comes with the PMI's snapshot (the LBRs are on). */
+    if (lbr && ev->lbr && config.lbr_num_regs)
+        record_lbrs(tail + (config.lbr_offset - sizeof(*s)) / 4, lbr,
+                    pebs && (pebs->have & PEBS_HAVE_LBR) ? pebs : 0);
+    if (pebs && config.latency_offset && ev->load_latency && (pebs->have & PEBS_HAVE_MEMORY))
+        record_memory(tail + (config.latency_offset - sizeof(*s)) / 4, pebs);
     ring_commit(&c->ring);
 }
 
@@ -229,7 +231,7 @@ void aca_sample_tick(const struct aca_frame *frame)
     else if (iprobe)
         iprobe(frame);
     else if (config.source == SAMPLER_SOURCE_TIMER)
-        record_sample(frame, frame->ip, &config.events[0], 0, 0, 0);
+        record_sample(frame, frame->ip, &config.events[0], 0, 0);
     else if (config.num_groups > 1 && config.switch_tsc)
         switch_tick(frame);
 }
@@ -264,11 +266,7 @@ static void on_overflow(void *ctx, const struct pmu_overflow *ov)
     uint32_t ip = ov->pebs ? (uint32_t)ov->pebs->ip : frame->ip;
     if (ov->tag < config.num_events) {
         const struct sampler_event *ev = &config.events[ov->tag];
-        const struct pebs_sample *mem =
-            ev->load_latency && ov->pebs && (ov->pebs->have & PEBS_HAVE_MEMORY) ? ov->pebs : 0;
-        const struct pebs_sample *pebs_lbr =
-            ov->pebs && (ov->pebs->have & PEBS_HAVE_LBR) ? ov->pebs : 0;
-        record_sample(frame, ip, ev, ov->lbr_raw, pebs_lbr, mem);
+        record_sample(frame, ip, ev, ov->lbr_raw, ov->pebs);
         struct sampler_cpu *c = &cpus[aca_plat_cpu_index()];
         if (c->active)
             c->interrupts[ov->tag]++; /* the samples record_sample took: ring's `sampled` */

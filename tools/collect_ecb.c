@@ -220,6 +220,16 @@ void collect_ecb_ask_lbr(uint8_t *ecb, uint64_t lbr_select)
     memcpy(&e, at + SLOT_DEBUGCTL * sizeof e, sizeof e);
     e.reg_value |= DEBUGCTL_LBR;
     memcpy(at + SLOT_DEBUGCTL * sizeof e, &e, sizeof e);
+    /* The fixed counters carry the LBR flag already; the general ones get it here, or
+     * their samples would carry no LBRs. */
+    for (unsigned k = 0; k < COLLECT_ECB_GP_COUNTERS; k++) {
+        uint8_t *slot = at + (SLOT_GENERAL_COUNTERS + k) * sizeof e;
+        memcpy(&e, slot, sizeof e);
+        if (e.reg_type != SEP_REG_DATA)
+            continue;
+        e.flags |= SEP_EVREG_LBR_VALUE;
+        memcpy(slot, &e, sizeof e);
+    }
 }
 
 int collect_ecb_build(const struct collect_event *events, size_t n, uint8_t *out, size_t cap)

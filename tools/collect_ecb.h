@@ -91,8 +91,8 @@ int collect_ecb_build_group(const struct collect_event *events, size_t n, uint32
                             uint32_t first_index, uint8_t *out, size_t cap);
 
 /* Turns an ECB the functions above wrote into one that asks for LBRs, as SEP's do:
- * MSR_LBR_SELECT = lbr_select (docs/sep-protocol.md 6.3) and IA32_DEBUGCTL.LBR set. Its
- * counters already carry SEP_EVREG_LBR_VALUE. */
+ * MSR_LBR_SELECT = lbr_select (docs/sep-protocol.md 6.3), IA32_DEBUGCTL.LBR set, and
+ * SEP_EVREG_LBR_VALUE on every counter (the fixed ones carry it already). */
 void collect_ecb_ask_lbr(uint8_t *ecb, uint64_t lbr_select);
 /* The ECB of group `group` of a counting-mode collection (collect --count): the same
  * counters, counting from 0 without interrupts (no INT/PMI, preload 0), each counter's

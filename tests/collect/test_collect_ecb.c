@@ -161,6 +161,26 @@ static void test_errors(void)
         CHECK(strcmp(collect_ecb_strerror(e), "unknown ECB error") != 0);
 }
 
+/* collect --lbr: every counter's DATA entry asks for LBRs in its samples, the general
+ * ones too (decoded and planned as the target does: the sampler's `lbr` per event). */
+static void test_ask_lbr(void)
+{
+    static uint8_t bytes[COLLECT_ECB_SIZE];
+    const struct collect_event_def gp = {.name = "BR_INST_RETIRED.ALL_BRANCHES",
+                                         .fixed_counter = COLLECT_ECB_NO_FIXED,
+                                         .gp_mask = 0xf,
+                                         .evtsel = 0xc4};
+    const struct collect_event ev[2] = {{collect_event_find("INST_RETIRED.ANY"), 100000},
+                                        {&gp, 10000}};
+    CHECK_EQ(collect_ecb_build(ev, 2, bytes, sizeof bytes), COLLECT_ECB_SIZE);
+    collect_ecb_ask_lbr(bytes, 0);
+    CHECK_EQ(ecb_decode(bytes, sizeof bytes, &ecb), ECB_OK);
+    CHECK_EQ(ecb_plan_sampling(&ecb, &plan), ECB_OK);
+    CHECK_EQ(plan.num_counters, 2);
+    for (uint32_t i = 0; i < plan.num_counters; i++)
+        CHECK(plan.counters[i].flags & SEP_EVREG_LBR_VALUE);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -173,5 +193,6 @@ int main(int argc, char **argv)
     test_each_event();
     test_group_of_three();
     test_errors();
+    test_ask_lbr();
     return check_report("test_collect_ecb");
 }

@@ -61,7 +61,24 @@ def main():
     back = [e for e in edges if e[-4] == "0x100100"][0]
     check(40.0 <= float(back[2].rstrip("%")) <= 60.0, "back edge mispredicts %s" % back)
     check(int(edges[0][0]) + int(edges[1][0]) > 0 and "32 entries" in out, out)
-    print("PASS: %s; LBR edges %s" % (samples, got))
+
+    # A precise event with --lbr on simulated Sapphire Rapids (adaptive PEBS, architectural
+    # LBRs): the samples' LBR words come from each PEBS record's LBR group, and the host
+    # finds the same loop edges in them.
+    with Board(args, "pebs-lbr", "--model", "sapphirerapids") as board:
+        folder = os.path.join(args.workdir, "pebs-lbr")
+        run([args.acart, "collect", "--target", "127.0.0.1:%d" % board.port, "-o", folder,
+             "--duration", "2", "--lbr", "--event", "BR_INST_RETIRED.ALL_BRANCHES:sa=1000:precise"])
+    with open(os.path.join(folder, "session.json")) as f:
+        lbr = json.load(f)["lbr"]
+    check((lbr["format"], lbr["depth"]) == (63, 32), "session.json lbr %s" % lbr)
+    out, _ = run([args.acart, "report", folder, "--by", "branch"])
+    edges = [l.split() for l in out.splitlines() if "->" in l and not l.lstrip().startswith("Branches")]
+    arch = sorted((e[-4], e[-1], e[3]) for e in edges)
+    check(arch == [("0x100048", "0x100100", "2.0"), ("0x100100", "0x100040", "6.0")],
+          "--by branch edges from PEBS records %s:\n%s" % (arch, out))
+    check(" 0 of " not in out and "architectural" in out, out)
+    print("PASS: %s; LBR edges %s; from PEBS records %s" % (samples, got, arch))
     return 0
 
 

@@ -22,7 +22,8 @@
  * collection stops the board prints how many of each it retired while counting
  * ("simboard: loads cpu N ..."), the truth of a load-latency test.
  *
- * Usage: acart_simboard --port N [--model skylake|broadwell|tigerlake|qemu] [--trace FILE]
+ * Usage: acart_simboard --port N [--model skylake|broadwell|tigerlake|sapphirerapids|qemu]
+ *          [--trace FILE]
  *          [--pace BYTES | --rates] [--loads] [--transfer immediate|delayed] [--pt-memory KIB]
  *          [--freeze-after BYTES [--freeze-exception VECTOR]] [--seconds S]
  * Prints the board's log on stdout; exits 3 when a simulated CPU raised a #GP. */
@@ -390,10 +391,11 @@ static int parse(int argc, char **argv)
             opt.port = (uint16_t)atoi(optarg);
             break;
         case 'm':
-            opt.model = !strcmp(optarg, "broadwell")   ? &sim_broadwell
-                        : !strcmp(optarg, "tigerlake") ? &sim_tigerlake
-                        : !strcmp(optarg, "qemu")      ? &sim_qemu_tcg
-                                                       : &sim_skylake;
+            opt.model = !strcmp(optarg, "broadwell")        ? &sim_broadwell
+                        : !strcmp(optarg, "tigerlake")      ? &sim_tigerlake
+                        : !strcmp(optarg, "sapphirerapids") ? &sim_sapphire_rapids
+                        : !strcmp(optarg, "qemu")           ? &sim_qemu_tcg
+                                                            : &sim_skylake;
             break;
         case 't':
             opt.trace = optarg;
@@ -442,7 +444,8 @@ int main(int argc, char **argv)
     struct aca_config cfg;
 
     if (parse(argc, argv)) {
-        fprintf(stderr, "usage: acart_simboard --port N [--model skylake|broadwell|tigerlake|qemu] "
+        fprintf(stderr, "usage: acart_simboard --port N "
+                        "[--model skylake|broadwell|tigerlake|sapphirerapids|qemu] "
                         "[--trace FILE] [--pace BYTES | --rates] [--loads] "
                         "[--transfer immediate|delayed] "
                         "[--pt-memory KIB] [--freeze-after BYTES [--freeze-exception V]] "
