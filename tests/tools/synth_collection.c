@@ -35,6 +35,12 @@
  *                             lbr object says so
  *     --branches FROM>TO[/m][/cN],...  the next --run's LBR stack, newest first: /m
  *                             mispredicted, /cN N cycles
+ *     --latency               records end in the 40-byte memory information of
+ *                             load-latency samples (docs/sep-protocol.md 6.4), which the
+ *                             descriptor places (latency_offset, latency_size)
+ *     --load ADDR:LATENCY:SOURCE  the next --run's load: data address, latency in cycles
+ *                             and PEBS data source encoding (zero without one)
+ *     --model N               the CPU model of the target signature (default 85)
  *     --random N:LO:HI:SEED   N samples at addresses in [LO, HI), CPUs in turn, tasks
  *                             1..8 changing every 64 samples of a CPU
  *     --form iip|eip          sample record form: iip/ipsr with IA64PC set, as the board
@@ -70,6 +76,7 @@ struct run {
     uint32_t depth;
     struct branch branches[LBR_DEPTH]; /* newest first */
     uint32_t num_branches;
+    uint64_t load[3]; /* address, latency, data source; all 0: no load */
 };
 
 static struct {
@@ -94,6 +101,9 @@ static struct {
     int lbr_call_stack;
     struct branch pending[LBR_DEPTH]; /* --branches, for the next --run */
     uint32_t num_pending;
+    int latency;
+    uint64_t pending_load[3]; /* --load, for the next --run */
+    uint32_t model;
     FILE *cpu_files[MAX_CPUS];
     uint64_t written[MAX_CPUS];
 } g = {.hostname = "synthbox",
@@ -102,7 +112,8 @@ static struct {
        .tsc_start = 1000000u,
        .tsc_step = 1000u,
        .report_per_cpu = -1,
-       .lbr_format = -1};
+       .lbr_format = -1,
+       .model = 85};
 
 static void die(const char *fmt, const char *arg)
 {
@@ -214,6 +225,17 @@ static void write_sample(uint32_t cpu, uint32_t pid, uint32_t tid, uint32_t even
         static const struct run none;
         write_lbrs(g.cpu_files[cpu], run ? run : &none, g.written[cpu]);
     }
+    if (g.latency) {
+        /* struct sep_latency_info: address, data source, latency, stack pointer, physical. */
+        uint64_t info[5] = {0};
+        if (run) {
+            info[0] = run->load[0];
+            info[1] = run->load[2];
+            info[2] = run->load[1];
+        }
+        if (fwrite(info, sizeof info[0], 5, g.cpu_files[cpu]) != 5)
+            die("write error in %s", g.dir);
+    }
     g.written[cpu]++;
 }
 
@@ -310,9 +332,9 @@ static void write_session(void)
         ",\n    \"address\": \"192.0.2.1:9321\",\n"
         "    \"os\": {\"sysname\": \"synth-rtos\", \"release\": \"1.0\", \"version\": \"#1\"},\n"
         "    \"tsc_hz\": %" PRIu64 ",\n    \"num_cpus\": %" PRIu32 ",\n"
-        "    \"cpu_signature\": {\"vendor\": \"GenuineIntel\", \"family\": 6, \"model\": 85, "
-        "\"stepping\": 4},\n    \"topology\": [",
-        g.tsc_hz, g.cpus);
+        "    \"cpu_signature\": {\"vendor\": \"GenuineIntel\", \"family\": 6, \"model\": %" PRIu32
+        ", \"stepping\": 4},\n    \"topology\": [",
+        g.tsc_hz, g.cpus, g.model);
     for (uint32_t c = 0; c < g.cpus; c++)
         fprintf(f,
                 "%s\n      {\"cpu\": %" PRIu32 ", \"apic_id\": %" PRIu32 ", \"package\": 0, "
@@ -322,13 +344,19 @@ static void write_session(void)
                "  \"started_utc\": \"2025-01-31T12:00:00Z\",\n  \"duration_s\": 2.5,\n"
                "  \"descriptors\": [");
     size_t lbr_offset = sizeof(struct sep_sample_pc) + 8u * g.callstack_depth;
+    size_t latency_offset = lbr_offset + 8u * lbr_regs();
+    size_t size = latency_offset + (g.latency ? sizeof(struct sep_latency_info) : 0);
     if (g.callstack_depth)
         fprintf(f,
                 "{\"id\": 0, \"sample_size\": %zu, \"callstack_offset\": %zu, "
-                "\"callstack_size\": %" PRIu32 "}",
-                lbr_offset + 8u * lbr_regs(), sizeof(struct sep_sample_pc), 8u * g.callstack_depth);
+                "\"callstack_size\": %" PRIu32,
+                size, sizeof(struct sep_sample_pc), 8u * g.callstack_depth);
     else
-        fprintf(f, "{\"id\": 0, \"sample_size\": %zu}", lbr_offset + 8u * lbr_regs());
+        fprintf(f, "{\"id\": 0, \"sample_size\": %zu", size);
+    if (g.latency)
+        fprintf(f, ", \"latency_offset\": %zu, \"latency_size\": %zu", latency_offset,
+                sizeof(struct sep_latency_info));
+    fprintf(f, "}");
     fprintf(f, "],\n  \"events\": [");
     for (size_t e = 0; e < g.num_events; e++) {
         fprintf(f, "%s\n    {\"index\": %zu, \"name\": ", e ? "," : "", e);
@@ -384,6 +412,10 @@ static void parse(int argc, char **argv)
     g.dir = argv[1];
     for (int i = 2; i < argc; i++) {
         const char *opt = argv[i];
+        if (strcmp(opt, "--latency") == 0) { /* a flag, the only one */
+            g.latency = 1;
+            continue;
+        }
         if (i + 1 >= argc)
             die("missing value for %s", opt);
         char *val = argv[++i];
@@ -443,6 +475,8 @@ static void parse(int argc, char **argv)
             memcpy(r->branches, g.pending, sizeof r->branches);
             r->num_branches = g.num_pending;
             g.num_pending = 0;
+            memcpy(r->load, g.pending_load, sizeof r->load);
+            memset(g.pending_load, 0, sizeof g.pending_load);
         } else if (strcmp(opt, "--lbr") == 0) {
             size_t n = fields(val, v, 2);
             g.lbr_format = (int)number(v[0]);
@@ -474,6 +508,13 @@ static void parse(int argc, char **argv)
                 }
                 x->to = number(rest);
             }
+        } else if (strcmp(opt, "--load") == 0) {
+            if (fields(val, v, 3) != 3)
+                die("expected ADDR:LATENCY:SOURCE, not %s", val);
+            for (int k = 0; k < 3; k++)
+                g.pending_load[k] = number(v[k]);
+        } else if (strcmp(opt, "--model") == 0) {
+            g.model = (uint32_t)number(val);
         } else if (strcmp(opt, "--random") == 0) {
             if (fields(val, v, 4) != 4)
                 die("expected N:LO:HI:SEED, not %s", val);
