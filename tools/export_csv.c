@@ -33,6 +33,10 @@ static const char csv_usage[] =
     "                                     (tsc.RDTSC,EVENT_cpuN.COUNT,...); of a\n"
     "                                     counting collection (collect --count), at\n"
     "                                     the end of every interval\n"
+    "  latency-cpuN-hostname-NAME.csv     discrete table per CPU N with load-latency\n"
+    "                                     samples (acart collect --event\n"
+    "                                     MEM_TRANS_RETIRED.LOAD_LATENCY_*:precise): each\n"
+    "                                     load's latency in cycles at its TSC\n"
     "  uncore-hostname-NAME.csv           discrete table, when the collection has uncore\n"
     "                                     counts (acart collect --uncore): each uncore\n"
     "                                     event's count since START at every read\n"
@@ -53,6 +57,7 @@ struct cpu_state {
     uint64_t last_tsc;  /* TSC of the CPU's latest sample */
     uint64_t *counts;   /* cumulative event counts */
     struct vtune_table counters;
+    struct vtune_table latency; /* load-latency samples' latencies, opened at the first */
 };
 
 struct export
@@ -116,6 +121,29 @@ static int open_counters(struct export *x, uint16_t cpu, struct cpu_state *c)
     return rc;
 }
 
+/* The CPU's load latencies over time: a discrete table with one column. */
+static int latency_row(struct export *x, uint16_t cpu, struct cpu_state *c, const struct sample *s)
+{
+    if (!c->latency.f) {
+        char what[32], column[32];
+        const char *names[1] = {column};
+        snprintf(what, sizeof what, "latency-cpu%u", cpu);
+        snprintf(column, sizeof column, "LOAD_LATENCY_cpu%u", cpu);
+        char *path = vtune_csv_path(x->outdir, what, x->hostname);
+        if (!path)
+            return STOP_NO_MEMORY;
+        int rc = vtune_counters_open(&c->latency, path, names, 1, x->d);
+        free(path);
+        if (rc)
+            return STOP_WRITE_FAILED;
+    }
+    if (vtune_counter_row(&c->latency, s->tsc, &s->latency) != 0) {
+        diag_fail(x->d, DIAG_OUTPUT, "%s: write error", c->latency.path);
+        return STOP_WRITE_FAILED;
+    }
+    return 0;
+}
+
 static int export_sample(struct export *x, const struct sample *s)
 {
     struct cpu_state *c = &x->cpus[s->cpu];
@@ -146,7 +174,7 @@ static int export_sample(struct export *x, const struct sample *s)
         diag_fail(x->d, DIAG_OUTPUT, "%s: write error", c->counters.path);
         return STOP_WRITE_FAILED;
     }
-    return 0;
+    return s->has_memory ? latency_row(x, s->cpu, c, s) : 0;
 }
 
 static int export_batch(const struct sample *batch, size_t n, void *ctx)
@@ -167,6 +195,8 @@ static int finish(struct export *x, struct diag *d)
         if (c->running && end_run(x, c, c->last_tsc) != 0 && !rc)
             rc = diag_fail(d, DIAG_OUTPUT, "%s: write error", x->tasks.path);
         if (c->counters.f && vtune_table_close(&c->counters, d) && !rc)
+            rc = d->code;
+        if (c->latency.f && vtune_table_close(&c->latency, d) && !rc)
             rc = d->code;
     }
     return rc;
@@ -285,6 +315,7 @@ static int export_csv(int argc, char **argv)
     for (uint32_t cpu = 0; x.cpus && cpu < x.p.session.num_cpus; cpu++) {
         struct diag ignored;
         vtune_table_close(&x.cpus[cpu].counters, &ignored);
+        vtune_table_close(&x.cpus[cpu].latency, &ignored);
         free(x.cpus[cpu].counts);
     }
     free(x.cpus);

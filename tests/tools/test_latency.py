@@ -11,7 +11,8 @@
 - Each function has its loads, average and largest latency, named through the image.
 - Samples without a load (an event that is not a load-latency one) are counted but have
   no row; a collection without the memory area is a usage error that says what to
-  collect."""
+  collect.
+- `export csv` writes each load's latency at its sample's TSC (latency-cpuN)."""
 
 import os
 
@@ -101,6 +102,19 @@ def test(args):
     out = check_model(args, w, 0x96, {0x3: "encoding 0x3", 0x6: "encoding 0x6",
                                       0x8: "encoding 0x8"})  # Tremont: no table
     check("not decoded" in out, out)
+
+    # export csv: each load-latency sample's latency at its TSC, the other samples left out.
+    folder = os.path.join(args.workdir, "latency-85")
+    outdir = os.path.join(args.workdir, "csv")
+    run([args.acart, "export", "csv", folder, "-o", outdir])
+    with open(os.path.join(outdir, "latency-cpu0-hostname-synthbox.csv")) as f:
+        rows = f.read().splitlines()
+    check(rows[0] == "tsc.RDTSC,LOAD_LATENCY_cpu0.COUNT", rows[0])
+    want = [40] * 30 + [60] * 10 + [5] * 20 + [700] * 40
+    got = [int(r.split(",")[1]) for r in rows[1:]]
+    tscs = [int(r.split(",")[0]) for r in rows[1:]]
+    check(got == want and tscs == sorted(tscs) and len(set(tscs)) == len(tscs),
+          "latency csv %s" % rows[:5])
 
     folder = synth(args, w, "no-latency", 0x55, [("alpha", None, 5)], latency=False)
     _, err = run([args.acart, "report", folder, "--latency"], expect=2)
