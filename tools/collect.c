@@ -548,13 +548,22 @@ static int resolve_events(struct collection *c, struct diag *d)
     c->opt.num_events = c->opt.resolved.num_events;
     /* Precise load-latency events: room in every record for the load's memory
      * information (docs/sep-protocol.md 6.4), which `report --latency` reads. */
+    int latency = 0;
     for (size_t i = 0; !c->opt.count && i < c->opt.num_events; i++) {
         const struct collect_event_def *def = c->opt.events[i].def;
-        if (def->precise && def->extra_msr == COLLECT_ECB_MSR_PEBS_LD_LAT) {
-            collect_layout_add_latency(&c->layout);
-            break;
-        }
+        if (def->extra_msr != COLLECT_ECB_MSR_PEBS_LD_LAT)
+            continue;
+        /* Without PEBS the load-latency facility stays off and the event counts nothing
+         * (IA32_PEBS_ENABLE's LL_EN bit goes with the counter's PEBS bit). */
+        if (!def->precise)
+            return diag_fail(d, DIAG_USAGE,
+                             "--event %s: a load-latency event samples only through PEBS: "
+                             "add :precise",
+                             def->name);
+        latency = 1;
     }
+    if (latency)
+        collect_layout_add_latency(&c->layout);
     return 0;
 }
 

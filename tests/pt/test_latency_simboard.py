@@ -99,6 +99,11 @@ def one_model(args, model):
 
 def main():
     args = board_test_args()
+    # Without :precise the facility would stay off: refused, with what to add.
+    with Board(args, "latency-imprecise") as board:
+        _, _, err = collect(args, board, "latency-imprecise", "--duration", "1", "--event",
+                            "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_32", expect=2)
+    check("add :precise" in err, err)
     shares = {model: one_model(args, model) for model in ("skylake", "tigerlake")}
     print("PASS: load-latency shares by data source %s" % shares)
     return 0
