@@ -137,14 +137,27 @@ static void record_memory(uint32_t *out, const struct pebs_sample *mem)
     }
 }
 
+/* What a counter overflow adds to its sample's `tail` (the words after the 48-byte
+ * record): the LBR snapshot of this PMI, or the PEBS record's LBR group, which is the
+ * stack when the event happened and replaces it (the LBRs are on); a load-latency event's
+ * memory information. Out of line: the timer's samples never come here. */
+static __attribute__((noinline)) void
+record_overflow_data(uint32_t *tail, const struct sampler_event *ev, const struct pmu_overflow *ov)
+{
+    const struct pebs_sample *pebs = ov->pebs;
+    if (ov->lbr_raw && ev->lbr && config.lbr_num_regs)
+        record_lbrs(tail + (config.lbr_offset - sizeof(struct sep_sample_pc)) / 4, ov->lbr_raw,
+                    pebs && (pebs->have & PEBS_HAVE_LBR) ? pebs : 0);
+    if (pebs && config.latency_offset && ev->load_latency && (pebs->have & PEBS_HAVE_MEMORY))
+        record_memory(tail + (config.latency_offset - sizeof(struct sep_sample_pc)) / 4, pebs);
+}
+
 /* The one place a sample record is written: on this CPU, into this CPU's ring. `ip` is
- * the interrupted EIP, or the event's exact IP when PEBS recorded it; `lbr` the LBR
- * snapshot of this PMI, NULL without one; `pebs` the event's PEBS record, NULL without
- * one: its LBR group replaces the snapshot, and a load-latency event's sample carries its
- * memory information. The timer's samples pass NULLs and pay one test for all this. */
+ * the interrupted EIP, or the event's exact IP when PEBS recorded it; `ov` the counter
+ * overflow that took the sample (record_overflow_data), NULL for the timer's, which pay
+ * one test for it. */
 static void record_sample(const struct aca_frame *frame, uint32_t ip,
-                          const struct sampler_event *ev, const struct lbr_snapshot *lbr,
-                          const struct pebs_sample *pebs)
+                          const struct sampler_event *ev, const struct pmu_overflow *ov)
 {
     uint32_t cpu = aca_plat_cpu_index();
     if (cpu >= num_cpus)
@@ -189,12 +202,8 @@ static void record_sample(const struct aca_frame *frame, uint32_t ip,
         tail[i] = 0;
     for (uint32_t i = walked_to; i < words; i++)
         tail[i] = 0;
-    /* A PEBS record's LBR group comes with the PMI's snapshot (the LBRs are on). */
-    if (lbr && ev->lbr && config.lbr_num_regs)
-        record_lbrs(tail + (config.lbr_offset - sizeof(*s)) / 4, lbr,
-                    pebs && (pebs->have & PEBS_HAVE_LBR) ? pebs : 0);
-    if (pebs && config.latency_offset && ev->load_latency && (pebs->have & PEBS_HAVE_MEMORY))
-        record_memory(tail + (config.latency_offset - sizeof(*s)) / 4, pebs);
+    if (ov)
+        record_overflow_data(tail, ev, ov);
     ring_commit(&c->ring);
 }
 
@@ -231,7 +240,7 @@ void aca_sample_tick(const struct aca_frame *frame)
     else if (iprobe)
         iprobe(frame);
     else if (config.source == SAMPLER_SOURCE_TIMER)
-        record_sample(frame, frame->ip, &config.events[0], 0, 0);
+        record_sample(frame, frame->ip, &config.events[0], 0);
     else if (config.num_groups > 1 && config.switch_tsc)
         switch_tick(frame);
 }
@@ -266,7 +275,7 @@ static void on_overflow(void *ctx, const struct pmu_overflow *ov)
     uint32_t ip = ov->pebs ? (uint32_t)ov->pebs->ip : frame->ip;
     if (ov->tag < config.num_events) {
         const struct sampler_event *ev = &config.events[ov->tag];
-        record_sample(frame, ip, ev, ov->lbr_raw, ov->pebs);
+        record_sample(frame, ip, ev, ov);
         struct sampler_cpu *c = &cpus[aca_plat_cpu_index()];
         if (c->active)
             c->interrupts[ov->tag]++; /* the samples record_sample took: ring's `sampled` */
