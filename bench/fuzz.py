@@ -76,7 +76,7 @@ def write_results():
              % ("target", "asked", "executions", "seconds", "exec/s", "cov", "corpus", "result")]
     for t in TARGETS:
         if t in kept:
-            lines.append(kept[t] + "  (other run)" * ("other run" not in kept[t]))
+            lines.append(kept[t] + "  (other run)" * ("other run" not in kept[t] and "[" not in kept[t]))
             continue
         if t not in targets:
             continue
@@ -144,6 +144,8 @@ def run_target(t):
     else:
         result = \
             "FAILED (exit %d; findings: %s; log %s)" % (rc, ", ".join(found) or "none", log_path)
+    # Rows of several campaigns share the file: each says its own tree and start.
+    result += " [%s, %s]" % (COMMIT, started.strftime("%Y-%m-%d %H:%M UTC"))
     results[t] = {"asked": runs_of(t), "execs": int(execs[-1]) if execs else 0,
                   "seconds": seconds, "cov": covs[-1] if covs else "-",
                   "corpus": corpus[-1] if corpus else "-", "result": result}
