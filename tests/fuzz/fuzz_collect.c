@@ -115,61 +115,18 @@ static int handshake(struct collection *c, struct diag *d)
 
 static int verbose = -1; /* FUZZ_VERBOSE=1: say where each conversation ended */
 
-/* The collector's options for each kind of conversation (bits 1-2 of byte 0). */
-static char *sampling_argv[] = {
-    "collect", "--target",         "fuzz",          "--duration", "1", "-o", "unused",
-    "--event", "INST_RETIRED.ANY", "--callstack=4", NULL};
-static char *counting_argv[] = {"collect",
-                                "--target",
-                                "fuzz",
-                                "--duration",
-                                "1",
-                                "-o",
-                                "unused",
-                                "--count",
-                                "INST_RETIRED.ANY,CPU_CLK_UNHALTED.THREAD_P,"
-                                "BR_INST_RETIRED.ALL_BRANCHES,BR_MISP_RETIRED.ALL_BRANCHES,"
-                                "MEM_INST_RETIRED.ALL_LOADS,MEM_INST_RETIRED.ALL_STORES",
-                                "--interval",
-                                "10",
-                                NULL};
-static char *mux_lbr_argv[] = {"collect",
-                               "--target",
-                               "fuzz",
-                               "--duration",
-                               "1",
-                               "-o",
-                               "unused",
-                               "--event",
-                               "INST_RETIRED.ANY_P,CPU_CLK_UNHALTED.THREAD_P,"
-                               "BR_INST_RETIRED.ALL_BRANCHES,BR_MISP_RETIRED.ALL_BRANCHES,"
-                               "MEM_INST_RETIRED.ALL_LOADS,MEM_INST_RETIRED.ALL_STORES",
-                               "--mux",
-                               "10",
-                               "--lbr",
-                               NULL};
-static char *uncore_argv[] = {"collect",
-                              "--target",
-                              "fuzz",
-                              "--duration",
-                              "1",
-                              "-o",
-                              "unused",
-                              "--event",
-                              "INST_RETIRED.ANY",
-                              "--uncore",
-                              "UNC_CLOCK.SOCKET,UNC_IMC_DRAM_DATA_READS",
-                              "--uncore-interval",
-                              "10",
-                              NULL};
-
-static int argv_count(char **argv)
-{
-    int n = 0;
-    while (argv[n])
-        n++;
-    return n;
-}
+/* The collector's options for each kind of conversation (bits 1-2 of byte 0), after
+ * "collect --target fuzz --duration 1 -o unused". */
+#define FIVE_MORE_EVENTS                                                                           \
+    ",CPU_CLK_UNHALTED.THREAD_P,BR_INST_RETIRED.ALL_BRANCHES,BR_MISP_RETIRED.ALL_BRANCHES,"        \
+    "MEM_INST_RETIRED.ALL_LOADS,MEM_INST_RETIRED.ALL_STORES"
+static const char *const kind_options[4][8] = {
+    {"--event", "INST_RETIRED.ANY", "--callstack=4"},
+    {"--count", "INST_RETIRED.ANY" FIVE_MORE_EVENTS, "--interval", "10"},
+    {"--event", "INST_RETIRED.ANY_P" FIVE_MORE_EVENTS, "--mux", "10", "--lbr"},
+    {"--event", "INST_RETIRED.ANY", "--uncore", "UNC_CLOCK.SOCKET,UNC_IMC_DRAM_DATA_READS",
+     "--uncore-interval", "10"},
+};
 
 /* Counting mode's table, as run() makes it before START. */
 static int count_table(struct collection *c, struct diag *d)
@@ -182,15 +139,21 @@ static int count_table(struct collection *c, struct diag *d)
 
 static void conversation(int kind, const uint8_t *data, size_t size)
 {
-    static char **const argvs[] = {sampling_argv, counting_argv, mux_lbr_argv, uncore_argv};
-    char **argv = argvs[kind];
+    static const char *const common[] = {"collect", "--target", "fuzz",  "--duration",
+                                         "1",       "-o",       "unused"};
+    char *argv[sizeof common / sizeof common[0] + 8 + 1];
+    int argc = 0;
+    for (size_t i = 0; i < sizeof common / sizeof common[0]; i++)
+        argv[argc++] = (char *)common[i];
+    for (size_t i = 0; i < 8 && kind_options[kind][i]; i++)
+        argv[argc++] = (char *)kind_options[kind][i];
+    argv[argc] = NULL;
     struct collection c;
     struct diag d;
     memset(&c, 0, sizeof c);
     c.link.control = -1;
     optind = 1;
-    if (parse_options(argv_count(argv), argv, &c.opt) >= 0 ||
-        link_parse_target(&c.link, c.opt.target, &d) ||
+    if (parse_options(argc, argv, &c.opt) >= 0 || link_parse_target(&c.link, c.opt.target, &d) ||
         collect_layout_init(&c.layout, c.opt.callstack_depth))
         abort();          /* the harness's own options */
     c.link.timeout_s = 5; /* only a harness bug can make a read wait: the peer ends with EOF */
