@@ -4,11 +4,9 @@ console, collect fails with that reason and exit status 5, and the board is free
 sampling collection right after."""
 import argparse
 import re
-import subprocess
-import tempfile
 import time
 
-from board import Board
+from board import Board, acart_collect
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--image", required=True)
@@ -16,17 +14,11 @@ ap.add_argument("--acart", required=True)
 args = ap.parse_args()
 
 
-def collect(port, *extra):
-    out = tempfile.mkdtemp(prefix="acart-count-")
-    return subprocess.run([args.acart, "collect", "--target", "127.0.0.1:%d" % port,
-                           "--duration", "1", "-o", out] + list(extra),
-                          capture_output=True, text=True, timeout=120)
-
-
 with Board(args.image, cpus=2, workload="hotspot") as b:
     b.wait_for(r"^acart: listening on ", timeout=120)
     assert re.search(r"samples are time-based", b.console()), b.console()
-    r = collect(b.port, "--count", "INST_RETIRED.ANY,CPU_CLK_UNHALTED.THREAD", "--interval", "100")
+    r = acart_collect(args.acart, b.port, "--count", "INST_RETIRED.ANY,CPU_CLK_UNHALTED.THREAD",
+                      "--interval", "100")
     print(r.stdout, r.stderr)
     assert r.returncode == 5, "exit %d" % r.returncode
     assert "counting mode: the target refused it" in r.stderr, r.stderr
@@ -37,7 +29,7 @@ with Board(args.image, cpus=2, workload="hotspot") as b:
     while not re.search(r"^acart: session ended", b.console(), re.M):
         assert time.time() < deadline, "the session never ended:\n" + b.console()
         time.sleep(0.1)
-    r = collect(b.port, "--event", "INST_RETIRED.ANY:sa=2000000")
+    r = acart_collect(args.acart, b.port, "--event", "INST_RETIRED.ANY:sa=2000000")
     assert r.returncode == 0, r.stderr
     assert "EXCEPTION" not in b.console(), b.console()
 print("no PMU: counting mode refused on the console and by collect (exit 5); sampling works")

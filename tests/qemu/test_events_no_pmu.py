@@ -5,23 +5,14 @@ the no-PMU reason and exit status 5 before anything is configured, leaving the b
 timer's rate (a collection right after succeeds)."""
 import argparse
 import re
-import subprocess
-import tempfile
 import time
 
-from board import Board
+from board import Board, acart_collect
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--image", required=True)
 ap.add_argument("--acart", required=True)
 args = ap.parse_args()
-
-
-def collect(port, *extra):
-    out = tempfile.mkdtemp(prefix="acart-events-")
-    return subprocess.run([args.acart, "collect", "--target", "127.0.0.1:%d" % port,
-                           "--duration", "1", "-o", out] + list(extra),
-                          capture_output=True, text=True, timeout=120)
 
 
 def wait_sessions_ended(board, n, timeout=60):
@@ -38,20 +29,20 @@ with Board(args.image, cpus=2, workload="hotspot") as b:
     sessions = 0
     for extra in (["--event", "BR_MISP_RETIRED.ALL_BRANCHES,INST_RETIRED.ANY"],
                   ["--metrics", "tma1"]):
-        r = collect(b.port, *extra)
+        r = acart_collect(args.acart, b.port, *extra)
         print(r.stdout, r.stderr)
         assert r.returncode == 5, "%s: exit %d" % (extra, r.returncode)
         assert "the target has no usable PMU and samples on a timer" in r.stderr, r.stderr
         sessions += 1
         wait_sessions_ended(b, sessions)
     # LBRs: the CPU QEMU reports has none acart reads; refused before anything is set up.
-    r = collect(b.port, "--lbr")
+    r = acart_collect(args.acart, b.port, "--lbr")
     print(r.stdout, r.stderr)
     assert r.returncode == 5, "--lbr: exit %d" % r.returncode
     assert "has no LBR acart can read" in r.stderr, r.stderr
     sessions += 1
     wait_sessions_ended(b, sessions)
-    r = collect(b.port, "--event", "INST_RETIRED.ANY:sa=2000000")
+    r = acart_collect(args.acart, b.port, "--event", "INST_RETIRED.ANY:sa=2000000")
     assert r.returncode == 0, r.stderr
     assert "EXCEPTION" not in b.console(), b.console()
 print("no PMU: perfmon names, --metrics and --lbr refused with the reason, exit 5; "

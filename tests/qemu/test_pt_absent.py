@@ -4,10 +4,8 @@ with the board's reason and exit status 5, leaving the board free for the next h
 plain collection right after succeeds)."""
 import argparse
 import re
-import subprocess
-import tempfile
 
-from board import Board
+from board import Board, acart_collect
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--image", required=True)
@@ -19,15 +17,12 @@ with Board(args.image, cpus=2, workload="hotspot") as b:
     con = b.console()
     said = re.findall(r"^acart: no Intel PT \((.*)\): PT requests are refused$", con, re.M)
     assert len(said) == 1 and "CPUID.07H:EBX[25] is clear" in said[0], con
-    out = tempfile.mkdtemp(prefix="acart-pt-")
-    r = subprocess.run([args.acart, "collect", "--target", "127.0.0.1:%d" % b.port, "--duration",
-                        "1", "--pt", "-o", out], capture_output=True, text=True, timeout=120)
+    r = acart_collect(args.acart, b.port, "--pt")
     print(r.stdout, r.stderr)
     assert r.returncode == 5, "acart collect --pt exited %d" % r.returncode
     assert ("--pt: 127.0.0.1:%d has no Intel PT: CPUID.07H:EBX[25] is clear" % b.port) in r.stderr
     b.wait_for(r"^acart: session ended", timeout=60)
-    r = subprocess.run([args.acart, "collect", "--target", "127.0.0.1:%d" % b.port, "--duration",
-                        "1", "-o", out], capture_output=True, text=True, timeout=120)
+    r = acart_collect(args.acart, b.port)
     assert r.returncode == 0, r.stderr
     con = b.console()
     assert "EXCEPTION" not in con, con

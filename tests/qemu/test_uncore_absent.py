@@ -5,10 +5,8 @@ INIT_UNC with UNSUPPORTED_UNCORE_ARCH_TYPE and a console line naming the reason,
 board free for the next host (a plain collection right after succeeds)."""
 import argparse
 import re
-import subprocess
-import tempfile
 
-from board import Board
+from board import Board, acart_collect
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--image", required=True)
@@ -21,18 +19,14 @@ with Board(args.image, cpus=2, workload="hotspot") as b:
     con = b.console()
     said = re.findall(r"^acart: no uncore \((.*)\): uncore requests are refused$", con, re.M)
     assert said == [REASON], con
-    out = tempfile.mkdtemp(prefix="acart-uncore-")
-    r = subprocess.run([args.acart, "collect", "--target", "127.0.0.1:%d" % b.port, "--duration",
-                        "1", "--uncore", "UNC_IMC_DRAM_DATA_READS", "-o", out],
-                       capture_output=True, text=True, timeout=120)
+    r = acart_collect(args.acart, b.port, "--uncore", "UNC_IMC_DRAM_DATA_READS")
     print(r.stdout, r.stderr)
     assert r.returncode == 5, "acart collect --uncore exited %d" % r.returncode
     assert ("--uncore: 127.0.0.1:%d has no uncore acart can count (INIT_UNC answered 167, "
             "UNSUPPORTED_UNCORE_ARCH_TYPE" % b.port) in r.stderr, r.stderr
     b.wait_for(r"^acart: INIT_UNC refused: " + re.escape(REASON) + "$", timeout=30)
     b.wait_for(r"^acart: session ended", timeout=60)
-    r = subprocess.run([args.acart, "collect", "--target", "127.0.0.1:%d" % b.port, "--duration",
-                        "1", "-o", out], capture_output=True, text=True, timeout=120)
+    r = acart_collect(args.acart, b.port)
     assert r.returncode == 0, r.stderr
     con = b.console()
     assert "EXCEPTION" not in con, con
