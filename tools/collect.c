@@ -903,15 +903,23 @@ static int read_counts(struct collection *c, struct diag *d)
     return rc;
 }
 
-/* Counting mode: a read every interval until the duration is over, and one at the end. */
-static int count_duration(struct collection *c, struct status_line *sl, struct diag *d)
+/* Ctrl-C ends the duration early (the collection then stops as usual); *old is the
+ * handler to put back. */
+static void catch_interrupt(struct sigaction *old)
 {
-    struct sigaction sa, old;
+    struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_interrupt;
     sigemptyset(&sa.sa_mask);
     interrupted = 0;
-    sigaction(SIGINT, &sa, &old);
+    sigaction(SIGINT, &sa, old);
+}
+
+/* Counting mode: a read every interval until the duration is over, and one at the end. */
+static int count_duration(struct collection *c, struct status_line *sl, struct diag *d)
+{
+    struct sigaction old;
+    catch_interrupt(&old);
     int rc = 0;
     double end = c->started + c->opt.duration_s, step = c->opt.interval_ms / 1000.0;
     double next = c->started + step;
@@ -943,12 +951,8 @@ static int wait_duration(struct collection *c, struct status_line *sl, struct di
 {
     double next_poll = 0;
     int frozen = 0, rc = 0;
-    struct sigaction sa, old;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_interrupt;
-    sigemptyset(&sa.sa_mask);
-    interrupted = 0;
-    sigaction(SIGINT, &sa, &old);
+    struct sigaction old;
+    catch_interrupt(&old);
     double end = c->started + c->opt.duration_s;
     for (double now = net_now(); now < end; now = net_now()) {
         if (interrupted || atomic_load(&c->reader.failed) || control_lost(c) ||
