@@ -299,7 +299,9 @@ static void event(struct channel *ch, enum channel_event ev)
         ch->fn(ch, ch->arg, ev);
 }
 
-/* Lets every connection's window open again, as acknowledgements would. */
+/* Lets every connection's window open again, as acknowledgements would. A response that
+ * found no memory with nothing of its connection in flight gets no SENT event: only the
+ * poll retries it (halving its send cap each time), so the rounds go on while one waits. */
 static void acknowledge_all(void)
 {
     /* Enough rounds for the largest response through the smallest window. */
@@ -316,7 +318,7 @@ static void acknowledge_all(void)
             }
         }
         aca_poll();
-        if (!any)
+        if (!any && !(agent.control && agent.response_sent < agent.response_len))
             break;
     }
 }
