@@ -16,6 +16,10 @@
 #include "commands.h"
 #include "symbols.h"
 
+/* A counter's name in the file header: NUL-padded, but not NUL-terminated when it fills
+ * the field. */
+#define NAME_LEN ((int)sizeof(((struct acart_ipr_file_header *)0)->counter_name[0]))
+
 struct row {
     char *label;
     uint64_t count;
@@ -57,17 +61,23 @@ static int by_count(const void *a, const void *b)
     return strcmp(x->label, y->label);
 }
 
-static void print_table(struct table *t, const char *column, uint64_t top)
+static void free_table(struct table *t)
 {
-    qsort(t->rows, t->n, sizeof *t->rows, by_count);
-    printf("  %-40s %10s %7s\n", column, "Samples", "%");
-    for (size_t i = 0; i < t->n && (top == 0 || i < top); i++)
-        printf("  %-40s %10" PRIu64 " %6.1f%%\n", t->rows[i].label, t->rows[i].count,
-               t->total ? 100.0 * (double)t->rows[i].count / (double)t->total : 0.0);
     for (size_t i = 0; i < t->n; i++)
         free(t->rows[i].label);
     free(t->rows);
     memset(t, 0, sizeof *t);
+}
+
+static void print_table(struct table *t, const char *column, uint64_t top)
+{
+    if (t->n) /* rows is NULL while empty (a buffer with no records) */
+        qsort(t->rows, t->n, sizeof *t->rows, by_count);
+    printf("  %-40s %10s %7s\n", column, "Samples", "%");
+    for (size_t i = 0; i < t->n && (top == 0 || i < top); i++)
+        printf("  %-40s %10" PRIu64 " %6.1f%%\n", t->rows[i].label, t->rows[i].count,
+               t->total ? 100.0 * (double)t->rows[i].count / (double)t->total : 0.0);
+    free_table(t);
 }
 
 static void function_of(struct symbols *sym, uint64_t address, char *out, size_t size)
@@ -109,7 +119,8 @@ static int report_hist(const struct acart_ipr_hist *h, const uint32_t *cells,
         for (uint64_t b = 0; b < h->num_buckets; b++)
             n += cells[b * h->num_counters + c];
         if (n)
-            printf("  counter %" PRIu32 " (%s): %" PRIu64 " samples\n", c,
+            printf("  counter %" PRIu32 " (%.*s): %" PRIu64 " samples\n", c,
+                   fh->counter_name[c][0] ? NAME_LEN : 1,
                    fh->counter_name[c][0] ? fh->counter_name[c] : "?", n);
     }
     for (uint64_t b = 0; b < h->num_buckets; b++) {
@@ -122,13 +133,29 @@ static int report_hist(const struct acart_ipr_hist *h, const uint32_t *cells,
         function_of(sym, start, fn, sizeof fn);
         snprintf(label, sizeof label, "0x%" PRIx64 "-0x%" PRIx64 " %s", start,
                  start + ((uint64_t)1 << h->gran) - 1, fn);
-        if (add(&funcs, fn, n) || add(&buckets, label, n))
+        if (add(&funcs, fn, n) || add(&buckets, label, n)) {
+            free_table(&funcs);
+            free_table(&buckets);
             return -1;
+        }
     }
     print_table(&funcs, "Function", top);
     print_table(&buckets, "Address range", top);
     printf("\n");
     return 0;
+}
+
+/* IPR_DATA_PC of ipr.h: the first data item of a sample record (acart_wire.h). */
+#define ITEM_PC 1u
+
+/* The bytes of one record holding the items of datcol (acart_wire.h). */
+static uint64_t record_size(uint32_t datcol, uint32_t qdatcol)
+{
+    uint64_t n = 0;
+    for (uint32_t b = 1; b != 0; b <<= 1)
+        if (datcol & b)
+            n += (qdatcol & b) ? 8 : 4;
+    return n;
 }
 
 /* The value of item `bit` in a record, or 0 when the record does not hold it. */
@@ -150,14 +177,16 @@ static int report_file(const char *path, const uint8_t *data, size_t size, struc
 {
     struct acart_ipr_file_header fh;
     struct table profile = {0};
-    uint64_t buffers = 0, user_bytes = 0;
+    uint64_t buffers = 0, pcless = 0, user_bytes = 0;
+    uint32_t pcless_datcol = 0;
+    int rc = ACART_EXIT_OK;
     memcpy(&fh, data, sizeof fh);
     printf("IPROBE sample file %s: %" PRIu32 " counters, TSC %.3f GHz\n", path, fh.num_counters,
            (double)fh.tsc_hz / 1e9);
     for (uint32_t c = 0; c < fh.num_counters && c < ACART_IPR_MAX_COUNTERS; c++)
         if (fh.counter_event[c] != 0xffffffffu)
-            printf("  counter %" PRIu32 ": event 0x%" PRIx32 " %s\n", c, fh.counter_event[c],
-                   fh.counter_name[c]);
+            printf("  counter %" PRIu32 ": event 0x%" PRIx32 " %.*s\n", c, fh.counter_event[c],
+                   NAME_LEN, fh.counter_name[c]);
     printf("\n");
     size_t at = sizeof fh;
     while (at + sizeof(struct acart_ipr_record) <= size) {
@@ -167,34 +196,65 @@ static int report_file(const char *path, const uint8_t *data, size_t size, struc
         if (rec.bytes > size - at - sizeof rec) {
             fprintf(stderr, "acart report: %s: a record at offset %zu runs past the end\n", path,
                     at);
-            return ACART_EXIT_INPUT;
+            rc = ACART_EXIT_INPUT;
+            goto done;
         }
+        /* The next record's offset before anything below skips this one: a record this
+         * report cannot use must still be stepped over, or the loop never ends. */
+        at += (sizeof rec + rec.bytes + 7) & ~(size_t)7;
         if (rec.type == ACART_IPR_REC_USER) {
             user_bytes += rec.bytes;
         } else if (rec.type == ACART_IPR_REC_HIST && rec.bytes >= sizeof(struct acart_ipr_hist)) {
             struct acart_ipr_hist h;
             memcpy(&h, p, sizeof h);
+            if (h.gran >= 64) {
+                fprintf(stderr, "acart report: %s: a histogram's granularity is 2^%" PRIu32 "\n",
+                        path, h.gran);
+                rc = ACART_EXIT_INPUT;
+                goto done;
+            }
             if ((uint64_t)h.num_buckets * h.num_counters * 4 != rec.bytes - sizeof h) {
                 fprintf(stderr, "acart report: %s: a histogram's size does not add up\n", path);
-                return ACART_EXIT_INPUT;
+                rc = ACART_EXIT_INPUT;
+                goto done;
             }
-            if (report_hist(&h, (const uint32_t *)(p + sizeof h), &fh, sym, top))
-                return ACART_EXIT_FAILURE;
+            if (report_hist(&h, (const uint32_t *)(p + sizeof h), &fh, sym, top)) {
+                rc = ACART_EXIT_FAILURE;
+                goto done;
+            }
         } else if (rec.type == ACART_IPR_REC_SBUFFER &&
                    rec.bytes >= sizeof(struct acart_ipr_sbuffer)) {
             struct acart_ipr_sbuffer b;
             memcpy(&b, p, sizeof b);
-            if (b.record_bytes == 0 || b.used > rec.bytes - sizeof b || !(b.datcol & 1))
+            if (b.used > rec.bytes - sizeof b) {
+                fprintf(stderr, "acart report: %s: a sample buffer's records run past it\n", path);
+                rc = ACART_EXIT_INPUT;
+                goto done;
+            }
+            if (b.used && b.record_bytes < record_size(b.datcol, b.qdatcol)) {
+                fprintf(stderr,
+                        "acart report: %s: a sample buffer's records are smaller than their "
+                        "data items\n",
+                        path);
+                rc = ACART_EXIT_INPUT;
+                goto done;
+            }
+            if (b.record_bytes == 0 || !(b.datcol & ITEM_PC)) {
+                pcless++;
+                pcless_datcol |= b.datcol;
                 continue;
+            }
             buffers++;
             for (uint32_t r = 0; r + b.record_bytes <= b.used; r += b.record_bytes) {
                 char fn[96];
-                function_of(sym, item(p + sizeof b + r, b.datcol, b.qdatcol, 1), fn, sizeof fn);
-                if (add(&profile, fn, 1))
-                    return ACART_EXIT_FAILURE;
+                function_of(sym, item(p + sizeof b + r, b.datcol, b.qdatcol, ITEM_PC), fn,
+                            sizeof fn);
+                if (add(&profile, fn, 1)) {
+                    rc = ACART_EXIT_FAILURE;
+                    goto done;
+                }
             }
         }
-        at += (sizeof rec + rec.bytes + 7) & ~(size_t)7;
     }
     if (buffers) {
         printf("Sample buffers: %" PRIu64 " buffers, %" PRIu64 " samples\n", buffers,
@@ -202,10 +262,16 @@ static int report_file(const char *path, const uint8_t *data, size_t size, struc
         print_table(&profile, "Function", top);
         printf("\n");
     }
+    if (pcless)
+        printf("%" PRIu64 " sample buffers collected no PC (data items 0x%" PRIx32
+               "): they have no PCs to profile\n\n",
+               pcless, pcless_datcol);
     if (user_bytes)
         printf("%" PRIu64 " bytes of the program's own data (IprWriteToSampleFile)\n\n",
                user_bytes);
-    return ACART_EXIT_OK;
+done:
+    free_table(&profile); /* printed and emptied already, unless the file was damaged */
+    return rc;
 }
 
 static int is_ipr_file(const char *path)

@@ -2,9 +2,10 @@
  * uncore_data.c) on a hostile folder, as `acart report` and `import` read it: session.json,
  * module.bin and the cpu<N>.bin files (scanned again by `report --latency`'s histograms),
  * then as `report --uncore` and `report --counts` read it: uncore.json with uncore.bin, and
- * counts.csv. The input holds the files one after
- * another in that order, each ended by the line FILE_SEPARATOR. A file the input does not
- * reach is absent. */
+ * counts.csv, and last an IPROBE sample file (samples.ipr) as `report` reads a folder of
+ * them (tools/ipr_report.c; it reads every file of the folder that starts with the magic).
+ * The input holds the files one after another in that order, each ended by the line
+ * FILE_SEPARATOR. A file the input does not reach is absent. */
 #define _GNU_SOURCE /* memmem */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include "counts.h"
 #include "fuzz_files.h"
+#include "ipr_report.h"
 #include "latency_report.h"
 #include "profile.h"
 #include "uncore_data.h"
@@ -31,12 +33,12 @@ static int each_sample(const struct sample *batch, size_t n, void *ctx)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const char *const names[] = {"session.json", "module.bin", "cpu0.bin",
-                                        "cpu1.bin",     "cpu2.bin",   "cpu3.bin",
-                                        "uncore.json",  "uncore.bin", COUNTS_FILE};
+    static const char *const names[] = {"session.json", "module.bin", "cpu0.bin",    "cpu1.bin",
+                                        "cpu2.bin",     "cpu3.bin",   "uncore.json", "uncore.bin",
+                                        COUNTS_FILE,    "samples.ipr"};
     static FILE *devnull;
     if (!devnull && (!(devnull = fopen("/dev/null", "w")) || !freopen("/dev/null", "w", stdout)))
-        abort(); /* report --counts prints to stdout */
+        abort(); /* report --counts and the IPROBE report print to stdout */
     const size_t sep_len = strlen(FILE_SEPARATOR);
     const char *dir = fuzz_dir();
     const uint8_t *p = data, *end = data + size;
@@ -65,5 +67,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uncore_data_free(&u);
     }
     (void)counts_report(dir, &d);
+    (void)ipr_report(dir, NULL, 0);
     return 0;
 }
