@@ -121,7 +121,10 @@ IPR_STATUS IprAddAddressHistogramBuffers(IPR_CPUMASK cpus, IPR_HISTVALUE BeginAd
     return create(mask, IPR_HIST_ADDRESS, BeginAddr, EndAddr, gran, index);
 }
 
-/* Adds the matching histograms of the CPUs in mask into retdata; returns how many matched. */
+/* Adds the matching histograms of the CPUs in mask into retdata; returns how many matched.
+ * The seed's third condition of a match: some bucket of the histogram lies in the array
+ * (from retmin, retsize cells), so a histogram of the right type and index outside the
+ * range read does not count. */
 static uint32_t gather(IPR_CPUMASK mask, IPR_HISTELEM *retdata, IPR_SIZE retsize,
                        IPR_HISTVALUE retmin, IPR_HMASK htype, unsigned index)
 {
@@ -130,7 +133,7 @@ static uint32_t gather(IPR_CPUMASK mask, IPR_HISTELEM *retdata, IPR_SIZE retsize
         const struct ipr_hist *h = &ipr_hists[i];
         if (!h->used || !(mask & (1ull << h->cpu)) || h->type != htype || h->index != index)
             continue;
-        matched++;
+        uint32_t overlaps = 0;
         for (uint32_t b = 0; b < h->num_buckets; b++) {
             uint64_t value = h->begin + ((uint64_t)b << h->gran);
             if (value < retmin)
@@ -138,9 +141,11 @@ static uint32_t gather(IPR_CPUMASK mask, IPR_HISTELEM *retdata, IPR_SIZE retsize
             uint64_t at = ((value - retmin) >> h->gran) * numctrs;
             if (at + numctrs > retsize)
                 break;
+            overlaps = 1;
             for (uint32_t c = 0; c < numctrs; c++)
                 retdata[at + c] += h->cells[b * numctrs + c];
         }
+        matched += overlaps;
     }
     return matched;
 }

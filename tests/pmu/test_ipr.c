@@ -427,6 +427,27 @@ static void test_sampling(void)
     EXPECT(IprReadMultipleHistograms(IPR_ALL_CPUS, &ctx, multi, sizes, mins, types, idxs,
                                      IPR_HACTION_COPY, 2),
            IPR__BADHIST); /* CPU 1 has none */
+    /* The seed's third condition of a match: some bucket lies in the array. 16 buckets of
+     * 16 bytes ending just below HBEGIN, or starting just past HEND, reach none. */
+    EXPECT(
+        IprReadHistogram(1, 0, part, 16 * 8, HBEGIN - 0x100, IPR_HIST_ADDRESS, 0, IPR_HACTION_COPY),
+        IPR__BADHIST);
+    EXPECT(IprReadHistogram(1, 0, part, 16 * 8, HEND + 1, IPR_HIST_ADDRESS, 0, IPR_HACTION_COPY),
+           IPR__BADHIST);
+    EXPECT(IprReadHistogram(1, 0, modes, IPR_MODE_COUNT * 8, IPR_MODE_COUNT, IPR_HIST_MODE, 0,
+                            IPR_HACTION_COPY),
+           IPR__BADHIST);
+    const IPR_HISTVALUE past_fine[2] = {0x1100, 0x1900};
+    ctx = -1;
+    EXPECT(IprReadMultipleHistograms(IPR_ALL_CPUS, &ctx, multi, sizes, past_fine, types, idxs,
+                                     IPR_HACTION_COPY, 2),
+           IPR__BADHIST);
+    /* Half before HBEGIN, half inside: the histogram's first 8 buckets land in cells 8-15. */
+    EXPECT(
+        IprReadHistogram(1, 0, part, 16 * 8, HBEGIN - 0x80, IPR_HIST_ADDRESS, 0, IPR_HACTION_COPY),
+        IPR__SUCCESS);
+    for (uint32_t b = 0; b < 16; b++)
+        CHECK_EQ(part[b * 8 + 1], b < 8 ? 0 : expect_cells[b - 8][1]);
     EXPECT(IprReadHistogram(1, 0, modes, IPR_MODE_COUNT * 8, 0, IPR_HIST_MODE, 0, IPR_HACTION_COPY),
            IPR__SUCCESS);
     CHECK_EQ(modes[IPR_MODE_KERNEL * 8 + 1], interrupts); /* CPU 0 runs a task in ring 0 */
