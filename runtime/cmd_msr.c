@@ -1,8 +1,10 @@
-/* READ_MSR and WRITE_MSR: host access to MSRs on every CPU, through the allowlist. */
+/* READ_MSR and WRITE_MSR: host access to MSRs on every CPU, through the allowlist; no write
+ * to the core PMU while an IPROBE program owns the counters. */
 #include "agent.h"
 #include "commands.h"
 #include "log.h"
 #include "msr_policy.h"
+#include "pmu_owner.h"
 
 #include "acart_platform.h"
 #include "msr_safe.h"
@@ -62,9 +64,24 @@ int32_t cmd_write_msr(struct cmd_request *req)
     }
     if (sampler_is_running())
         return SEP_STATUS_SAMP_IN_RUNNING_STATE;
+    /* A core-PMU register is written as the counters' owner: a session that never sent
+     * INIT_PMU holds them just for this write, so an IPROBE program that owns them refuses
+     * it, and one that asks for them meanwhile waits its turn (IPR__HOSTSESSION). */
+    int claimed = 0;
+    if (msr_policy_core_pmu(reg.event_reg_id.reg_id) && pmu_owner_current() != PMU_OWNER_HOST) {
+        if (pmu_owner_claim(PMU_OWNER_HOST) != ACA_OK) {
+            agent_log("acart: WRITE_MSR 0x%x (%s) refused: a program on the target owns the "
+                      "counters through IPROBE (IprAllocate) until it calls IprDeallocate",
+                      (unsigned)reg.event_reg_id.reg_id, msr_policy_name(reg.event_reg_id.reg_id));
+            return SEP_STATUS_PMU_IN_USE;
+        }
+        claimed = 1;
+    }
     op.msr = reg.event_reg_id.reg_id;
     op.value = reg.reg_value;
     op.failed = 0;
     aca_plat_call_on_all_cpus(write_on_this_cpu, 0);
+    if (claimed)
+        pmu_owner_release(PMU_OWNER_HOST);
     return op.failed ? SEP_STATUS_MSR_ACCESS_ERROR : SEP_STATUS_SUCCESS;
 }

@@ -232,6 +232,16 @@ int msr_policy_check_own(uint32_t msr)
     return r->access == MSR_R ? MSR_POLICY_ERR_READ_ONLY : MSR_POLICY_OK;
 }
 
+int msr_policy_core_pmu(uint32_t msr)
+{
+    int beyond_cpu;
+    const struct msr_rule *r = find_rule(msr, &beyond_cpu);
+    if (r == NULL || r == &cbo_select || r == &cbo_counter || r->bound == BOUND_UNCORE ||
+        r->bound == BOUND_UNC_ARB)
+        return 0;
+    return r->access == MSR_RW; /* not the trace unit's (MSR_R_OWN) nor read-only ones */
+}
+
 const char *msr_policy_name(uint32_t msr)
 {
     int beyond_cpu;

@@ -64,6 +64,14 @@ int msr_policy_check(uint32_t msr, int write);
  * only acart writes (Intel PT's); else a negative MSR_POLICY_ERR_*. */
 int msr_policy_check_own(uint32_t msr);
 
+/* 1 when msr is a core-PMU register of the list: the counters and their selects, fixed
+ * and global controls, PEBS and the DS area, the extra MSRs of events (offcore response,
+ * load latency, frontend), LBRs and IA32_DEBUGCTL (its freeze-on-PMI bits). These are what
+ * an IPROBE owner programs or relies on, so a host may not write them while IPROBE holds
+ * the counters (cmd_msr.c). 0 for the uncore's, the trace unit's, read-only and unlisted
+ * MSRs. */
+int msr_policy_core_pmu(uint32_t msr);
+
 /* The architectural name of msr (e.g. "IA32_PMC", "IA32_DEBUGCTL") when the policy allows
  * it on this CPU, else NULL. For logs. */
 const char *msr_policy_name(uint32_t msr);

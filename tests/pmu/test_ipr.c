@@ -11,9 +11,14 @@
 #include "acart.h"
 #include "acart_check.h"
 #include "acart_wire.h"
+#include "agent.h"
+#include "commands.h"
 #include "ipr.h"
 #include "ipr_internal.h"
 #include "lapic.h"
+#include "msr.h"
+#include "msr_policy.h"
+#include "msr_safe.h"
 #include "pmu.h"
 #include "pmu_owner.h"
 #include "sampler_shim.h"
@@ -94,6 +99,123 @@ static void test_ownership(void)
     EXPECT(IprDeallocate(), IPR__SUCCESS);
     CHECK(shim_acart_nmi() == 0);
     CHECK_EQ(pmu_owner_claim(PMU_OWNER_HOST), ACA_OK);
+    pmu_owner_release(PMU_OWNER_HOST);
+    no_faults();
+}
+
+/* ---- A host's WRITE_MSR (runtime/cmd_msr.c) against an IPROBE owner ---- */
+
+/* What cmd_msr.c needs of the agent besides the handler: the session's CPU count, the
+ * reply writer of commands.c (whose table would bring in every handler), and the MSR
+ * access that survives a #GP, here the simulator's with its faults as the #GP. */
+struct agent agent;
+
+int32_t cmd_reply(struct cmd_request *req, const void *value, uint32_t len)
+{
+    if (len > req->out_cap)
+        return SEP_STATUS_BUFFER_TOO_SMALL;
+    memcpy(req->out, value, len);
+    req->out_len = len;
+    return SEP_STATUS_SUCCESS;
+}
+
+static int faulted(unsigned before)
+{
+    const struct sim_instance *s = shim_sim(shim_current_cpu());
+    if (s->faults() == before)
+        return 0;
+    s->clear_faults();
+    return 1;
+}
+
+int msr_read_safe(uint32_t msr, uint64_t *value)
+{
+    unsigned before = shim_sim(shim_current_cpu())->faults();
+    *value = msr_read(msr);
+    return faulted(before) ? -1 : 0;
+}
+
+int msr_write_safe(uint32_t msr, uint64_t value)
+{
+    unsigned before = shim_sim(shim_current_cpu())->faults();
+    msr_write(msr, value);
+    return faulted(before) ? -1 : 0;
+}
+
+static int32_t host_write_msr(uint32_t msr, uint64_t value)
+{
+    struct sep_event_reg reg;
+    memset(&reg, 0, sizeof(reg));
+    reg.event_reg_id.reg_id = msr;
+    reg.reg_value = value;
+    struct cmd_request req = {.in = (const uint8_t *)&reg, .in_len = sizeof(reg)};
+    return cmd_write_msr(&req);
+}
+
+/* A host session that never sent INIT_PMU (so never claimed the counters) may not write
+ * what IPROBE programs or relies on while it owns them; every CPU keeps IPROBE's values
+ * and the counts stay exact. Once IPROBE lets go, the same write goes through, and the
+ * counters are nobody's again after it. */
+static void test_host_msr_writes(void)
+{
+    static const uint32_t pmu_msrs[] = {MSR_IA32_PERFEVTSEL0,
+                                        MSR_IA32_PERFEVTSEL0 + 3,
+                                        0xC1 /* IA32_PMC0 */,
+                                        0x4C1 /* IA32_A_PMC0 */,
+                                        0x309 /* IA32_FIXED_CTR0 */,
+                                        MSR_IA32_FIXED_CTR_CTRL,
+                                        MSR_IA32_PERF_GLOBAL_CTRL,
+                                        0x390 /* IA32_PERF_GLOBAL_OVF_CTRL */,
+                                        MSR_OFFCORE_RSP_0,
+                                        MSR_OFFCORE_RSP_1,
+                                        MSR_PEBS_LD_LAT,
+                                        0x3F7 /* MSR_PEBS_FRONTEND */,
+                                        0x3F1 /* IA32_PEBS_ENABLE */,
+                                        0x600 /* IA32_DS_AREA */,
+                                        0x1C8 /* MSR_LBR_SELECT */,
+                                        0x1D9 /* IA32_DEBUGCTL */};
+    const struct msr_policy_limits lim = {
+        .num_gp_counters = 4, .num_fixed_counters = 3, .full_width_writes = 1};
+    IPR_EVENT evs[2] = {EV_INS, EV_BR};
+    IPR_FREQ fr[2] = {0, 0};
+    IPR_COUNT v[IPR_MAX_COUNTERS];
+    uint64_t before[CPUS][sizeof(pmu_msrs) / sizeof(pmu_msrs[0])];
+
+    shim_power_on(&sim_skylake);
+    msr_policy_configure(&lim);
+    agent.num_cpus = CPUS;
+    EXPECT(IprAllocate(), IPR__SUCCESS);
+    EXPECT(IprSelectEventsFromArray(IPR_ALL_CPUS, evs, fr, 2, 0), IPR__SUCCESS);
+    EXPECT(IprSetEvents(IPR_ALL_CPUS, 0), IPR__SUCCESS);
+    EXPECT(IprStart(IPR_ALL_CPUS, 0), IPR__SUCCESS);
+    for (uint32_t c = 0; c < CPUS; c++)
+        for (size_t i = 0; i < sizeof(pmu_msrs) / sizeof(pmu_msrs[0]); i++)
+            before[c][i] = shim_sim(c)->peek_msr(pmu_msrs[i]);
+    for (size_t i = 0; i < sizeof(pmu_msrs) / sizeof(pmu_msrs[0]); i++) {
+        last_log[0] = 0;
+        CHECK_EQ(host_write_msr(pmu_msrs[i], 0x5300c4 + i), SEP_STATUS_PMU_IN_USE);
+        CHECK(strstr(last_log, "WRITE_MSR") && strstr(last_log, "refused") &&
+              strstr(last_log, "IPROBE"));
+        for (uint32_t c = 0; c < CPUS; c++)
+            CHECK_EQ(shim_sim(c)->peek_msr(pmu_msrs[i]), before[c][i]);
+    }
+    CHECK(strstr(last_log, "WRITE_MSR 0x1d9 (IA32_DEBUGCTL) refused") != NULL);
+    CHECK_EQ(pmu_owner_current(), PMU_OWNER_IPROBE);
+    retire(0, 1234, 0, 56);
+    EXPECT(IprRead(1, 0, 0x12, v, IPR_MAX_COUNTERS, IPR_ACTION_COPY), IPR__SUCCESS);
+    CHECK_EQ(v[1], 1234);
+    CHECK_EQ(v[4], 56);
+    EXPECT(IprDeallocate(), IPR__SUCCESS);
+
+    CHECK_EQ(host_write_msr(MSR_IA32_PERFEVTSEL0, 0x4300c4), SEP_STATUS_SUCCESS);
+    for (uint32_t c = 0; c < CPUS; c++)
+        CHECK_EQ(shim_sim(c)->peek_msr(MSR_IA32_PERFEVTSEL0), 0x4300c4);
+    CHECK_EQ(pmu_owner_current(), PMU_OWNER_NONE);
+    /* A session that holds the counters (INIT_PMU) keeps them after its write. */
+    CHECK_EQ(pmu_owner_claim(PMU_OWNER_HOST), ACA_OK);
+    CHECK_EQ(host_write_msr(MSR_IA32_PERFEVTSEL0, 0), SEP_STATUS_SUCCESS);
+    CHECK_EQ(pmu_owner_current(), PMU_OWNER_HOST);
+    EXPECT(IprAllocate(), IPR__HOSTSESSION);
     pmu_owner_release(PMU_OWNER_HOST);
     no_faults();
 }
@@ -779,6 +901,7 @@ static void test_perfmon_names(void)
 int main(void)
 {
     test_ownership();
+    test_host_msr_writes();
     test_events();
     test_counting();
     test_sampling();

@@ -177,6 +177,32 @@ static void test_pt(void)
     msr_policy_configure(&lim);
 }
 
+/* The core-PMU registers a host may not write while IPROBE owns the counters: every
+ * writable one of the list but the uncore's; none read-only, unlisted or beyond the CPU. */
+static void test_core_pmu(void)
+{
+    struct msr_policy_limits lim = {.num_gp_counters = 4,
+                                    .num_fixed_counters = 3,
+                                    .full_width_writes = 1,
+                                    .lbr_depth = 32,
+                                    .lbr_from_base = 0x680,
+                                    .lbr_to_base = 0x6C0,
+                                    .lbr_info_base = 0xDC0,
+                                    .pt = 1,
+                                    .uncore_client = 1,
+                                    .uncore_cbos = 4};
+    msr_policy_configure(&lim);
+    static const uint32_t core[] = {0xC1,  0xC4,  0x186, 0x189, 0x4C1, 0x309, 0x30B, 0x38D,
+                                    0x38F, 0x390, 0x1A6, 0x1A7, 0x3F1, 0x3F6, 0x3F7, 0x600,
+                                    0x1C8, 0x1C9, 0x1D9, 0x680, 0x6C0, 0xDC0};
+    for (size_t i = 0; i < sizeof core / sizeof core[0]; i++)
+        CHECK_EQ(msr_policy_core_pmu(core[i]), 1);
+    static const uint32_t other[] = {0x10,  0xC5,  0x18A, 0x30C, 0x38E, 0x345, 0x570,
+                                     0x394, 0x3B0, 0xE01, 0x700, 0x716, 0x1B,  0x1A0};
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
+        CHECK_EQ(msr_policy_core_pmu(other[i]), 0);
+}
+
 int main(void)
 {
     test_unconfigured_fails_closed();
@@ -185,5 +211,6 @@ int main(void)
     test_lbr();
     test_names_and_strings();
     test_pt();
+    test_core_pmu();
     return check_report("test_msr_policy");
 }
