@@ -8,7 +8,7 @@ static volatile uint32_t owner;
 pmu_owner_tick_fn volatile pmu_owner_tick_now;
 
 /* A posted cross-CPU call: 0 none, 1 posted, 2 done. `caller_lock` keeps tasks on several
- * CPUs from posting at once. */
+ * CPUs from posting at once, or, with no agent, from calling the seam at once. */
 static struct {
     aca_plat_cpu_fn fn;
     void *arg;
@@ -46,19 +46,26 @@ void pmu_owner_set_tick(pmu_owner_tick_fn fn)
 
 void pmu_owner_call_all(aca_plat_cpu_fn fn, void *arg)
 {
-    int in_net = __atomic_load_n(&net_cpu_plus_one, __ATOMIC_ACQUIRE) == aca_plat_cpu_index() + 1;
-    if (!__atomic_load_n(&net_started, __ATOMIC_ACQUIRE) || in_net) {
+    /* Inside aca_poll the net context issues the call itself; it must not wait for the
+     * lock, which a task may hold while it waits for this very aca_poll to serve it. */
+    if (__atomic_load_n(&net_cpu_plus_one, __ATOMIC_ACQUIRE) == aca_plat_cpu_index() + 1) {
         aca_plat_call_on_all_cpus(fn, arg);
         return;
     }
     while (__atomic_exchange_n(&posted.caller_lock, 1, __ATOMIC_ACQUIRE))
         cpu_relax();
-    posted.fn = fn;
-    posted.arg = arg;
-    __atomic_store_n(&posted.state, 1, __ATOMIC_RELEASE);
-    while (__atomic_load_n(&posted.state, __ATOMIC_ACQUIRE) != 2)
-        cpu_relax();
-    __atomic_store_n(&posted.state, 0, __ATOMIC_RELEASE);
+    if (!__atomic_load_n(&net_started, __ATOMIC_ACQUIRE)) {
+        /* No agent: the tasks issue the calls themselves, one at a time (the seam's calls
+         * never overlap; tasks other than the owner may pause, resume and read at once). */
+        aca_plat_call_on_all_cpus(fn, arg);
+    } else {
+        posted.fn = fn;
+        posted.arg = arg;
+        __atomic_store_n(&posted.state, 1, __ATOMIC_RELEASE);
+        while (__atomic_load_n(&posted.state, __ATOMIC_ACQUIRE) != 2)
+            cpu_relax();
+        __atomic_store_n(&posted.state, 0, __ATOMIC_RELEASE);
+    }
     __atomic_store_n(&posted.caller_lock, 0, __ATOMIC_RELEASE);
 }
 

@@ -39,7 +39,8 @@ static inline pmu_owner_tick_fn pmu_owner_tick(void)
  * calls (on the kit, two CPUs calling at once deadlock: each spins with interrupts off
  * for the other's acknowledgement), and that is the net context. So while the agent
  * polls, a task's call is posted and run by the next aca_poll while the task waits; from
- * inside aca_poll (an AST routine), or with no agent running, it runs at once. */
+ * inside aca_poll (an AST routine) it runs at once; with no agent running it runs at once
+ * too, but one task at a time (a task waits while another's call runs). */
 void pmu_owner_call_all(aca_plat_cpu_fn fn, void *arg);
 
 /* The agent's side: aca_poll brackets its work with these and serves posted calls. */
