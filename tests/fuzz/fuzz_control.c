@@ -309,7 +309,8 @@ static void acknowledge_all(void)
         int any = 0;
         for (size_t i = 0; i < MAX_CHANNELS; i++) {
             struct channel *ch = &channels[i];
-            if (ch->in_use && !ch->released && ch->room < ch->window) {
+            /* Pooled bytes are in flight even after mode bit 0 shrank the window. */
+            if (ch->in_use && !ch->released && (ch->room < ch->window || ch->pooled)) {
                 ch->room = ch->window;
                 pool_room += ch->pooled;
                 ch->pooled = 0;
