@@ -133,10 +133,10 @@ IPR_STATUS ipr_event_check(IPR_EVENT evt)
     const struct ipr_event_info *e = info_of(evt);
     if (evt == IPR_EVENT_TSC)
         return IPR__SUCCESS;
+    /* Without a usable PMU no counter counts a hardware event: that CPU lacks the event
+     * as much as one whose leaf 0xA marks it unavailable, so both are IPR__INVEVENT. */
     if (!e && !raw_number(evt) && table_index(evt) < 0)
         return IPR__INVEVENT;
-    if (!ipr_layout.pmu)
-        return IPR__NOPMU;
     if (ipr_event_fixed(evt) < 0 && !ipr_event_gp(evt))
         return IPR__INVEVENT;
     return IPR__SUCCESS;

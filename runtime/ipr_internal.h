@@ -102,7 +102,7 @@ void ipr_pool_reset_if_unused(void);
 int ipr_event_known(IPR_EVENT evt);          /* in the table and on this CPU */
 int ipr_event_fixed(IPR_EVENT evt);          /* fixed counter j, or -1 */
 int ipr_event_gp(IPR_EVENT evt);             /* countable on a GP counter */
-IPR_STATUS ipr_event_check(IPR_EVENT evt);   /* IPR__SUCCESS, INVEVENT, NOPMU */
+IPR_STATUS ipr_event_check(IPR_EVENT evt);   /* IPR__SUCCESS or IPR__INVEVENT */
 IPR_CTRMASK ipr_counters_for(IPR_EVENT evt); /* counters that can count it */
 
 /* Names beyond the architectural events: perfmon's table of the CPU's model

@@ -220,11 +220,11 @@ static const struct {
     {IPR__BADARG, "IPR__BADARG: an argument is missing or out of range"},
     {IPR__BUFTOOSMALL, "IPR__BUFTOOSMALL: an array or buffer is too small"},
     {IPR__NOMEMORY, "IPR__NOMEMORY: the IPROBE pool or sample-file store is full"},
-    {IPR__INVEVENT, "IPR__INVEVENT: not an event of this CPU"},
+    {IPR__INVEVENT, "IPR__INVEVENT: not an event of this CPU (a CPU without a usable PMU, as "
+                    "under QEMU, counts only IPR_EVENT_TSC)"},
     {IPR__INVEVENTNAME, "IPR__INVEVENTNAME: no event of that name"},
     {IPR__AMBIGUOUS, "IPR__AMBIGUOUS: the name matches several events"},
     {IPR__NOCOUNTER, "IPR__NOCOUNTER: the events do not fit the counters"},
-    {IPR__NOPMU, "IPR__NOPMU: a hardware event, and this CPU has no usable PMU (only the TSC)"},
     {IPR__BADFREQ, "IPR__BADFREQ: not 0, a power of two the counter allows, LOWEST or HIGHEST"},
     {IPR__MODENOTSUPP, "IPR__MODENOTSUPP: x86 counters filter only kernel (ring 0) and user "
                        "(rings 1-3)"},

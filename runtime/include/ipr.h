@@ -63,11 +63,10 @@ typedef uint64_t uint64;
 #define IPR__BADARG            16 /* a NULL pointer, size or value out of range */
 #define IPR__BUFTOOSMALL       18 /* a caller's array or a buffer size is too small */
 #define IPR__NOMEMORY          20 /* the pool (ACA_IPR_POOL_BYTES) or file store is full */
-#define IPR__INVEVENT          22 /* not an event number this CPU knows */
+#define IPR__INVEVENT          22 /* not an event this CPU counts (without a PMU: any but the TSC) */
 #define IPR__INVEVENTNAME      24 /* no event of that name */
 #define IPR__AMBIGUOUS         26 /* the name matches several events */
 #define IPR__NOCOUNTER         28 /* the events do not fit the counters */
-#define IPR__NOPMU             30 /* a hardware event, and this CPU has no usable PMU */
 #define IPR__BADFREQ           32 /* not 0, a power of two the counter allows, or LOWEST/HIGHEST */
 #define IPR__MODENOTSUPP       34 /* a mode the hardware cannot filter on */
 #define IPR__NOTIMPL                                                                               \

@@ -789,7 +789,18 @@ static void test_no_pmu(void)
     EXPECT(IprAllocate(), IPR__SUCCESS);
     CHECK(shim_acart_nmi() == 0);
     CHECK_EQ(IprNumCounters(), 1);
-    EXPECT(IprSelectEventsFromArray(IPR_ALL_CPUS, ev, fr, 1, 0), IPR__NOPMU);
+    /* A hardware event is one this CPU lacks, as for a CPU with a PMU whose leaf 0xA marks
+     * it unavailable, and the text says why. */
+    EXPECT(IprSelectEventsFromArray(IPR_ALL_CPUS, ev, fr, 1, 0), IPR__INVEVENT);
+    CHECK(strstr(aca_ipr_strerror(IPR__INVEVENT), "without a usable PMU") != NULL);
+    IPR_CTRMASK ctrs = 0xffff;
+    EXPECT(IprAvailableCounters(EV_INS, &ctrs), IPR__INVEVENT);
+    IPR_FREQ freqs;
+    EXPECT(IprAvailableFreqs(EV_BR, &freqs), IPR__INVEVENT);
+    EXPECT(IprAvailableCounters(IPR_EVENT_TSC, &ctrs), IPR__SUCCESS);
+    CHECK_EQ(ctrs, 1u);
+    EXPECT(IprPrintMessage("selecting", IPR__INVEVENT, 0), IPR__SUCCESS);
+    CHECK(strstr(last_log, "IPR__INVEVENT") && strstr(last_log, "without a usable PMU"));
     EXPECT(IprStart(IPR_ALL_CPUS, 0), IPR__SUCCESS);
     EXPECT(IprRead(IPR_CURRENT_CPU, 0, 1, v, 1, IPR_ACTION_COPY), IPR__SUCCESS);
     uint64_t first = v[0];
