@@ -446,13 +446,18 @@ void pt_session_stop(void)
     run.tracing = 0;
     run.stopped = 1;
     uint64_t lost = 0;
-    uint32_t errors = 0;
+    uint32_t losses = 0, unknown = 0, errors = 0;
     for (uint32_t i = 0; i < probe.num_cpus; i++) {
         lost += run.cpus[i].lost_bytes;
+        losses += run.cpus[i].lost_events;
+        unknown += run.cpus[i].lost_unknown;
         errors += run.cpus[i].errors;
     }
-    agent_log("acart: trace stopped: %llu bytes lost to full rings, %u operational errors",
-              (unsigned long long)lost, (unsigned)errors);
+    /* "At least": a loss's count leaves out what ran between the STOP and the PMI, and
+     * one of unknown size counts 0. */
+    agent_log("acart: trace stopped: at least %llu bytes lost to full rings in %u losses "
+              "(%u of unknown size), %u operational errors",
+              (unsigned long long)lost, (unsigned)losses, (unsigned)unknown, (unsigned)errors);
 }
 
 void pt_session_reset(void)
@@ -629,6 +634,7 @@ uint32_t pt_session_status(struct acart_pt_status *out)
         e->bytes = run.send[i].sent;
         e->lost_bytes = c->lost_bytes;
         e->lost_events = c->lost_events;
+        e->lost_unknown = c->lost_unknown;
         e->unrecorded = c->unrecorded;
         e->wrapped = (uint32_t)run.send[i].wrapped;
         e->errors = c->errors;

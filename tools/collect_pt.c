@@ -458,13 +458,20 @@ void collect_pt_summary(const struct collect_pt *pt, FILE *out)
 {
     static const char *const reasons[] = {"the host", "aca_trace_freeze", "an exception"};
     uint64_t bytes = 0, lost = 0;
-    uint32_t losses = 0, errors = 0;
+    uint32_t losses = 0, unknown = 0, errors = 0;
     for (uint32_t i = 0; i < pt->num_cpus; i++) {
         bytes += pt->cpus[i].bytes;
         lost += pt->status.cpu[i].lost_bytes;
         losses += pt->status.cpu[i].lost_events;
+        unknown += pt->status.cpu[i].lost_unknown;
         errors += pt->status.cpu[i].errors;
     }
+    /* A lower bound: the target counts what its trace unit wrote while the ring was full,
+     * not what ran while the unit was stopped, and a loss of unknown size as 0. */
+    char lost_text[128];
+    snprintf(lost_text, sizeof lost_text,
+             "at least %" PRIu64 " bytes lost in %" PRIu32 " losses (%" PRIu32 " of unknown size)",
+             lost, losses, unknown);
     fprintf(out, "Intel PT, %s mode: %" PRIu64 " bytes of trace in pt-cpu<N>.bin (",
             pt->config.mode == ACART_PT_MODE_SNAPSHOT ? "snapshot" : "full", bytes);
     for (uint32_t i = 0; i < pt->num_cpus; i++)
@@ -475,14 +482,14 @@ void collect_pt_summary(const struct collect_pt *pt, FILE *out)
                 pt->status.freeze_reason < 3 ? reasons[pt->status.freeze_reason] : "?",
                 pt->status.freeze_code, pt->status.freeze_cpu);
     else if (pt->config.mode == ACART_PT_MODE_FULL)
-        fprintf(out, ", %" PRIu64 " bytes lost in %" PRIu32 " losses", lost, losses);
+        fprintf(out, ", %s", losses ? lost_text : "no trace lost");
     fprintf(out, "\n");
     if (losses)
         fprintf(stderr,
-                "acart collect: warning: the target's trace buffers filled %" PRIu32 " times "
-                "(%" PRIu64 " bytes lost, shown as gaps by acart pt): trace less (--pt-filter), "
-                "give the target more trace memory, or use immediate transfer\n",
-                losses, lost);
+                "acart collect: warning: the target's trace buffers filled: %s, shown as gaps "
+                "by acart pt: trace less (--pt-filter), give the target more trace memory, or "
+                "use immediate transfer\n",
+                lost_text);
     if (errors)
         fprintf(stderr,
                 "acart collect: warning: the trace unit reported %" PRIu32 " operational errors "

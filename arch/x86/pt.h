@@ -233,7 +233,9 @@ enum pt_cpu_state {
 
 struct pt_loss {
     uint64_t offset; /* bytes of trace kept before the loss */
-    uint64_t bytes;  /* bytes the trace unit wrote into the discard region meanwhile */
+    uint64_t bytes;  /* bytes the trace unit wrote into the discard region meanwhile: at
+                      * least what it lost (nothing is written between the STOP and the
+                      * PMI), 0 when not known */
 };
 
 struct pt_cpu {
@@ -262,8 +264,10 @@ struct pt_cpu {
     volatile uint32_t losses_sent; /* written by the net context */
     uint32_t unrecorded;
     /* Counts for the host. */
-    uint64_t lost_bytes;
-    uint32_t lost_events, pmis, wraps, errors;
+    uint64_t lost_bytes;   /* at least this many: see struct pt_loss */
+    uint32_t lost_events;  /* losses, recorded or not */
+    uint32_t lost_unknown; /* ... of those, of unknown size (counted as 0 in lost_bytes) */
+    uint32_t pmis, wraps, errors;
     /* Valid in PT_CPU_DONE: bytes written in the region being filled (full), or the
      * ring's write offset (snapshot). */
     uint32_t tail;

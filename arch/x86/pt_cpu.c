@@ -13,7 +13,9 @@
  * entry of the last region before undrained data has STOP, so the unit stops rather than
  * overwrite what the host has not received. When it stops, the handler points the unit
  * at the discard region (one region, END back to itself, INT) and counts what goes there
- * as lost, until the net context has freed half the ring; the unit then comes back to
+ * as lost (a lower bound: between the STOP and the PMI the unit writes nothing, and what
+ * the code ran meanwhile is gone uncounted; a loss with nothing counted is reported as of
+ * unknown size), until the net context has freed half the ring; the unit then comes back to
  * the ring with PacketByteCnt cleared, so its first packets are a PSB+ the decoder can
  * synchronise on. Snapshot mode lets the ring wrap; INT on its last region counts wraps. */
 #include "pt.h"
@@ -151,6 +153,8 @@ static void record_loss(struct pt_cpu *c, uint64_t offset, uint64_t bytes)
 
     c->lost_bytes += bytes;
     c->lost_events++;
+    if (!bytes)
+        c->lost_unknown++;
     if (n - __atomic_load_n(&c->losses_sent, __ATOMIC_ACQUIRE) >= PT_MAX_LOSSES) {
         c->unrecorded++;
         return;

@@ -1411,16 +1411,19 @@ SEP_WIRE_ASSERT_SIZE(struct acart_pt_config_reply, 24 + 16 * ACART_PT_MAX_RANGES
 #define ACART_MAX_PT_CPUS 64
 
 struct acart_pt_cpu_status {
-    sep_u64_t bytes;      /* trace bytes sent, or to send, on the PT channel for this CPU */
-    sep_u64_t lost_bytes; /* full mode: bytes the trace unit wrote while the ring was full */
-    uint32_t lost_events; /* ... times it was full */
-    uint32_t unrecorded;  /* ... of those, without a LOST chunk (too many too fast) */
-    uint32_t wrapped;     /* snapshot: older trace was overwritten */
-    uint32_t errors;      /* operational errors (IA32_RTIT_STATUS.Error) */
-    uint32_t pmis;        /* ToPA interrupts taken */
-    uint32_t reserved;
+    sep_u64_t bytes;       /* trace bytes sent, or to send, on the PT channel for this CPU */
+    sep_u64_t lost_bytes;  /* full mode: bytes the trace unit wrote while the ring was full,
+                            * a lower bound of what it lost */
+    uint32_t lost_events;  /* ... times it was full */
+    uint32_t unrecorded;   /* ... of those, without a LOST chunk (too many too fast) */
+    uint32_t wrapped;      /* snapshot: older trace was overwritten */
+    uint32_t errors;       /* operational errors (IA32_RTIT_STATUS.Error) */
+    uint32_t pmis;         /* ToPA interrupts taken */
+    uint32_t lost_unknown; /* of lost_events, losses of unknown size (in lost_bytes as 0) */
 };
 SEP_WIRE_ASSERT_SIZE(struct acart_pt_cpu_status, 40);
+SEP_WIRE_ASSERT_OFFSET(struct acart_pt_cpu_status, lost_events, 16);
+SEP_WIRE_ASSERT_OFFSET(struct acart_pt_cpu_status, lost_unknown, 36);
 
 struct acart_pt_status {
     uint32_t version; /* 1 */
@@ -1439,9 +1442,9 @@ SEP_WIRE_ASSERT_SIZE(struct acart_pt_status, 40 + 40 * ACART_MAX_PT_CPUS);
 
 /* On the PT channel: a chunk header, then `length` payload bytes. DATA: trace bytes of
  * CPU `cpu` at `offset` of its pt-cpu<N>.bin (chunks of a CPU come in order, without
- * holes). LOST: the target lost `value` bytes (0: an unknown number) of that CPU's trace
- * just before `offset`. END: the CPU's trace ends at `offset`; `value` bit 0: snapshot,
- * the ring had wrapped. */
+ * holes). LOST: the target lost at least `value` bytes (0: an unknown number) of that
+ * CPU's trace just before `offset`. END: the CPU's trace ends at `offset`; `value` bit 0:
+ * snapshot, the ring had wrapped. */
 #define ACART_PT_CHUNK_DATA 1
 #define ACART_PT_CHUNK_LOST 2
 #define ACART_PT_CHUNK_END  3

@@ -428,6 +428,10 @@ static void test_full_mode(void)
     CHECK(discarded >= 3ull * PT_DISCARD_BYTES);
     CHECK_EQ(c.lost_bytes, discarded);
     CHECK_EQ(c.lost_events, 1);
+    CHECK_EQ(c.lost_unknown, 0);
+    /* The count is a lower bound: what the code ran between the STOP and the PMI, and
+     * before the PSB the unit resumed with, left no byte anywhere. */
+    CHECK(sim_pt_position() - kept > c.lost_bytes);
     CHECK_EQ(c.errors, 0);
     CHECK_EQ((uint64_t)pmis_taken, c.pmis);
 }
@@ -464,6 +468,8 @@ static void test_full_stop_then_room(void)
     CHECK_EQ(pt_cpu_num_losses(&c), 1);
     CHECK_EQ(pt_cpu_loss(&c, 0).offset, (uint64_t)R * S);
     CHECK_EQ(pt_cpu_loss(&c, 0).bytes, 0);
+    CHECK_EQ(c.lost_events, 1);
+    CHECK_EQ(c.lost_unknown, 1);
     CHECK_EQ(sim_msr(MSR_IA32_RTIT_STATUS) & RTIT_STATUS_STOPPED, 0);
     uint64_t before = sim_pt_written();
     sim_pt_run(PASS_BYTES * 2);

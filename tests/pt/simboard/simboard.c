@@ -129,6 +129,30 @@ static void check_faults(void)
 static uint64_t traced_on_cpu1;
 static int froze;
 
+/* Per CPU, what a test compares the host's view with: the IA32_RTIT_CTL each trace began
+ * with, and when the trace stops (a stop or a freeze), where in the stream and how many
+ * stream bytes the code ran with TraceEn set (every one of them a byte the unit wrote, or
+ * one lost). Looked at between steps, where commands run. */
+static int was_tracing[SHIM_CPUS];
+static uint64_t traced[SHIM_CPUS];
+
+static void report_trace(uint32_t cpu, int tracing)
+{
+    const struct sim_instance *s = shim_sim(cpu);
+
+    if (tracing && !was_tracing[cpu]) {
+        traced[cpu] = 0;
+        printf("simboard: cpu %u traces with IA32_RTIT_CTL 0x%llx\n", (unsigned)cpu,
+               (unsigned long long)s->peek_msr(MSR_IA32_RTIT_CTL));
+    } else if (!tracing && was_tracing[cpu]) {
+        printf("simboard: cpu %u stopped tracing at stream byte %llu, %llu bytes traced\n",
+               (unsigned)cpu, (unsigned long long)s->pt_position(),
+               (unsigned long long)traced[cpu]);
+    }
+    fflush(stdout);
+    was_tracing[cpu] = tracing;
+}
+
 /* --rates: events per 1000 TSC ticks, in struct sim_events order (instructions, cycles,
  * reference cycles, branches, mispredicts, loads, stores, LLC references and misses,
  * uops), the same on every CPU. */
@@ -315,7 +339,10 @@ static void workload_step(void)
             retire_loads(cpu);
         if (stream) {
             int tracing = (s->peek_msr(MSR_IA32_RTIT_CTL) & RTIT_CTL_TRACE_EN) != 0;
+            report_trace(cpu, tracing);
             s->pt_run(opt.pace);
+            if (tracing)
+                traced[cpu] += opt.pace;
             if (cpu == 1 && tracing)
                 traced_on_cpu1 += opt.pace;
         }
