@@ -18,7 +18,7 @@ static const char pt_usage[] =
     "Decodes the Intel PT trace of a collection (acart collect --pt) with libipt:\n"
     "  trace        every instruction (or block) with its time stamp, and the trace's events\n"
     "  calls        the call tree of each CPU as an indented timeline, time per call\n"
-    "  functions    exact instruction counts and cycles per function\n"
+    "  functions    exact instruction counts and core cycles per function\n"
     "  flamegraph   the functions' instructions as an SVG flame graph\n"
     "Run `acart pt COMMAND --help` for details.\n";
 
@@ -61,8 +61,10 @@ static const char functions_usage[] =
     "from the trace), their share, instructions with its callees, calls, core cycles in it,\n"
     "and microseconds in it and with its callees. Time comes from the trace's timing\n"
     "packets (TSC, MTC, CYC): the time between two updates goes to the instructions run\n"
-    "in between; cycles are that time at the core:bus ratio of the CBR packets (TSC ticks\n"
-    "until the first one).\n"
+    "in between. Cycles are the counts of the CYC packets (cycle-accurate traces), each\n"
+    "going to the instructions run since the update before it, shared by instruction\n"
+    "count where those ran in several functions; without CYC packets, ~N: time at the\n"
+    "core:bus ratio of the CBR packets, an estimate. '-': not known (a warning says why).\n"
     "\n"
     "  -t, --top N           the N functions with the most instructions (default 20, 0 all)\n";
 
@@ -436,10 +438,12 @@ static int pt_calls(int argc, char **argv)
     rc = ACART_EXIT_OK;
     for (uint32_t cpu = first_cpu(&a); cpu < end_cpu(&a, &in) && rc == ACART_EXIT_OK; cpu++) {
         struct pt_flow f;
-        if (pt_input_flow(&in, cpu, &f, &d) != 0)
+        if (pt_input_flow(&in, cpu, false, &f, &d) != 0) {
             rc = diag_report("pt calls", &d);
-        else
+        } else {
             print_calls(&in, &f, a.max_depth, stdout);
+            pt_input_warn_timing("pt calls", &in, &f, false);
+        }
         pt_flow_free(&f);
     }
     if (rc == ACART_EXIT_OK && (fflush(stdout) != 0 || ferror(stdout))) {
@@ -466,22 +470,55 @@ static int compare_rows(const void *a, const void *b)
     return x->name < y->name ? -1 : x->name > y->name;
 }
 
+/* What the CPUs of a `pt functions` table say of their cycles, for its first line. */
+struct cycle_totals {
+    uint64_t in_cyc, given; /* cycles CYC packets count, and those given to functions */
+    bool counted, estimated;
+};
+
+/* A cycles cell: counted from CYC packets, "~" estimated from time, "-" not known. */
+static void cycles_cell(const struct pt_function_stats *s, char *buf, size_t size)
+{
+    if (s->cycles_unknown)
+        snprintf(buf, size, "-");
+    else
+        snprintf(buf, size, "%s%.0f", s->cycles_estimated ? "~" : "", s->self_cycles);
+}
+
+static void us_cell(const struct pt_input *in, const struct pt_function_stats *s, double ticks,
+                    char *buf, size_t size)
+{
+    if (s->time_unknown)
+        snprintf(buf, size, "-");
+    else
+        snprintf(buf, size, "%.3f", pt_input_us(in, ticks));
+}
+
 static void print_functions(const struct pt_input *in, struct function_row *rows, size_t n,
-                            uint64_t total, size_t gaps, uint64_t top, FILE *out)
+                            uint64_t total, size_t gaps, const struct cycle_totals *cycles,
+                            uint64_t top, FILE *out)
 {
     qsort(rows, n, sizeof *rows, compare_rows);
-    fprintf(out, "%" PRIu64 " instructions, %zu gaps\n", total, gaps);
+    fprintf(out, "%" PRIu64 " instructions, %zu gaps", total, gaps);
+    if (cycles->counted)
+        fprintf(out, "; %" PRIu64 " core cycles in CYC packets, %" PRIu64 " of them in functions",
+                cycles->in_cyc, cycles->given);
+    if (cycles->estimated)
+        fprintf(out, "; cycles marked ~ are estimated from time (no CYC packets)");
+    fputc('\n', out);
     fprintf(out, "%12s  %6s  %12s  %8s  %14s  %12s  %12s  %s\n", "Insns", "%", "Incl insns",
             "Calls", "Cycles", "Self us", "Incl us", "Function");
     uint64_t shown = 0;
     for (size_t i = 0; i < n && (top == 0 || i < top); i++) {
         const struct pt_function_stats *s = &rows[i].s;
+        char cyc[32], self_us[32], incl_us[32];
+        cycles_cell(s, cyc, sizeof cyc);
+        us_cell(in, s, s->self_ticks, self_us, sizeof self_us);
+        us_cell(in, s, (double)s->incl_ticks, incl_us, sizeof incl_us);
         shown += s->self_insns;
-        fprintf(out,
-                "%12" PRIu64 "  %5.1f%%  %12" PRIu64 "  %8" PRIu64 "  %14.0f  %12.3f  %12.3f  ",
+        fprintf(out, "%12" PRIu64 "  %5.1f%%  %12" PRIu64 "  %8" PRIu64 "  %14s  %12s  %12s  ",
                 s->self_insns, total ? 100.0 * (double)s->self_insns / (double)total : 0.0,
-                s->incl_insns, s->calls, s->self_cycles, pt_input_us(in, s->self_ticks),
-                pt_input_us(in, (double)s->incl_ticks));
+                s->incl_insns, s->calls, cyc, self_us, incl_us);
         put_name(&in->code, rows[i].name, out);
         fputc('\n', out);
     }
@@ -504,11 +541,12 @@ static int pt_functions(int argc, char **argv)
     struct diag d = {0};
     size_t num_names = in.code.num_names, gaps = 0;
     uint64_t total = 0;
+    struct cycle_totals cycles = {0};
     struct function_row *rows = calloc(num_names, sizeof *rows);
     rc = rows ? ACART_EXIT_OK : ACART_EXIT_FAILURE;
     for (uint32_t cpu = first_cpu(&a); cpu < end_cpu(&a, &in) && rc == ACART_EXIT_OK; cpu++) {
         struct pt_flow f;
-        if (pt_input_flow(&in, cpu, &f, &d) != 0) {
+        if (pt_input_flow(&in, cpu, true, &f, &d) != 0) {
             rc = diag_report("pt functions", &d);
         } else {
             for (size_t i = 0; i < num_names; i++) {
@@ -521,9 +559,20 @@ static int pt_functions(int argc, char **argv)
                 r->self_ticks += s->self_ticks;
                 r->self_cycles += s->self_cycles;
                 r->incl_ticks += s->incl_ticks;
+                r->time_unknown |= s->time_unknown;
+                r->cycles_estimated |= s->cycles_estimated;
+                r->cycles_unknown |= s->cycles_unknown;
             }
             total += f.insns;
             gaps += f.num_gaps;
+            if (f.insns && f.cycles_counted) {
+                cycles.counted = true;
+                cycles.in_cyc += f.timing.cyc_cycles;
+                cycles.given += f.counted_cycles;
+            } else if (f.insns && f.timed) {
+                cycles.estimated = true;
+            }
+            pt_input_warn_timing("pt functions", &in, &f, true);
         }
         pt_flow_free(&f);
     }
@@ -532,7 +581,7 @@ static int pt_functions(int argc, char **argv)
         for (size_t i = 0; i < num_names; i++)
             if (rows[i].s.self_insns || rows[i].s.calls)
                 rows[n++] = rows[i];
-        print_functions(&in, rows, n, total, gaps, a.top, stdout);
+        print_functions(&in, rows, n, total, gaps, &cycles, a.top, stdout);
         if (fflush(stdout) != 0 || ferror(stdout)) {
             fprintf(stderr, "acart pt functions: cannot write the output\n");
             rc = ACART_EXIT_OUTPUT;
@@ -600,7 +649,7 @@ static int pt_flamegraph(int argc, char **argv)
         struct pt_flow f;
         char cpu_name[32];
         snprintf(cpu_name, sizeof cpu_name, "cpu %" PRIu32, cpu);
-        if (pt_input_flow(&in, cpu, &f, &d) != 0)
+        if (pt_input_flow(&in, cpu, false, &f, &d) != 0)
             rc = diag_report("pt flamegraph", &d);
         else if (add_flow(&flame, &in, &f, cpu_root, cpu_name) != 0)
             rc = ACART_EXIT_FAILURE;

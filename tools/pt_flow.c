@@ -41,14 +41,23 @@ void pt_flow_free(struct pt_flow *f)
 }
 
 /* The ticks since the last timing update belong to the instructions run since then; they
- * are shared among those instructions' functions by instruction count. */
+ * are shared among those instructions' functions by instruction count. Cycles estimated
+ * from them need the core:bus ratio; without it they are unknown, never guessed. */
 static void share_span(struct pt_flow *f, uint64_t ticks)
 {
-    double ratio = f->cbr && f->nom_freq ? (double)f->cbr / f->nom_freq : 1.0;
-    for (size_t i = 0; i < f->span_len && f->span_insns; i++) {
+    if (!f->span_insns)
+        return;
+    bool ratio_known = f->cbr && f->nom_freq;
+    double ratio = ratio_known ? (double)f->cbr / f->nom_freq : 0.0;
+    f->timed = true;
+    f->shared_ticks += ticks;
+    for (size_t i = 0; i < f->span_len; i++) {
+        struct pt_function_stats *s = &f->functions[f->span_names[i]];
         double t = (double)ticks * (double)f->span_counts[i] / (double)f->span_insns;
-        f->functions[f->span_names[i]].self_ticks += t;
-        f->functions[f->span_names[i]].self_cycles += t * ratio;
+        s->self_ticks += t;
+        s->self_cycles += t * ratio;
+        if (!ratio_known)
+            s->cycles_unknown = true;
     }
     f->span_len = 0;
     f->span_insns = 0;
@@ -176,9 +185,20 @@ static int on_insn(void *ctx, const struct pt_insn *insn, uint64_t tsc)
     return 0;
 }
 
+/* libipt's counts of timing packets it could not use restart where it recovers (lost_mtc
+ * at a TSC packet, lost_cyc at a TSC or MTC packet): a count lower than the last one seen
+ * is new losses since then. */
+static void count_lost(uint64_t *total, uint32_t *seen, uint32_t now)
+{
+    *total += now >= *seen ? now - *seen : now;
+    *seen = now;
+}
+
 static int on_event(void *ctx, const struct pt_event *ev)
 {
     struct pt_flow *f = ctx;
+    count_lost(&f->lost_cyc, &f->seen_lost_cyc, ev->lost_cyc);
+    count_lost(&f->lost_mtc, &f->seen_lost_mtc, ev->lost_mtc);
     switch (ev->type) {
     case ptev_enabled:
         if (!f->have_tsc)

@@ -1,8 +1,8 @@
 /* From one CPU's decoded instructions to calls and functions: a shadow call stack follows
  * calls, returns, interrupts and their returns, and records every call with its time and
- * instructions; each function gets its exact instruction counts and the time and core
- * cycles between the trace's timing updates. `acart pt calls`, `pt functions`, `pt
- * flamegraph` and `export chrome` all read this.
+ * instructions; each function gets its exact instruction counts and the time between the
+ * trace's timing updates, and its core cycles (pt_cycles.h). `acart pt calls`, `pt
+ * functions`, `pt flamegraph` and `export chrome` all read this.
  *
  * What the trace cannot tell is marked, not guessed: where decoding stopped (a gap, an
  * overflow, tracing disabled and enabled somewhere else) every open call ends and the
@@ -46,6 +46,17 @@ struct pt_function_stats {
     double self_ticks;  /* TSC ticks */
     double self_cycles; /* core cycles */
     uint64_t incl_ticks;
+    /* What the numbers are worth (set by pt_flow_decode for functions that ran): */
+    bool time_unknown;     /* the clock never moved while its CPU ran instructions */
+    bool cycles_estimated; /* from time at the core:bus ratio, not counted from CYC */
+    bool cycles_unknown;   /* estimated, but with no time or at no known ratio */
+};
+
+/* The timing packets of one CPU's trace, as libipt's packet decoder reads them from every
+ * PSB (pt_timing_scan). */
+struct pt_timing {
+    uint64_t cyc_packets, cyc_cycles; /* CYC packets and the core cycles they count */
+    uint64_t tsc_packets, mtc_packets, cbr_packets;
 };
 
 struct pt_flow {
@@ -64,6 +75,18 @@ struct pt_flow {
     uint64_t first_tsc, last_tsc;
     bool have_tsc;
     uint32_t cbr; /* core:bus ratio of the last CBR packet; 0 before one */
+    bool timed;   /* time moved while instructions ran */
+    /* Ticks shared among functions. On the clock of CYC packets (pt_cycles.h): cycles. */
+    uint64_t shared_ticks;
+    /* Timing packets libipt could not use for time: lost_cyc (CYC before it knew the
+     * core:bus ratio) and lost_mtc, summed over the counts its events carry, which restart
+     * where it recovers (so at least these many). */
+    uint64_t lost_cyc, lost_mtc;
+    uint32_t seen_lost_cyc, seen_lost_mtc;
+    struct pt_timing timing; /* the trace's timing packets (pt_flow_decode) */
+    bool cycles_counted;     /* self_cycles are CYC packets' cycles (pt_flow_decode) */
+    uint64_t counted_cycles; /* then: those of them given to functions */
+    uint64_t uncounted_cyc;  /* and CYC packets it could not count (no CBR before them) */
     /* Instructions since the last timing update, by function, to share its ticks. */
     uint32_t *span_names;
     uint64_t *span_counts;

@@ -27,8 +27,17 @@ void pt_input_close(struct pt_input *in);
 int pt_input_decode(struct pt_input *in, uint32_t cpu, bool blocks, const struct pt_sink *sink,
                     struct diag *d);
 
-/* Decodes CPU cpu into f (initialised here; pt_flow_free it). */
-int pt_input_flow(struct pt_input *in, uint32_t cpu, struct pt_flow *f, struct diag *d);
+/* Decodes CPU cpu into f (initialised here; pt_flow_free it); with cycles, counting the
+ * cycles of its CYC packets (pt_flow_decode: a second decode, for `pt functions`). */
+int pt_input_flow(struct pt_input *in, uint32_t cpu, bool cycles, struct pt_flow *f,
+                  struct diag *d);
+
+/* Warns on stderr, one line each, where f's times are not known (the clock never moved
+ * while instructions ran), where libipt could not use timing packets (lost_cyc,
+ * lost_mtc), and with cycles, where its functions' cycles are not known. name is the
+ * command ("pt functions"). */
+void pt_input_warn_timing(const char *name, const struct pt_input *in, const struct pt_flow *f,
+                          bool cycles);
 
 /* Microseconds from TSC ticks at the target's TSC rate. */
 double pt_input_us(const struct pt_input *in, double ticks);

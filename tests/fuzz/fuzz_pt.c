@@ -1,7 +1,8 @@
-/* libFuzzer target: the Intel PT decode path of `acart pt` (tools/pt_decode.c, pt_flow.c)
- * on hostile trace bytes: libipt's instruction or block decoder over a fixed image, gaps
- * and resynchronisation, the cut at bytes the target lost, the call tree and function
- * counts. The input is a 5-byte header, then the trace:
+/* libFuzzer target: the Intel PT decode path of `acart pt` (tools/pt_decode.c, pt_flow.c,
+ * pt_cycles.c) on hostile trace bytes: libipt's instruction or block decoder over a fixed
+ * image, gaps and resynchronisation, the cut at bytes the target lost, the call tree and
+ * function counts, and the CYC packets' cycles (the packet scan and the second decode).
+ * The input is a 5-byte header, then the trace:
  *   byte 0: bit 0 block decoder; bits 4..7 mtc_freq
  *   byte 1: nom_freq
  *   byte 2: CPU model (family 6), for libipt's errata
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt_cycles.h"
 #include "pt_decode.h"
 #include "pt_flow.h"
 
@@ -121,11 +123,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)pt_decode(&t, &config, pt_image, true, &sink, &d);
     } else {
         struct pt_flow f;
-        struct pt_sink sink;
         if (pt_flow_init(&f, &code, 0, pt.nom_freq) == 0) {
-            pt_flow_sink(&f, &sink);
-            (void)pt_decode(&t, &config, pt_image, false, &sink, &d);
-            pt_flow_finish(&f);
+            (void)pt_flow_decode(&f, &t, &config, pt_image, true, &d);
             for (size_t i = 0; i < f.num_gaps; i++)
                 (void)describe_gap(NULL, &f.gaps[i]);
         }

@@ -13,6 +13,9 @@ offset of packet pN, so no address or offset is typed by hand.
 `; acart:` settings (key=value, space separated):
   bits, nom_freq, mtc_freq, cpuid_15_eax, cpuid_15_ebx, tsc_hz, cpus  the collection
   short=N              the file is N bytes shorter than pt.per_cpu[0].bytes says
+  base=FILE.ptt        this file is a variant of FILE.ptt (same folder): its code and
+                       packets with this file's settings, and this file's .exp blocks in
+                       place of FILE.ptt's blocks of the same names
 An `.exp(acart-lost)` block of lines `%0pN BYTES` says the target lost BYTES before packet
 pN (pt.per_cpu[].lost).
 """
@@ -72,6 +75,41 @@ def settings(ptt_text):
     check(m, "the .ptt file has no org")
     s["org"] = int(m.group(1), 16)
     return s
+
+
+def exp_blocks(text):
+    """{name: the lines of its `.exp(acart-NAME)` block} of a .ptt file's text."""
+    blocks, name = {}, None
+    for line in text.splitlines():
+        m = re.match(r"\s*;\s*@pt\s+\.exp\(acart-([a-z_-]+)\)", line)
+        if m:
+            name = m.group(1)
+            blocks[name] = [line]
+        elif name and line.strip().startswith(";") and "@pt" not in line:
+            blocks[name].append(line)
+        else:
+            name = None
+    return blocks
+
+
+def variant_text(ptt, text):
+    """The .ptt text pttc compiles: text itself, or for a variant (`base=FILE.ptt`) its own
+    comments and expectations around its base's code, packets and symbols, with the base's
+    settings overridden by its own."""
+    m = re.search(r"^\s*;\s*acart:.*\bbase=(\S+)", text, re.M)
+    if not m:
+        return text
+    with open(os.path.join(os.path.dirname(ptt), m.group(1))) as f:
+        base = f.read()
+    for name, lines in exp_blocks(base).items():
+        if name != "symbols":
+            base = base.replace("\n".join(lines) + "\n", "")
+    acart = re.compile(r"^\s*;\s*acart:(.*)$", re.M)
+    merged = "; acart:" + " ".join(acart.findall(base) + acart.findall(text))
+    first = text.find("@pt")
+    cut = len(text) if first < 0 else text.rfind("\n", 0, first) + 1
+    head, blocks = text[:cut], text[cut:]
+    return "\n".join([merged, acart.sub("", head), acart.sub("", base), blocks])
 
 
 def read_exp(path):
@@ -138,9 +176,11 @@ class Case:
         self.dir = os.path.join(workdir, self.name)
         shutil.rmtree(self.dir, ignore_errors=True)
         os.makedirs(self.dir)
-        shutil.copy(ptt, self.dir)
         with open(ptt) as f:
-            self.settings = settings(f.read())
+            text = variant_text(ptt, f.read())
+        with open(os.path.join(self.dir, self.name + ".ptt"), "w") as f:
+            f.write(text)
+        self.settings = settings(text)
         run([pttc, self.name + ".ptt"], cwd=self.dir)
         symbols = []
         for line in self.exp("symbols"):
@@ -233,11 +273,13 @@ def call_lines(out):
     return lines
 
 
-def function_lines(out):
-    """`acart pt functions` -> 'FUNCTION INSNS INCL_INSNS CALLS CYCLES'."""
+def function_lines(out, fields=6):
+    """`acart pt functions` -> 'FUNCTION INSNS INCL_INSNS CALLS CYCLES SELF_US', its first
+    `fields` fields. CYCLES: counted from CYC packets, '~N' estimated, '-' not known."""
     lines = []
     for line in out.splitlines()[2:]:
         parts = line.split()
         if len(parts) == 8:
-            lines.append("%s %s %s %s %s" % (parts[7], parts[0], parts[2], parts[3], parts[4]))
+            lines.append(" ".join([parts[7], parts[0], parts[2], parts[3], parts[4],
+                                   parts[5]][:fields]))
     return lines

@@ -2,7 +2,8 @@
 DynamoRIO's drpt2trace test, `perf record -e intel_pt//u` of a static "hello"), checked
 against the decode by Intel's own ptxed (libipt 2.0.5) that comes with it: the same
 instructions, the same events, the same time stamp on each (TSC, TMA, MTC and CYC with the
-sideband the fixture's README gives). Usage:
+sideband the fixture's README gives); and `pt functions` gives _start the cycles of the CYC
+packets Intel's ptdump shows where it ran. Usage:
   test_pt_real.py --acart ACART --fixture DIR --workdir DIR"""
 
 import argparse
@@ -28,6 +29,31 @@ def ptxed_lines(path):
             if m:
                 lines.append("%x %x" % (int(m.group(1), 16), int(m.group(2), 16)))
     return lines
+
+
+def ptdump_cycles(path):
+    """From Intel's ptdump of the trace: (the cycles of all its CYC packets, those of the CYC
+    packets from each TIP.PGE to its TIP.PGD where code ran). Nothing ran where a FUP
+    before the TIP.PGD names the TIP.PGE's own IP (disabled where it was enabled)."""
+    total, ran, stretch, enabled_at, fup = 0, 0, None, None, None
+    with open(path) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) < 2:
+                continue
+            if parts[1] == "cyc":
+                total += int(parts[2], 16)
+                if stretch is not None:
+                    stretch += int(parts[2], 16)
+            elif parts[1] == "tip.pge":
+                stretch, enabled_at, fup = 0, parts[-1], None
+            elif parts[1] == "fup" and stretch is not None:
+                fup = parts[-1]
+            elif parts[1] == "tip.pgd" and stretch is not None:
+                if fup != enabled_at:
+                    ran += stretch
+                stretch = None
+    return total, ran
 
 
 def acart_lines(out):
@@ -86,6 +112,13 @@ def main():
         row = [line.split() for line in out.splitlines() if line.endswith(" _start")]
         check(row and row[0][0] == "8" and row[0][3] == "1",
               "pt functions: _start should have its 8 instructions in 1 call:\n" + out)
+        # Cycle-accurate: _start's cycles are the CYC packets' counts where it ran, and the
+        # first line sums all of the trace's.
+        total, ran = ptdump_cycles(os.path.join(args.fixture, "expected.ptdump.txt"))
+        check(row[0][4] == str(ran) and "; %d core cycles in CYC packets, %d of them in "
+              "functions" % (total, ran) in out.splitlines()[0],
+              "pt functions: _start should have the %d cycles of the CYC packets where it ran, "
+              "of %d in the trace:\n%s" % (ran, total, out))
         out, _ = run([args.acart, "pt", "calls", folder, "--elf", elf])
         check("0 gaps" in out.splitlines()[0], "pt calls reports gaps:\n" + out)
     except TestFailure as e:
