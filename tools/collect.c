@@ -93,6 +93,8 @@ static const char usage[] =
     "  --pt-snapshot         keep only the last trace before a freeze (the flight recorder:\n"
     "                        the firmware's aca_trace_freeze(), an exception, or the end);\n"
     "                        the collection ends early when the target freezes\n"
+    "  --pt-freeze-after S   with --pt-snapshot: the host freezes the trace S seconds after\n"
+    "                        the start (before --duration ends), then fetches it\n"
     "  --pt-filter WHAT      trace only a function (looked up in --elf IMAGE), a module the\n"
     "                        target reports, or START-END (addresses, END included); up to\n"
     "                        as many as the CPU has address ranges\n"
@@ -168,6 +170,7 @@ struct collection {
     struct acart_group_times group_times; /* ACART_OP_GET_GROUP_TIMES, with --mux */
     struct counts_table counts;           /* --count: the reads */
     struct collect_pt pt;                 /* --pt */
+    int pt_freeze_sent;                   /* --pt-freeze-after: PT_FREEZE went out */
     struct collect_lbr lbr;               /* --lbr */
     struct session_lbr session_lbr;
 };
@@ -203,7 +206,7 @@ static int parse_event(struct options *o, const char *arg)
 }
 
 /* Long options without a letter of their own. */
-enum { OPT_UNCORE_INTERVAL = 0x100 };
+enum { OPT_UNCORE_INTERVAL = 0x100, OPT_PT_FREEZE_AFTER };
 
 /* Returns -1 when the options are good, else the exit status to end with. */
 static int parse_options(int argc, char **argv, struct options *o)
@@ -223,6 +226,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"lbr", optional_argument, NULL, 'l'},
         {"pt", no_argument, NULL, 'P'},
         {"pt-snapshot", no_argument, NULL, 'S'},
+        {"pt-freeze-after", required_argument, NULL, OPT_PT_FREEZE_AFTER},
         {"pt-filter", required_argument, NULL, 'F'},
         {"pt-cyc", no_argument, NULL, 'C'},
         {"pt-no-tsc", no_argument, NULL, 'N'},
@@ -332,6 +336,13 @@ static int parse_options(int argc, char **argv, struct options *o)
         case 'S':
             o->pt.snapshot = 1;
             break;
+        case OPT_PT_FREEZE_AFTER:
+            if (parse_seconds(optarg, 0, &o->pt.freeze_after))
+                return cli_usage_error("collect", usage,
+                                       "--pt-freeze-after %s: expected a positive number of "
+                                       "seconds",
+                                       optarg);
+            break;
         case 'F':
             if (collect_pt_add_filter(&o->pt, optarg))
                 return cli_usage_error("collect", usage, "at most %d --pt-filter ranges",
@@ -378,14 +389,21 @@ static int parse_options(int argc, char **argv, struct options *o)
         }
     }
     if (!o->pt.enabled && (o->pt.snapshot || o->pt.num_filters || o->pt.cyc || o->pt.no_tsc ||
-                           o->pt.no_mtc || o->pt.cpl || o->pt.elf))
+                           o->pt.no_mtc || o->pt.cpl || o->pt.elf || o->pt.freeze_after))
         return cli_usage_error("collect", usage, "the --pt-* options and --elf need --pt");
+    if (o->pt.freeze_after && !o->pt.snapshot)
+        return cli_usage_error("collect", usage,
+                               "--pt-freeze-after freezes a snapshot: it needs --pt-snapshot");
     if (optind != argc)
         return cli_usage_error("collect", usage, "unexpected argument %s", argv[optind]);
     if (!o->target)
         return cli_usage_error("collect", usage, "missing --target HOST[:PORT]");
     if (o->duration_s < 0)
         return cli_usage_error("collect", usage, "missing --duration S");
+    if (o->pt.freeze_after >= o->duration_s && o->pt.freeze_after)
+        return cli_usage_error("collect", usage,
+                               "--pt-freeze-after %g: the collection ends after %g s, before it",
+                               o->pt.freeze_after, o->duration_s);
     if (!o->output)
         return cli_usage_error("collect", usage, "missing -o DIR");
     if (o->interval_ms && !o->count)
@@ -851,12 +869,25 @@ static int control_lost(struct collection *c)
 static const char *const freeze_names[] = {"the host", "aca_trace_freeze", "an exception"};
 
 /* Snapshot mode ends when the target freezes its trace: there is nothing more to wait
- * for. Polled four times a second. */
+ * for. Polled four times a second, and at once after --pt-freeze-after's PT_FREEZE. */
 static int snapshot_frozen(struct collection *c, double now, double *next, int *frozen,
                            struct diag *d)
 {
     *frozen = 0;
-    if (!c->opt.pt.enabled || !c->opt.pt.snapshot || now < *next)
+    if (!c->opt.pt.enabled || !c->opt.pt.snapshot)
+        return 0;
+    if (c->opt.pt.freeze_after && !c->pt_freeze_sent &&
+        now >= c->started + c->opt.pt.freeze_after) {
+        fprintf(stderr,
+                "acart collect: freezing the target's trace after %.1f s (--pt-freeze-after)\n",
+                now - c->started);
+        int rc = collect_pt_freeze(&c->link, d);
+        if (rc)
+            return rc;
+        c->pt_freeze_sent = 1;
+        *next = now;
+    }
+    if (now < *next)
         return 0;
     *next = now + 0.25;
     int rc = collect_pt_poll_frozen(&c->pt, &c->link, frozen, d);

@@ -381,6 +381,11 @@ int collect_pt_poll_frozen(struct collect_pt *pt, struct collect_link *l, int *f
     return rc;
 }
 
+int collect_pt_freeze(struct collect_link *l, struct diag *d)
+{
+    return link_request(l, ACART_OP_PT_FREEZE, NULL, 0, NULL, 0, 0, NULL, d);
+}
+
 int collect_pt_results(struct collect_pt *pt, struct collect_link *l, struct diag *d)
 {
     int rc = 0;

@@ -21,7 +21,8 @@ struct collect_pt_options {
     uint32_t cpl;                             /* ACART_PT_OS and/or ACART_PT_USER (--pt-cpl) */
     const char *filters[ACART_PT_MAX_RANGES]; /* --pt-filter, as given */
     size_t num_filters;
-    const char *elf; /* --elf: the image --pt-filter SYMBOL is looked up in */
+    const char *elf;     /* --elf: the image --pt-filter SYMBOL is looked up in */
+    double freeze_after; /* --pt-freeze-after: seconds after START, 0 for none */
 };
 
 /* One CPU's trace as it arrives. */
@@ -76,6 +77,10 @@ void collect_pt_feed(struct collect_pt *pt, const uint8_t *buf, size_t len);
 /* During the collection (snapshot mode): *frozen = 1 once the target froze its rings. */
 int collect_pt_poll_frozen(struct collect_pt *pt, struct collect_link *l, int *frozen,
                            struct diag *d);
+
+/* During the collection (snapshot mode): PT_FREEZE, the host's freeze of every CPU's
+ * ring (--pt-freeze-after). */
+int collect_pt_freeze(struct collect_link *l, struct diag *d);
 
 /* After the drain, before TERMINATE: closes the files, reads PT_STATUS and checks every
  * CPU's trace ended where the target says, with the losses it reported. */

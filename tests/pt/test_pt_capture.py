@@ -257,18 +257,20 @@ def test_delayed(args, case):
     print("ok   full mode, delayed transfer: each ring once, the rest one loss at its end")
 
 
-def test_snapshot(args, case, name, freeze_options, reason, code):
-    """The flight recorder: rings wrap until cpu 1 freezes; the collection ends early; each
-    file is the ring's last bytes from a PSB, cpu 1's ending where it froze."""
-    with Board(args, name, "--trace", case.pt_path, "--pace", 2048, "--freeze-after", 3000000,
-               *freeze_options) as board:
+def test_snapshot(args, case, name, board_options, collect_options, reason, code):
+    """The flight recorder: rings wrap until a freeze (cpu 1's aca_trace_freeze or exception
+    report, or the host's PT_FREEZE); the collection ends early; each file is the ring's
+    last bytes from a PSB, ending where that CPU stopped tracing."""
+    with Board(args, name, "--trace", case.pt_path, "--pace", 2048, *board_options) as board:
         started = time.time()
-        folder, _, err = collect(args, board, name, "--duration", 60, "--pt", "--pt-snapshot")
+        folder, _, err = collect(args, board, name, "--duration", 60, "--pt", "--pt-snapshot",
+                                 *collect_options)
         check(time.time() - started < 30, "%s: the collection did not end at the freeze" % name)
         check("the target froze its trace" in err, "%s: no freeze message:\n%s" % (name, err))
-        m = re.search(r"cpu 1 froze its trace at stream byte (\d+)", board.text())
-        check(m, "%s: the board did not freeze" % name)
-        frozen_at = int(m.group(1))
+        froze_on_board = "froze its trace at stream byte" in board.text()
+        check(froze_on_board == (reason != "host"), "%s: the board's freeze:\n%s"
+              % (name, board.text()))
+        stopped = stopped_lines(board)
     pt = session_pt(folder)
     check_session_basics(pt, "snapshot")
     check(pt["freeze"]["reason"] == reason and pt["freeze"]["code"] == code,
@@ -278,16 +280,16 @@ def test_snapshot(args, case, name, freeze_options, reason, code):
         data, entry = trace_file(folder, cpu), pt["per_cpu"][cpu]
         check(entry["wrapped"] and ring - len(case.trace) < len(data) <= ring,
               "cpu %d: %d bytes of a %d-byte ring that wrapped: %r" % (cpu, len(data), ring, entry))
-        check(data[:16] == PSB and data == looped(case.trace, len(data)),
-              "cpu %d: the snapshot does not start at a pass's PSB" % cpu)
-    data = trace_file(folder, 1)
-    stream = looped(case.trace, frozen_at)
-    check(data == stream[frozen_at - len(data):],
-          "cpu 1: the snapshot is not the last bytes before the freeze at %d" % frozen_at)
+        check(data[:16] == PSB, "cpu %d: the snapshot does not start with a PSB" % cpu)
+        stopped_at = stopped[cpu][0]
+        stream = looped(case.trace, stopped_at)
+        check(data == stream[stopped_at - len(data):],
+              "cpu %d: the snapshot is not the last bytes before it stopped at %d"
+              % (cpu, stopped_at))
     calls, _ = run([args.acart, "pt", "calls", folder, "--elf", case.elf, "--cpu", "1"])
     check(call_trees(calls)[0] == demo_tree(case), "cpu 1: the first frozen pass decodes wrong")
     print("ok   snapshot, frozen by %s: the last %d bytes before the freeze, PSB-aligned"
-          % (reason, len(data)))
+          % (reason, len(trace_file(folder, 1))))
 
 
 def test_filters_and_refusals(args, case):
@@ -350,8 +352,13 @@ def main():
         test_full(args, case)
         test_losses(args, case)
         test_delayed(args, case)
-        test_snapshot(args, case, "snapshot-api", [], "api", 7)
-        test_snapshot(args, case, "snapshot-exception", ["--freeze-exception", 6], "exception", 6)
+        test_snapshot(args, case, "snapshot-api", ["--freeze-after", 3000000], [], "api", 7)
+        test_snapshot(args, case, "snapshot-exception",
+                      ["--freeze-after", 3000000, "--freeze-exception", 6], [], "exception", 6)
+        test_snapshot(args, case, "snapshot-host", [], ["--pt-freeze-after", 1], "host", 0)
+        _, err = run([args.acart, "collect", "--target", "127.0.0.1:1", "-o", args.workdir,
+                      "--duration", 5, "--pt", "--pt-freeze-after", 1], expect=2)
+        check("it needs --pt-snapshot" in err, "--pt-freeze-after without a snapshot:\n" + err)
         test_filters_and_refusals(args, case)
         test_other_cpus(args, case)
     except TestFailure as e:
