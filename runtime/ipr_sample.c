@@ -82,8 +82,11 @@ void ipr_take_sample(struct ipr_cpu *c, uint32_t cpu, unsigned ctr, const struct
         p = put(p, tid, q & IPR_DATA_THREAD);
     if (d & IPR_DATA_CTR)
         p = put(p, ctr, q & IPR_DATA_CTR);
+    /* A hardware counter samples from its overflow, which has added what it counted to
+     * `base` while the counter still holds the wrapped value pmi.c reloads next: reading
+     * it now (ipr_count_of) would count the period twice. */
     if (d & IPR_DATA_COUNT)
-        put(p, ipr_count_of(c, ctr), q & IPR_DATA_COUNT);
+        put(p, ctr == 0 ? ipr_count_of(c, 0) : c->ctr[ctr].base, q & IPR_DATA_COUNT);
     uint32_t used = b->used + b->record_bytes;
     __atomic_store_n(&b->used, used, __ATOMIC_RELEASE);
     if (used + b->record_bytes > b->size) {

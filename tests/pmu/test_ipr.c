@@ -14,6 +14,7 @@
 #include "agent.h"
 #include "commands.h"
 #include "ipr.h"
+#include "io.h"
 #include "ipr_internal.h"
 #include "lapic.h"
 #include "msr.h"
@@ -589,7 +590,10 @@ static void test_sampling(void)
             CHECK_EQ(rec[0], recorded_pc[got]);
             CHECK_EQ(rec[1], 0);
             CHECK_EQ(rec[2], 1);
-            CHECK(rec[3] | ((uint64_t)rec[4] << 32)); /* the count at the sample */
+            /* the count at the sample: PERIOD per interrupt so far, the k-th at PC
+             * 0xf80 + 0x30 k */
+            CHECK_EQ(rec[3] | ((uint64_t)rec[4] << 32),
+                     ((recorded_pc[got] - 0xf80u) / 0x30u + 1) * (uint64_t)PERIOD);
         }
     }
     CHECK_EQ(got, 8);
@@ -708,6 +712,182 @@ static void test_sampling(void)
     CHECK(ipr_file_read(list[0].id - 1, 0, file, 8) != 0); /* the replaced file is gone */
     EXPECT(IprTerminateSampling(0, 0), IPR__SUCCESS);
     EXPECT(IprOpenSampleFile("", 0), IPR__BADARG);
+    EXPECT(IprDeallocate(), IPR__SUCCESS);
+    no_faults();
+}
+
+/* ---- Each data item of a record; active counters; IprSelectEvents; IPR_HACTION_ADD;
+ * IprWriteOneSampleBuffer; IprClearContext ---- */
+
+static uint32_t u32_at(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+static uint64_t u64_at(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+#define ITEMS_RECORD 36u /* PC 4, TSC 8, CPU 4, pid 4, tid 4, counter 4, count 8 */
+
+static void test_record_items(void)
+{
+    IPR_EVENTSET set;
+    IPR_EVENT map[IPR_MAX_COUNTERS];
+    IPR_FREQ fmap[IPR_MAX_COUNTERS];
+    IPR_CTRMASK ret = 0;
+    IPR_COUNT v[IPR_MAX_COUNTERS];
+    uint64 mux;
+    uint64_t tsc_before[CPUS], tsc_after[CPUS];
+    static IPR_HISTELEM h[((HEND - HBEGIN) >> 4) + 1][8];
+    const IPR_SIZE hsize = sizeof(h) / sizeof(IPR_HISTELEM);
+
+    shim_power_on(&sim_skylake);
+    EXPECT(IprAllocate(), IPR__SUCCESS);
+    /* IprSelectEvents: every event of the set at one period; the set is sorted, so
+     * INST_RETIRED.ANY takes fixed counter 0 (counter 1), BR_INST_RETIRED GP 0 (counter 4). */
+    IprClearEventSet(&set);
+    IprInsertEvent(&set, EV_BR);
+    IprInsertEvent(&set, EV_INS);
+    EXPECT(IprSelectEvents(IPR_ALL_CPUS, &set, 1000, 0), IPR__BADFREQ);
+    EXPECT(IprSelectEvents(IPR_ALL_CPUS, 0, PERIOD, 0), IPR__BADARG);
+    EXPECT(IprSelectEvents(IPR_ALL_CPUS, &set, PERIOD, &mux), IPR__SUCCESS);
+    EXPECT(IprSetEvents(IPR_ALL_CPUS, &mux), IPR__SUCCESS);
+    EXPECT(IprEventCounterMap(IPR_CURRENT_CPU, map, IPR_MAX_COUNTERS), IPR__SUCCESS);
+    CHECK(map[0] == IPR_EVENT_TSC && map[1] == EV_INS && map[2] == IPR_EVENT_NONE &&
+          map[4] == EV_BR && map[5] == IPR_EVENT_NONE);
+    EXPECT(IprFreqCounterMap(IPR_CURRENT_CPU, fmap, IPR_MAX_COUNTERS), IPR__SUCCESS);
+    CHECK(fmap[1] == PERIOD && fmap[4] == PERIOD);
+    for (uint32_t c = 0; c < CPUS; c++) {
+        CHECK_EQ(shim_sim(c)->peek_msr(MSR_IA32_PERFEVTSEL0) & 0xffff, EV_BR);
+        CHECK_EQ(shim_sim(c)->peek_msr(MSR_IA32_PMC0), (BIT48 - PERIOD));
+        CHECK_EQ(shim_sim(c)->peek_msr(MSR_IA32_FIXED_CTR0), (BIT48 - PERIOD));
+    }
+
+    /* Only counter 1's interrupts take samples (and histogram entries); counter 4 still
+     * interrupts, and counts. */
+    EXPECT(IprSetActiveCounters(IPR_ALL_CPUS, 1u << 20, &ret), IPR__BADCTRMASK);
+    EXPECT(IprSetActiveCounters(IPR_ALL_CPUS, 1u << 1, &ret), IPR__SUCCESS);
+    CHECK_EQ(ret, 1u << 1);
+    EXPECT(IprCreateHistogramBuffers(IPR_ALL_CPUS, IPR_HIST_ADDRESS, HBEGIN, HEND, 4, 0),
+           IPR__SUCCESS);
+    EXPECT(IprCreateSampleBuffers(IPR_ALL_CPUS, 1, 4 * ITEMS_RECORD, IPR_DATA_ALL,
+                                  IPR_DATA_TSC | IPR_DATA_COUNT, 0, IPR_FULL_NONE, 0, 0, 0),
+           IPR__SUCCESS);
+    EXPECT(IprStart(IPR_ALL_CPUS, 0), IPR__SUCCESS);
+    for (uint32_t c = 0; c < CPUS; c++) {
+        retire(c, PERIOD, 0, 0);
+        tsc_before[c] = rdtsc();
+        CHECK_EQ(pmi(c, 0x1100 + 0x10 * c), SHIM_DELIVERED);
+        tsc_after[c] = rdtsc();
+        retire(c, 0, 0, PERIOD);
+        CHECK_EQ(pmi(c, 0x1800), SHIM_DELIVERED); /* counter 4: no sample */
+    }
+    for (uint32_t c = 0; c < CPUS; c++) {
+        IPR_SBUFFER *b = 0;
+        IPR_SIZE bytes = 0;
+        EXPECT(IprNextFullSampleBuffer(1ull << c, &b, &bytes, 1), IPR__PARTBUFF);
+        CHECK_EQ(bytes, ITEMS_RECORD); /* one record: the counter-4 interrupt took none */
+        CHECK_EQ(b->record_bytes, ITEMS_RECORD);
+        const uint8_t *r = b->data;
+        CHECK_EQ(u32_at(r), 0x1100 + 0x10 * c);                                 /* PC */
+        CHECK(u64_at(r + 4) >= tsc_before[c] && u64_at(r + 4) <= tsc_after[c]); /* TSC */
+        CHECK_EQ(u32_at(r + 12), c);                                            /* CPU */
+        /* pid and tid of the task the port names; CPU 2 runs none */
+        CHECK_EQ(u32_at(r + 16), c == SHIM_IDLE_CPU ? 0 : SHIM_PID_BASE + c);
+        CHECK_EQ(u32_at(r + 20), c == SHIM_IDLE_CPU ? 0 : SHIM_TID_BASE + c);
+        CHECK_EQ(u32_at(r + 24), 1);      /* the interrupting counter */
+        CHECK_EQ(u64_at(r + 28), PERIOD); /* its count at the interrupt */
+    }
+    EXPECT(IprRead(IPR_ALL_CPUS, 0, 0x12, v, IPR_MAX_COUNTERS, IPR_ACTION_SUM), IPR__SUCCESS);
+    CHECK_EQ(v[1], CPUS * PERIOD);
+    CHECK_EQ(v[4], CPUS * PERIOD);
+
+    /* IPR_HACTION_ADD adds to what the array holds; COPY replaces it. */
+    const uint32_t b0 = (0x1100 - HBEGIN) >> 4, b1 = (0x1110 - HBEGIN) >> 4,
+                   bbr = (0x1800 - HBEGIN) >> 4;
+    EXPECT(IprReadHistogram(1, 0, &h[0][0], hsize, HBEGIN, IPR_HIST_ADDRESS, 0, IPR_HACTION_COPY),
+           IPR__SUCCESS);
+    CHECK(h[b0][1] == 1 && h[b1][1] == 0 && h[bbr][4] == 0);
+    EXPECT(IprReadHistogram(2, 0, &h[0][0], hsize, HBEGIN, IPR_HIST_ADDRESS, 0, IPR_HACTION_ADD),
+           IPR__SUCCESS);
+    CHECK(h[b0][1] == 1 && h[b1][1] == 1);
+    EXPECT(IprReadHistogram(1, 0, &h[0][0], hsize, HBEGIN, IPR_HIST_ADDRESS, 0, IPR_HACTION_ADD),
+           IPR__SUCCESS);
+    CHECK(h[b0][1] == 2 && h[b1][1] == 1);
+    int ctx = -1;
+    EXPECT(IprReadHistogram(IPR_ALL_CPUS, &ctx, &h[0][0], hsize, HBEGIN, IPR_HIST_ADDRESS, 0,
+                            IPR_HACTION_ADD),
+           IPR__SUCCESS); /* with a context: CPU 0's added once more */
+    CHECK(ctx == 0 && h[b0][1] == 3 && h[b1][1] == 1);
+    EXPECT(IprReadHistogram(2, 0, &h[0][0], hsize, HBEGIN, IPR_HIST_ADDRESS, 0, IPR_HACTION_COPY),
+           IPR__SUCCESS);
+    CHECK(h[b0][1] == 0 && h[b1][1] == 1);
+    uint32_t total = 0;
+    for (uint32_t b = 0; b < hsize / 8; b++)
+        for (uint32_t k = 0; k < 8; k++)
+            total += h[b][k];
+    CHECK_EQ(total, 1);
+
+    /* IprWriteOneSampleBuffer: CPU 1's buffer, whole records only. */
+    IPR_SBUFFER *b1buf = ipr_cpus[1].buf[0];
+    EXPECT(IprWriteOneSampleBuffer(b1buf, ITEMS_RECORD), IPR__FILENOTOPEN);
+    EXPECT(IprOpenSampleFile("one", 0), IPR__SUCCESS);
+    EXPECT(IprWriteOneSampleBuffer(b1buf, ITEMS_RECORD - 1), IPR__BADARG);
+    EXPECT(IprWriteOneSampleBuffer(b1buf, 5 * ITEMS_RECORD), IPR__BADARG);
+    EXPECT(IprWriteOneSampleBuffer(0, ITEMS_RECORD), IPR__BADARG);
+    EXPECT(IprWriteOneSampleBuffer(b1buf, ITEMS_RECORD), IPR__SUCCESS);
+    int w = -1, pw = -1;
+    EXPECT(IprCloseSampleFile(&w, &pw), IPR__SUCCESS);
+    struct acart_file_entry list[ACART_MAX_FILES];
+    uint32_t nfiles = ipr_file_list(list, ACART_MAX_FILES), at = 0;
+    for (uint32_t i = 0; i < nfiles; i++)
+        if (strcmp(list[i].name, "one") == 0)
+            at = i + 1;
+    CHECK(at != 0);
+    static uint8_t file[4096];
+    const struct acart_ipr_file_header *fh = (const void *)file;
+    const uint32_t want = (sizeof(*fh) + 8 + sizeof(struct acart_ipr_sbuffer) + ITEMS_RECORD + 7) &
+                          ~7u; /* records start at multiples of 8 */
+    CHECK(at && list[at - 1].bytes == want);
+    if (at && list[at - 1].bytes == want) {
+        CHECK_EQ(ipr_file_read(list[at - 1].id, 0, file, want), 0);
+        struct acart_ipr_record rec;
+        struct acart_ipr_sbuffer sb;
+        memcpy(&rec, file + sizeof(*fh), sizeof(rec));
+        memcpy(&sb, file + sizeof(*fh) + 8, sizeof(sb));
+        CHECK(rec.type == ACART_IPR_REC_SBUFFER && rec.bytes == sizeof(sb) + ITEMS_RECORD);
+        CHECK(sb.cpu == 1 && sb.partial == 1 && sb.datcol == IPR_DATA_ALL &&
+              sb.qdatcol == (IPR_DATA_TSC | IPR_DATA_COUNT) && sb.record_bytes == ITEMS_RECORD &&
+              sb.used == ITEMS_RECORD);
+        CHECK(memcmp(file + sizeof(*fh) + 8 + sizeof(sb), b1buf->data, ITEMS_RECORD) == 0);
+    }
+    CHECK_EQ(b1buf->used, ITEMS_RECORD); /* writing one buffer does not empty it */
+
+    /* IprClearContext: CPU 1 stops and forgets its selection, counts and skips; the TSC
+     * counter stays; CPU 0 keeps counting. */
+    IPR_COUNT skip[5] = {0, 3, 0, 0, 3};
+    EXPECT(IprSetSampleSkip(2, skip, 5), IPR__SUCCESS);
+    EXPECT(IprClearContext(2), IPR__SUCCESS);
+    EXPECT(IprEventCounterMap(2, map, IPR_MAX_COUNTERS), IPR__SUCCESS);
+    CHECK(map[0] == IPR_EVENT_TSC && map[1] == IPR_EVENT_NONE && map[4] == IPR_EVENT_NONE);
+    CHECK(ipr_cpus[1].ctr[1].skip == 0 && ipr_cpus[1].ctr[4].skip == 0);
+    CHECK_EQ(shim_sim(1)->peek_msr(MSR_IA32_PERF_GLOBAL_CTRL), 0);
+    CHECK_EQ(shim_sim(1)->peek_msr(MSR_IA32_PERFEVTSEL0), 0);
+    CHECK_EQ(shim_sim(1)->peek_msr(MSR_IA32_FIXED_CTR_CTRL), 0);
+    retire(1, 500, 500, 500);
+    retire(0, 500, 500, 500);
+    EXPECT(IprRead(2, 0, 0x12, v, IPR_MAX_COUNTERS, IPR_ACTION_COPY), IPR__SUCCESS);
+    CHECK(v[1] == 0 && v[4] == 0);
+    EXPECT(IprRead(1, 0, 0x12, v, IPR_MAX_COUNTERS, IPR_ACTION_COPY), IPR__SUCCESS);
+    CHECK(v[1] == PERIOD + 500 && v[4] == PERIOD + 500);
+    EXPECT(IprCounterNumber(2, EV_INS, &(IPR_CTRNUMBER){0}), IPR__NOCOUNTER);
+    EXPECT(IprTerminateSampling(0, 0), IPR__SUCCESS);
     EXPECT(IprDeallocate(), IPR__SUCCESS);
     no_faults();
 }
@@ -916,6 +1096,7 @@ int main(void)
     test_events();
     test_counting();
     test_sampling();
+    test_record_items();
     test_timer();
     test_no_pmu();
     test_perfmon_names();
