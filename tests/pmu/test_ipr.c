@@ -269,7 +269,30 @@ static void test_events(void)
     EXPECT(IprExpandEventSet(&set, arr, 1), IPR__BUFTOOSMALL);
     EXPECT(IprDeleteEvent(&set, EV_INS), IPR__SUCCESS);
     CHECK_EQ(IprNumberEventsInSet(&set), 1);
+    EXPECT(IprDeleteEvent(&set, EV_CLK), IPR__SUCCESS); /* absent: nothing happens */
+    CHECK(IprNumberEventsInSet(&set) == 1 && set.events[0] == EV_BR);
     CHECK_EQ(IprEventSetSize(), sizeof(IPR_EVENTSET));
+    /* The rows of docs/iprobe.md: empty and NULL sets, a full set, a merge that fills up. */
+    EXPECT(IprClearEventSet(&other), IPR__SUCCESS);
+    CHECK(IprEventToNumber(&other) == 0 && IprEventToNumber(0) == 0);
+    CHECK(IprNumberEventsInSet(0) == 0 && !IprVerifyEventInSet(0, EV_BR));
+    EXPECT(IprClearEventSet(0), IPR__BADARG);
+    for (IPR_EVENT k = 0; k < IPR_MAX_EVENTS_IN_SET; k++) /* descending: each goes first */
+        EXPECT(IprInsertEvent(&other, 0x100 + 2 * (IPR_MAX_EVENTS_IN_SET - 1 - k)), IPR__SUCCESS);
+    CHECK(IprEventToNumber(&other) == 0x100 && other.events[31] == 0x13e);
+    EXPECT(IprInsertEvent(&other, 0x1000), IPR__BUFTOOSMALL);
+    EXPECT(IprInsertEvent(&other, 0x100), IPR__SUCCESS); /* already in it */
+    arr[0] = arr[1] = 7;
+    EXPECT(IprExpandEventSet(&other, arr, 2), IPR__BUFTOOSMALL);
+    CHECK(arr[0] == 7 && arr[1] == 7); /* nothing copied */
+    EXPECT(IprDeleteEvent(&other, 0x100), IPR__SUCCESS);
+    IPR_EVENTSET two;
+    IprClearEventSet(&two);
+    IprInsertEvent(&two, 0x10);
+    IprInsertEvent(&two, 0x20);
+    EXPECT(IprMergeEventSet(&other, &two), IPR__BUFTOOSMALL);
+    CHECK(IprNumberEventsInSet(&other) == 32 && IprEventToNumber(&other) == 0x10 &&
+          !IprVerifyEventInSet(&other, 0x20));
 
     IPR_CTRMASK ctrs;
     EXPECT(IprAvailableCounters(EV_INS, &ctrs), IPR__SUCCESS);
