@@ -24,7 +24,7 @@ from ptcase import Case, TestFailure, board_test_args, check, run
 
 PSB = bytes([0x02, 0x82] * 8)
 RTIT_TRACE_EN, RTIT_OS, RTIT_USER, RTIT_TOPA = 0x1, 0x4, 0x8, 0x100
-RTIT_MTC_EN, RTIT_TSC_EN, RTIT_BRANCH_EN = 0x200, 0x400, 0x2000
+RTIT_MTC_EN, RTIT_TSC_EN, RTIT_BRANCH_EN, RTIT_CYC_EN = 0x200, 0x400, 0x2000, 0x2
 
 
 def free_port():
@@ -292,14 +292,36 @@ def test_snapshot(args, case, name, board_options, collect_options, reason, code
           % (reason, len(trace_file(folder, 1))))
 
 
+def check_programmed(board, log_from, pt, name, on, off):
+    """Every CPU began tracing with the IA32_RTIT_CTL session.json reports (the simulated
+    CPU's own MSR, as the board saw it after log_from), with the bits `on` set and `off`
+    clear."""
+    programmed = {int(c): int(v, 16) for c, v in re.findall(
+        r"simboard: cpu (\d+) traces with IA32_RTIT_CTL 0x([0-9a-f]+)", board.text()[log_from:])}
+    ctl = int(pt["rtit_ctl"], 16)
+    check(sorted(programmed) == list(range(4)) and set(programmed.values()) == {ctl},
+          "%s: session.json's rtit_ctl %#x, the CPUs were programmed with %r"
+          % (name, ctl, programmed))
+    check(ctl & (on | RTIT_BRANCH_EN | RTIT_TRACE_EN) == on | RTIT_BRANCH_EN | RTIT_TRACE_EN
+          and not ctl & off, "%s: IA32_RTIT_CTL %#x, expected %#x set and %#x clear"
+          % (name, ctl, on, off))
+    return ctl
+
+
 def test_filters_and_refusals(args, case):
+    """Filters by function, range and module, with the CPL and timing packets chosen
+    (each bit both ways across the two collections and full mode's defaults); refusals."""
     with Board(args, "filters", "--trace", case.pt_path, "--pace", 256) as board:
+        log_from = len(board.text())
         folder, _, _ = collect(args, board, "filters", "--duration", 0.3, "--pt", "--pt-snapshot",
                                "--pt-filter", "filter", "--pt-filter", "0x100000-0x1000ff",
-                               "--elf", case.elf)
+                               "--elf", case.elf, "--pt-cpl", "os", "--pt-no-tsc", "--pt-cyc")
         pt = session_pt(folder)
+        ctl = check_programmed(board, log_from, pt, "--pt-cpl os --pt-no-tsc --pt-cyc",
+                               RTIT_OS | RTIT_CYC_EN | RTIT_MTC_EN, RTIT_USER | RTIT_TSC_EN)
+        check((ctl >> 14) & 0xf == pt["mtc_freq"] == 3, "MTCFreq %#x, mtc_freq %r"
+              % (ctl, pt["mtc_freq"]))
         check(pt["freeze"]["reason"] == "host", "no freeze: the stop freezes: %r" % pt.get("freeze"))
-        ctl = int(pt["rtit_ctl"], 16)
         check((ctl >> 32) & 0xff == 0x11, "ADDR0_CFG and ADDR1_CFG: %#x" % ctl)
         symbols = {line.split()[2]: (int(line.split()[0], 16), int(line.split()[1], 16))
                    for line in case.exp("symbols")}
@@ -307,10 +329,14 @@ def test_filters_and_refusals(args, case):
         want = [{"start": "0x%x" % start, "end": "0x%x" % (end - 1), "name": "filter"},
                 {"start": "0x100000", "end": "0x1000ff"}]
         check(pt["filters"] == want, "filters %r, expected %r" % (pt["filters"], want))
+        log_from = len(board.text())
         folder, _, _ = collect(args, board, "module", "--duration", 0.3, "--pt", "--pt-snapshot",
-                               "--pt-filter", "demo.elf")
-        check(session_pt(folder)["filters"] == [{"start": "0x100000", "end": "0x100fff", "name": "demo.elf"}],
-              "a module filter: %r" % session_pt(folder)["filters"])
+                               "--pt-filter", "demo.elf", "--pt-cpl", "user", "--pt-no-mtc")
+        pt = session_pt(folder)
+        check(pt["filters"] == [{"start": "0x100000", "end": "0x100fff", "name": "demo.elf"}],
+              "a module filter: %r" % pt["filters"])
+        check_programmed(board, log_from, pt, "--pt-cpl user --pt-no-mtc",
+                         RTIT_USER | RTIT_TSC_EN, RTIT_OS | RTIT_MTC_EN | RTIT_CYC_EN | 0xf << 14)
         _, _, err = collect(args, board, "three", "--duration", 0.3, "--pt", "--pt-filter", "1-2",
                             "--pt-filter", "3-4", "--pt-filter", "5-6", expect=5)
         check("3 ranges asked, the target's CPU filters 2" in err, "three ranges:\n" + err)
@@ -319,7 +345,8 @@ def test_filters_and_refusals(args, case):
         check("--pt-filter nosuch: no function of that name" in err and "no module" in err,
               "an unknown name:\n" + err)
         check("no module named nosuch" in board.text(), "the board did not say what it refused")
-    print("ok   filters: a function from --elf, a range, a module; refusals")
+    print("ok   filters: a function from --elf, a range, a module; --pt-cpl os and user, "
+          "--pt-no-tsc, --pt-no-mtc, --pt-cyc as programmed; refusals")
 
 
 def test_other_cpus(args, case):
