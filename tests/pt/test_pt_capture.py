@@ -5,7 +5,8 @@ runtime programmed; `acart collect --pt` negotiates acart's PT extension, receiv
 channel and writes pt-cpu<N>.bin and session.json's pt member; `acart pt` decodes them.
 Checked: every byte against the stream the trace unit wrote, losses and freezes as the
 target counted them, the decode against what demo.ptt's assembly executes, and every
-refusal (no Intel PT, full mode without ToPA regions, a CPU without CYC, filters).
+refusal (no Intel PT, full mode without ToPA regions, a CPU without CYC, filters, PT_INFO
+before the EXTENSIONS negotiation).
 
 No CPU here has Intel PT: this is the only place where the target's PT code runs, and it
 runs on the simulator. Usage:
@@ -16,11 +17,17 @@ import os
 import re
 import shutil
 import socket
+import struct
 import subprocess
 import sys
 import time
 
 from ptcase import Case, TestFailure, board_test_args, check, run
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "qemu"))
+import sep  # noqa: E402  (tests/qemu's SEP host, written from the protocol document)
+
+OP_EXTENSIONS, OP_PT_INFO = 0x41430100, 0x41430110
 
 PSB = bytes([0x02, 0x82] * 8)
 RTIT_TRACE_EN, RTIT_OS, RTIT_USER, RTIT_TOPA = 0x1, 0x4, 0x8, 0x100
@@ -349,6 +356,28 @@ def test_filters_and_refusals(args, case):
           "--pt-no-tsc, --pt-no-mtc, --pt-cyc as programmed; refusals")
 
 
+def test_negotiation(args, case):
+    """PT_INFO is an extension: before EXTENSIONS it answers 159 like any unknown command
+    (docs/sep-protocol.md 4.4), after it the trace unit's description."""
+    with Board(args, "negotiation", "--trace", case.pt_path) as board:
+        h = sep.Host(board.port)
+        try:
+            status, _ = h.handshake()
+            check(status == 0, "handshake status %d" % status)
+            status, _ = h.request(OP_PT_INFO, want=128)
+            check(status == sep.NOT_HANDLED, "PT_INFO before EXTENSIONS: status %d" % status)
+            status, ext = h.request(OP_EXTENSIONS, want=16)
+            check(status == 0 and struct.unpack_from("<I", ext, 4)[0] & 4,
+                  "EXTENSIONS: status %d, %r" % (status, ext))
+            status, info = h.request(OP_PT_INFO, want=128)
+            check(status == 0 and struct.unpack_from("<II", info, 0) == (1, 1),
+                  "PT_INFO after EXTENSIONS: status %d, %r" % (status, info[:8]))
+            h.request(sep.OP["TERMINATE"])
+        finally:
+            h.close()
+    print("ok   PT_INFO before EXTENSIONS: 159; after: present")
+
+
 def test_other_cpus(args, case):
     with Board(args, "qemu", "--model", "qemu") as board:
         _, _, err = collect(args, board, "qemu", "--duration", 0.3, "--pt", expect=5)
@@ -387,6 +416,7 @@ def main():
                       "--duration", 5, "--pt", "--pt-freeze-after", 1], expect=2)
         check("it needs --pt-snapshot" in err, "--pt-freeze-after without a snapshot:\n" + err)
         test_filters_and_refusals(args, case)
+        test_negotiation(args, case)
         test_other_cpus(args, case)
     except TestFailure as e:
         print("FAIL %s" % e)

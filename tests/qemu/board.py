@@ -16,11 +16,13 @@ RUN_BOARD = os.path.join(TOP, "scripts", "run-board")
 
 def acart_collect(acart, port, *options):
     """`acart collect` of one second from the board at port into a fresh folder; the
-    finished process (stdout and stderr as text)."""
+    finished process (stdout and stderr as text), the folder as its `folder`."""
     out = tempfile.mkdtemp(prefix="acart-collect-")
-    return subprocess.run([acart, "collect", "--target", "127.0.0.1:%d" % port, "--duration",
-                           "1", "-o", out] + list(options),
-                          capture_output=True, text=True, timeout=120)
+    r = subprocess.run([acart, "collect", "--target", "127.0.0.1:%d" % port, "--duration",
+                        "1", "-o", out] + list(options),
+                       capture_output=True, text=True, timeout=120)
+    r.folder = out
+    return r
 
 
 def _port_free(port):
