@@ -47,10 +47,11 @@ static const char calls_usage[] =
     "usage: acart pt calls DIR --elf IMAGE [--cpu N] [--max-depth D]\n"
     "\n"
     "Prints each CPU's calls as an indented timeline, one line per call in the order they\n"
-    "began: start (microseconds after the CPU's first time stamp), duration, instructions\n"
-    "(callees included) and the function, indented by call depth. A call that did not end\n"
-    "in a return says how it ended: (gap), (overflow), (tracing off) or (running at end).\n"
-    "Gaps in the trace appear where they happened.\n"
+    "began: start (microseconds after the CPU's first time stamp), duration ('-' where the\n"
+    "trace gives no time), instructions (callees included) and the function, indented by\n"
+    "call depth. A call that did not end in a return says how it ended: (gap),\n"
+    "(overflow), (tracing off) or (running at end). Gaps in the trace appear where they\n"
+    "happened.\n"
     "\n"
     "  -d, --max-depth D     calls no deeper than D (0: outermost only)\n";
 
@@ -400,10 +401,13 @@ static void print_gap_line(const struct pt_gap *gap, FILE *out)
 static void print_calls(const struct pt_input *in, const struct pt_flow *f, uint64_t max_depth,
                         FILE *out)
 {
-    double span = pt_input_us(in, (double)(f->last_tsc - f->first_tsc));
-    fprintf(out,
-            "cpu %" PRIu32 ": %" PRIu64 " instructions in %zu calls, %zu gaps, %.3f us traced\n",
-            f->cpu, f->insns, f->num_calls, f->num_gaps, span);
+    /* Where the clock never moved while instructions ran, times are not known: "-", not 0. */
+    char traced[48] = "no time";
+    if (f->timed)
+        snprintf(traced, sizeof traced, "%.3f us traced",
+                 pt_input_us(in, (double)(f->last_tsc - f->first_tsc)));
+    fprintf(out, "cpu %" PRIu32 ": %" PRIu64 " instructions in %zu calls, %zu gaps, %s\n", f->cpu,
+            f->insns, f->num_calls, f->num_gaps, traced);
     fprintf(out, "%14s  %12s  %10s  %s\n", "start us", "duration us", "insns", "call");
     size_t g = 0;
     for (size_t i = 0; i < f->num_calls; i++) {
@@ -412,10 +416,15 @@ static void print_calls(const struct pt_input *in, const struct pt_flow *f, uint
             print_gap_line(&f->gaps[g++], out);
         if (c->depth > max_depth)
             continue;
-        fprintf(out, "%14.3f  %12.3f  %10" PRIu64 "  %*s%s",
-                pt_input_us(in, (double)(c->start_tsc - f->first_tsc)),
-                pt_input_us(in, (double)(c->end_tsc - c->start_tsc)), c->insns, (int)(2 * c->depth),
-                "", c->interrupt ? "[interrupt] " : "");
+        char start[32] = "-", duration[32] = "-";
+        if (f->timed) {
+            snprintf(start, sizeof start, "%.3f",
+                     pt_input_us(in, (double)(c->start_tsc - f->first_tsc)));
+            snprintf(duration, sizeof duration, "%.3f",
+                     pt_input_us(in, (double)(c->end_tsc - c->start_tsc)));
+        }
+        fprintf(out, "%14s  %12s  %10" PRIu64 "  %*s%s", start, duration, c->insns,
+                (int)(2 * c->depth), "", c->interrupt ? "[interrupt] " : "");
         put_name(&in->code, c->name, out);
         fprintf(out, "%s\n", end_note(c));
     }
