@@ -43,7 +43,8 @@ static const char usage[] =
     "                     [--metrics tma1] [--count NAME[,NAME...] [--interval MS]]\n"
     "                     [--callstack[=DEPTH]] [--lbr[=call-stack]]\n"
     "                     [--transfer delayed|immediate] [--timeout S]\n"
-    "                     [--pt [--pt-snapshot] [--pt-filter SYMBOL|MODULE|START-END]...\n"
+    "                     [--pt [--pt-snapshot [--pt-freeze-after S]]\n"
+    "                      [--pt-filter SYMBOL|MODULE|START-END]...\n"
     "                      [--pt-cyc] [--pt-no-tsc] [--pt-no-mtc] [--pt-cpl os|user|all]\n"
     "                      [--elf IMAGE]]\n"
     "                     [--uncore EVENT[:cbo=N][,EVENT...] [--uncore-interval MS]]\n"
@@ -91,7 +92,8 @@ static const char usage[] =
     "                        pt-cpu<N>.bin, with the decoder's sideband in session.json\n"
     "                        (docs/pt.md); fails when the target's CPU has no Intel PT\n"
     "  --pt-snapshot         keep only the last trace before a freeze (the flight recorder:\n"
-    "                        the firmware's aca_trace_freeze(), an exception, or the end);\n"
+    "                        the firmware's aca_trace_freeze(), an exception, the host's\n"
+    "                        --pt-freeze-after, or the end);\n"
     "                        the collection ends early when the target freezes\n"
     "  --pt-freeze-after S   with --pt-snapshot: the host freezes the trace S seconds after\n"
     "                        the start (before --duration ends), then fetches it\n"
@@ -400,9 +402,9 @@ static int parse_options(int argc, char **argv, struct options *o)
         return cli_usage_error("collect", usage, "missing --target HOST[:PORT]");
     if (o->duration_s < 0)
         return cli_usage_error("collect", usage, "missing --duration S");
-    if (o->pt.freeze_after >= o->duration_s && o->pt.freeze_after)
+    if (o->pt.freeze_after && o->pt.freeze_after >= o->duration_s)
         return cli_usage_error("collect", usage,
-                               "--pt-freeze-after %g: the collection ends after %g s, before it",
+                               "--pt-freeze-after %g: the collection ends first (--duration %g)",
                                o->pt.freeze_after, o->duration_s);
     if (!o->output)
         return cli_usage_error("collect", usage, "missing -o DIR");
