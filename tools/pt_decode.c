@@ -119,7 +119,7 @@ void pt_gap_describe(const struct pt_gap *gap, char *buf, size_t size)
          * known (docs/pt.md); never print it as "0 bytes". */
         if (gap->lost_bytes)
             n = snprintf(buf, size,
-                         "gap at offset 0x%" PRIx64 ": the target lost %" PRIu64
+                         "gap at offset 0x%" PRIx64 ": the target lost at least %" PRIu64
                          " bytes of trace here",
                          gap->offset, gap->lost_bytes);
         else

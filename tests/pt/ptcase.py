@@ -215,7 +215,7 @@ def norm_event(text):
         if e:
             out += " " + e.group(1)
         elif "lost" in rest:
-            n = re.search(r"lost (\d+) bytes", rest)
+            n = re.search(r"lost at least (\d+) bytes", rest)
             out += " lost %s" % (n.group(1) if n else "unknown" if "not known" in rest else "?")
         elif "loop of direct branches" in rest:
             out += " loop"
