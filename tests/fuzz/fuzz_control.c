@@ -66,6 +66,7 @@ static uint32_t pool_room;
 static channel_accept_fn accept_fn;
 static void *accept_arg;
 static int verbose = -1;
+static uint64_t bytes_sent; /* by every connection: acknowledge_all's progress */
 
 int channel_listen(uint16_t port, channel_accept_fn on_accept, void *arg)
 {
@@ -169,6 +170,7 @@ int channel_send(struct channel *ch, const void *buf, uint32_t len)
         ch->cap = 2 * ch->cap < ch->window ? 2 * ch->cap : ch->window;
     }
     ch->room -= len;
+    bytes_sent += len;
     if (ch->is_control)
         check_sent(ch, buf, len);
     return ACA_OK;
@@ -299,13 +301,18 @@ static void event(struct channel *ch, enum channel_event ev)
         ch->fn(ch, ch->arg, ev);
 }
 
-/* Lets every connection's window open again, as acknowledgements would. A response that
- * found no memory with nothing of its connection in flight gets no SENT event: only the
- * poll retries it (halving its send cap each time), so the rounds go on while one waits. */
+/* Lets every connection's window open again, as acknowledgements would, for as long as
+ * something is in flight or a response waits: the input's requests may all have arrived
+ * at once, and each waits for the previous response to leave, so the rounds needed grow
+ * with the input. A response that found no memory with nothing of its connection in
+ * flight gets no SENT event: only the poll retries it, halving its send cap each time, so
+ * a few rounds in a row may send nothing; many in a row mean the runtime stalls. */
+#define MAX_ROUNDS_WITHOUT_PROGRESS 64
+
 static void acknowledge_all(void)
 {
-    /* Enough rounds for the largest response through the smallest window. */
-    for (int round = 0; round < 2 * AGENT_MAX_PAYLOAD / 100; round++) {
+    for (int idle = 0; idle < MAX_ROUNDS_WITHOUT_PROGRESS;) {
+        uint64_t before = bytes_sent;
         int any = 0;
         for (size_t i = 0; i < MAX_CHANNELS; i++) {
             struct channel *ch = &channels[i];
@@ -321,6 +328,7 @@ static void acknowledge_all(void)
         aca_poll();
         if (!any && !(agent.control && agent.response_sent < agent.response_len))
             break;
+        idle = bytes_sent == before ? idle + 1 : 0;
     }
 }
 
