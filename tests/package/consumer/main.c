@@ -3,6 +3,7 @@
 #include "acart_platform.h"
 #include "acart_x86.h"
 #include "io.h"
+#include "ipr.h"
 
 #include "lwip/init.h"
 #include "lwip/sys.h"
@@ -59,6 +60,9 @@ void consumer_main(void)
     aca_config_init(&cfg);
     if (aca_start(&cfg) != ACA_OK)
         return;
+    /* IPROBE comes with the package: the firmware can own the counters itself. */
+    if (IprAllocate() == IPR__SUCCESS)
+        IprDeallocate();
     for (;;) {
         sys_check_timeouts();
         aca_poll();
