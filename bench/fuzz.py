@@ -158,5 +158,7 @@ def run_target(t):
 COMMIT = commit()  # the tree the campaign started from, whatever lands meanwhile
 write_results()
 with ThreadPoolExecutor(max_workers=max(1, min(args.parallel, 2))) as pool:
-    ok = all(pool.map(run_target, targets))
+    # list() first: all() would stop at the first failed target, and closing map's
+    # iterator cancels every target not yet started.
+    ok = all(list(pool.map(run_target, targets)))
 sys.exit(0 if ok else 1)
