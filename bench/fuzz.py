@@ -2,7 +2,8 @@
 clang under ASan and UBSan, runs a number of executions from its committed seed corpus;
 the executions each actually did, its time, the coverage it reached and whether it found
 anything are written to bench/results/fuzz.txt (rewritten after each target, so an
-interrupted campaign still records what it did). Any crash, leak, timeout or out-of-memory
+interrupted campaign still records what it did; `kill -USR1` on a fuzzer ends its run early
+and gracefully, recorded as such). Any crash, leak, timeout or out-of-memory
 input is kept under BUILD/fuzz/findings/<target>/ and fails the campaign.
 
 Usage: fuzz.py [--build BUILD] [--runs N] [--runs-for TARGET=N]... [--parallel K]
@@ -140,7 +141,10 @@ def run_target(t):
     if rc == 0 and not found:
         result = "0 crashes"
         if int(execs[-1] if execs else 0) < runs_of(t):
-            result += " (stopped by --seconds-for %s=%d)" % (t, seconds_for.get(t, 0))
+            # libFuzzer ends early on -max_total_time, or gracefully on SIGUSR1.
+            why = ("--seconds-for %s=%d" % (t, seconds_for[t]) if t in seconds_for
+                   else "SIGUSR1" if "exiting as requested" in text else "an unknown cause")
+            result += " (stopped by %s)" % why
     else:
         result = \
             "FAILED (exit %d; findings: %s; log %s)" % (rc, ", ".join(found) or "none", log_path)
