@@ -2,7 +2,8 @@
 clang under ASan and UBSan, runs a number of executions from its committed seed corpus;
 the executions each actually did, its time, the coverage it reached and whether it found
 anything are written to bench/results/fuzz.txt (rewritten after each target, so an
-interrupted campaign still records what it did; `kill -USR1` on a fuzzer ends its run early
+interrupted campaign still records what it did; rows of targets it does not run, and the
+notes below the rows, are kept; `kill -USR1` on a fuzzer ends its run early
 and gracefully, recorded as such). Any crash, leak, timeout or out-of-memory
 input is kept under BUILD/fuzz/findings/<target>/ and fails the campaign.
 
@@ -40,6 +41,7 @@ ap.add_argument("--targets", default=",".join(TARGETS))
 ap.add_argument("--seed", type=int, default=1)
 ap.add_argument("--out", default=os.path.join(HERE, "results", "fuzz.txt"))
 args = ap.parse_args()
+PARALLEL = max(1, min(args.parallel, 2))
 runs_for = {}
 for item in args.runs_for:
     name, _, n = item.partition("=")
@@ -56,23 +58,28 @@ started = datetime.datetime.now(datetime.timezone.utc)
 
 
 def earlier_rows():
-    """Rows of targets this run leaves alone, from the results file as it is now (another
-    campaign may be writing it too)."""
-    kept = {}
+    """Rows of targets this run leaves alone, and the notes written below the rows by hand,
+    from the results file as it is now (another campaign may be writing it too)."""
+    kept, notes = {}, []
     if os.path.exists(args.out):
+        past_header = False
         for line in open(args.out):
             parts = line.split()
             if line.startswith("  ") and parts and parts[0] in TARGETS and parts[0] not in targets:
                 kept[parts[0]] = line.rstrip("\n")
-    return kept
+            elif line.startswith("# target"):
+                past_header = True
+            elif past_header and line.startswith("#"):
+                notes.append(line.rstrip("\n"))
+    return kept, notes
 
 
 def write_results():
-    kept = earlier_rows()
+    kept, notes = earlier_rows()
     lines = ["# make fuzz (bench/fuzz.py): libFuzzer (clang %s) under ASan+UBSan, leaks checked;"
-             " commit %s" % (clang_version(), COMMIT),
-             "# started %s, %d target(s) at once, seed %d; executions are what each run did"
-             % (started.strftime("%Y-%m-%d %H:%M UTC"), args.parallel, args.seed),
+             " executions are what each run did" % clang_version(),
+             "# rows come from several campaigns: each names its commit, start, seed and targets"
+             " run at once",
              "# %-11s %12s %12s %9s %9s %7s %9s  %s"
              % ("target", "asked", "executions", "seconds", "exec/s", "cov", "corpus", "result")]
     for t in TARGETS:
@@ -90,6 +97,7 @@ def write_results():
                      % (t, r["asked"], r["execs"], r["seconds"],
                         r["execs"] / r["seconds"] if r["seconds"] else 0, r["cov"], r["corpus"],
                         r["result"]))
+    lines += notes
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -149,7 +157,8 @@ def run_target(t):
         result = \
             "FAILED (exit %d; findings: %s; log %s)" % (rc, ", ".join(found) or "none", log_path)
     # Rows of several campaigns share the file: each says its own tree and start.
-    result += " [%s, %s]" % (COMMIT, started.strftime("%Y-%m-%d %H:%M UTC"))
+    result += " [%s, %s, seed %d, %d at once]" % (COMMIT, started.strftime("%Y-%m-%d %H:%M UTC"),
+                                                  args.seed, PARALLEL)
     results[t] = {"asked": runs_of(t), "execs": int(execs[-1]) if execs else 0,
                   "seconds": seconds, "cov": covs[-1] if covs else "-",
                   "corpus": corpus[-1] if corpus else "-", "result": result}
@@ -161,7 +170,7 @@ def run_target(t):
 
 COMMIT = commit()  # the tree the campaign started from, whatever lands meanwhile
 write_results()
-with ThreadPoolExecutor(max_workers=max(1, min(args.parallel, 2))) as pool:
+with ThreadPoolExecutor(max_workers=PARALLEL) as pool:
     # list() first: all() would stop at the first failed target, and closing map's
     # iterator cancels every target not yet started.
     ok = all(list(pool.map(run_target, targets)))
