@@ -33,6 +33,7 @@ bench: build
 	python3 bench/sample_cost.py --image $(BUILD_DIR)/target/boards/qemu-pc/acart-qemu-pc.elf \
 	  --acart $(BUILD_DIR)/tools/acart
 	-ninja -C $(BUILD_DIR) bench-tb5
+	ninja -C $(BUILD_DIR) bench-pt
 	python3 bench/footprint.py --lib $(BUILD_DIR)/target/runtime/libacart.a
 
 # The fuzzing campaign: every libFuzzer target from its corpus; figures to bench/results/fuzz.txt.
