@@ -122,16 +122,22 @@ static int open_call(struct pt_flow *f, uint32_t name, bool interrupt)
 
 static void close_top(struct pt_flow *f, enum pt_call_end end)
 {
-    struct pt_call *c = &f->calls[f->stack[--f->depth]];
+    uint32_t at = f->stack[--f->depth];
+    struct pt_call *c = &f->calls[at];
     c->end = end;
     c->end_tsc = f->last_tsc;
     c->insns = f->insns - c->first_insn;
     /* A recursive function's inner calls are inside its outermost one already. */
-    for (size_t i = 0; i < f->depth; i++)
-        if (f->calls[f->stack[i]].name == c->name)
-            return;
-    f->functions[c->name].incl_insns += c->insns;
-    f->functions[c->name].incl_ticks += c->end_tsc - c->start_tsc;
+    bool outermost = true;
+    for (size_t i = 0; i < f->depth && outermost; i++)
+        outermost = f->calls[f->stack[i]].name != c->name;
+    if (outermost) {
+        f->functions[c->name].incl_insns += c->insns;
+        f->functions[c->name].incl_ticks += c->end_tsc - c->start_tsc;
+    }
+    /* Every call after it is a callee, closed already; every open call comes before it. */
+    if (f->functions_only)
+        f->num_calls = at;
 }
 
 static void close_all(struct pt_flow *f, enum pt_call_end end)

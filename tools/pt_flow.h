@@ -62,6 +62,10 @@ struct pt_timing {
 struct pt_flow {
     const struct pt_code *code;
     uint32_t cpu;
+    /* Only the functions' figures are wanted (`pt functions`, the cycle count's second
+     * decode): a call's record goes when it closes, so memory follows the depth of the
+     * call stack, not the number of calls in the trace (about 100 MB a MiB of trace). */
+    bool functions_only;
     uint32_t nom_freq;     /* MSR_PLATFORM_INFO's ratio: TSC ticks to core cycles with the CBR */
     struct pt_call *calls; /* in order of entry: depth-first order of the call tree */
     size_t num_calls, calls_cap;

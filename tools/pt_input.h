@@ -27,9 +27,10 @@ void pt_input_close(struct pt_input *in);
 int pt_input_decode(struct pt_input *in, uint32_t cpu, bool blocks, const struct pt_sink *sink,
                     struct diag *d);
 
-/* Decodes CPU cpu into f (initialised here; pt_flow_free it); with cycles, counting the
- * cycles of its CYC packets (pt_flow_decode: a second decode, for `pt functions`). */
-int pt_input_flow(struct pt_input *in, uint32_t cpu, bool cycles, struct pt_flow *f,
+/* Decodes CPU cpu into f (initialised here; pt_flow_free it). With functions_only (`pt
+ * functions`), f gets the functions' figures, cycles counted from CYC packets
+ * (pt_flow_decode: a second decode), and no call records; otherwise also every call. */
+int pt_input_flow(struct pt_input *in, uint32_t cpu, bool functions_only, struct pt_flow *f,
                   struct diag *d);
 
 /* Warns on stderr, one line each, where f's times are not known (the clock never moved
