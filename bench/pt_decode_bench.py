@@ -115,6 +115,27 @@ def check_flamegraph(svg_path, bits):
                  % (svg_path, want))
 
 
+def dso_shares(cmd, workdir):
+    """Where one decode's CPU time goes, by object (libipt, acart, libc), from Linux perf's
+    cpu-clock samples; a line saying why not if perf cannot run here."""
+    if not shutil.which("perf"):
+        return "profile: perf not found (Debian linux-perf)"
+    data = os.path.join(workdir, "perf.data")
+    r = subprocess.run(["perf", "record", "-q", "-e", "cpu-clock:u", "-o", data] + cmd,
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        return "profile: perf record failed: %s" % (r.stderr.strip().splitlines() or ["?"])[-1]
+    r = subprocess.run(["perf", "report", "-i", data, "--stdio", "--sort", "dso"],
+                       capture_output=True, text=True)
+    shares = []
+    for line in r.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0].endswith("%") and not line.startswith("#"):
+            shares.append("%s %s" % (parts[1], parts[0]))
+    return "profile of one decode (perf record -e cpu-clock:u, by object): " + (
+        ", ".join(shares[:4]) or "no samples")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--acart", required=True)
@@ -176,6 +197,7 @@ def main():
     lines.append("counting cycles: %.2f times the CPU time of one decode" % (med[0] / med[1]))
     for k, (name, _, _) in enumerate(runs):
         lines.append("all runs, %s: %s" % (name, " ".join("%.3f" % t for t in times[k])))
+    lines.append(dso_shares(runs[1][1], args.workdir))
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         f.write("\n".join(lines) + "\n")
