@@ -5,8 +5,9 @@
   own count (tools/pt_cycles.c). The same command on the same trace with every CYC packet
   turned into a PAD byte (same offsets, same control flow) decodes it once. The ratio of
   their CPU times, measured in turns in one run, is the price of exact cycles.
-- **Memory.** `pt flamegraph` on the same trace keeps a record of every call (its call
-  tree); `pt functions` needs none. Their peak RSS is reported.
+- **Memory.** `pt functions` and `pt flamegraph` keep no record of a closed call (the
+  flame graph grows as calls close); `pt calls` keeps one of every call, to print the
+  timeline. Their peak RSS is reported.
 
 The trace is written here, packet by packet (Intel SDM vol. 3, 33.4.2), for a loop that
 calls a function: every iteration is 5 instructions and two taken TNT bits (the return,
@@ -136,6 +137,13 @@ def dso_shares(cmd, workdir):
         ", ".join(shares[:4]) or "no samples")
 
 
+def check_calls(out, bits):
+    """`pt calls`' header counts every call: main once, f once per iteration."""
+    want = "%d instructions in %d calls" % (bits * sum(INSNS_PER_BIT.values()), 1 + bits // 2)
+    if want not in out:
+        sys.exit("pt calls: expected '%s'\n%s" % (want, out[:2000]))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--acart", required=True)
@@ -167,9 +175,12 @@ def main():
         ("pt functions, CYC packets made PAD (one decode)",
          [args.acart, "pt", "functions", no_cyc, "--elf", elf],
          lambda out: check_functions(out, bits, None)),
-        ("pt flamegraph (one decode, every call kept)",
+        ("pt flamegraph (one decode)",
          [args.acart, "pt", "flamegraph", folder, "--elf", elf, "-o", svg],
          lambda out: check_flamegraph(svg, bits)),
+        ("pt calls --max-depth 0 (one decode, every call kept)",
+         [args.acart, "pt", "calls", folder, "--elf", elf, "--max-depth", "0"],
+         lambda out: check_calls(out, bits)),
     ]
     times = [[] for _ in runs]
     rss = [0.0 for _ in runs]
@@ -192,7 +203,7 @@ def main():
         % args.rounds,
     ]
     for k, (name, _, _) in enumerate(runs):
-        lines.append("%-48s %7.3f s  %5.1f M instructions/s  %7.1f MiB"
+        lines.append("%-54s %7.3f s  %5.1f M instructions/s  %7.1f MiB"
                      % (name + ":", med[k], insns / med[k] / 1e6, rss[k]))
     lines.append("counting cycles: %.2f times the CPU time of one decode" % (med[0] / med[1]))
     for k, (name, _, _) in enumerate(runs):

@@ -192,7 +192,7 @@ int export_chrome(int argc, char **argv)
     struct chrome c = {.in = &in, .by_insns = by_insns, .base_tsc = UINT64_MAX, .first = true};
     for (uint32_t cpu = from; cpu < to && rc == ACART_EXIT_OK; cpu++) {
         struct pt_flow *f = &flows[cpu - from];
-        if (pt_input_flow(&in, cpu, false, f, &d) != 0) {
+        if (pt_input_flow(&in, cpu, NULL, f, &d) != 0) {
             rc = diag_report("export chrome", &d);
             continue;
         }

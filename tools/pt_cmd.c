@@ -447,7 +447,7 @@ static int pt_calls(int argc, char **argv)
     rc = ACART_EXIT_OK;
     for (uint32_t cpu = first_cpu(&a); cpu < end_cpu(&a, &in) && rc == ACART_EXIT_OK; cpu++) {
         struct pt_flow f;
-        if (pt_input_flow(&in, cpu, false, &f, &d) != 0) {
+        if (pt_input_flow(&in, cpu, NULL, &f, &d) != 0) {
             rc = diag_report("pt calls", &d);
         } else {
             print_calls(&in, &f, a.max_depth, stdout);
@@ -555,7 +555,9 @@ static int pt_functions(int argc, char **argv)
     rc = rows ? ACART_EXIT_OK : ACART_EXIT_FAILURE;
     for (uint32_t cpu = first_cpu(&a); cpu < end_cpu(&a, &in) && rc == ACART_EXIT_OK; cpu++) {
         struct pt_flow f;
-        if (pt_input_flow(&in, cpu, true, &f, &d) != 0) {
+        const struct pt_flow_options functions_only = {.count_cycles = true,
+                                                       .drop_closed_calls = true};
+        if (pt_input_flow(&in, cpu, &functions_only, &f, &d) != 0) {
             rc = diag_report("pt functions", &d);
         } else {
             for (size_t i = 0; i < num_names; i++) {
@@ -604,35 +606,42 @@ static int pt_functions(int argc, char **argv)
 
 /* pt flamegraph */
 
-static int add_flow(struct flame *flame, const struct pt_input *in, const struct pt_flow *f,
-                    bool cpu_root, char *cpu_name)
+/* A flame graph grown from calls as they close, so no record of a closed call is kept. */
+struct flame_feed {
+    struct flame *flame;
+    const struct pt_input *in;
+    const char *cpu_name; /* the root frame, or NULL */
+    struct flame_frame *stack;
+    size_t cap;
+    bool failed;
+};
+
+static void add_closed_call(void *ctx, const struct pt_flow *f, uint32_t call)
 {
-    size_t max_depth = 0;
-    for (size_t i = 0; i < f->num_calls; i++)
-        if (f->calls[i].depth > max_depth)
-            max_depth = f->calls[i].depth;
-    struct flame_frame *stack = calloc(max_depth + 2, sizeof *stack);
-    if (!stack)
-        return -1;
-    for (size_t i = 0; i < f->num_calls; i++) {
-        const struct pt_call *c = &f->calls[i];
-        if (!c->self_insns)
-            continue;
-        size_t depth = c->depth + 1 + (cpu_root ? 1 : 0);
-        size_t k = depth;
-        for (uint32_t at = (uint32_t)i; at != PT_FLOW_NONE; at = f->calls[at].parent) {
-            const char *name = pt_code_name(&in->code, f->calls[at].name);
-            stack[--k] = (struct flame_frame){name, name[0] == '[' ? FRAME_OTHER : FRAME_FUNCTION};
+    struct flame_feed *feed = ctx;
+    const struct pt_call *c = &f->calls[call];
+    if (feed->failed || !c->self_insns)
+        return;
+    size_t depth = c->depth + 1 + (feed->cpu_name ? 1 : 0);
+    if (depth > feed->cap) {
+        struct flame_frame *p = realloc(feed->stack, 2 * depth * sizeof *p);
+        if (!p) {
+            feed->failed = true;
+            return;
         }
-        if (cpu_root)
-            stack[0] = (struct flame_frame){cpu_name, FRAME_OTHER};
-        if (flame_add(flame, stack, depth, c->self_insns) != 0) {
-            free(stack);
-            return -1;
-        }
+        feed->stack = p;
+        feed->cap = 2 * depth;
     }
-    free(stack);
-    return 0;
+    size_t k = depth;
+    for (uint32_t at = call; at != PT_FLOW_NONE; at = f->calls[at].parent) {
+        const char *name = pt_code_name(&feed->in->code, f->calls[at].name);
+        feed->stack[--k] =
+            (struct flame_frame){name, name[0] == '[' ? FRAME_OTHER : FRAME_FUNCTION};
+    }
+    if (feed->cpu_name)
+        feed->stack[0] = (struct flame_frame){feed->cpu_name, FRAME_OTHER};
+    if (flame_add(feed->flame, feed->stack, depth, c->self_insns) != 0)
+        feed->failed = true;
 }
 
 static int pt_flamegraph(int argc, char **argv)
@@ -654,17 +663,24 @@ static int pt_flamegraph(int argc, char **argv)
     rc = flame_init(&flame) == 0 ? ACART_EXIT_OK : ACART_EXIT_FAILURE;
     flame.unit = "instructions";
     bool cpu_root = a.cpu < 0 && in.p.session.num_cpus > 1;
+    struct flame_feed feed = {.flame = &flame, .in = &in};
     for (uint32_t cpu = first_cpu(&a); cpu < end_cpu(&a, &in) && rc == ACART_EXIT_OK; cpu++) {
         struct pt_flow f;
         char cpu_name[32];
         snprintf(cpu_name, sizeof cpu_name, "cpu %" PRIu32, cpu);
-        if (pt_input_flow(&in, cpu, false, &f, &d) != 0)
+        feed.cpu_name = cpu_root ? cpu_name : NULL;
+        const struct pt_flow_options grow_flame = {
+            .drop_closed_calls = true, .closed = add_closed_call, .closed_ctx = &feed};
+        if (pt_input_flow(&in, cpu, &grow_flame, &f, &d) != 0) {
             rc = diag_report("pt flamegraph", &d);
-        else if (add_flow(&flame, &in, &f, cpu_root, cpu_name) != 0)
+        } else if (feed.failed) {
+            fprintf(stderr, "acart pt flamegraph: out of memory\n");
             rc = ACART_EXIT_FAILURE;
+        }
         gaps += f.num_gaps;
         pt_flow_free(&f);
     }
+    free(feed.stack);
     if (rc == ACART_EXIT_OK) {
         char title[300], subtitle[1200];
         snprintf(title, sizeof title, "Intel PT instructions on %s", in.p.session.hostname);

@@ -62,10 +62,14 @@ struct pt_timing {
 struct pt_flow {
     const struct pt_code *code;
     uint32_t cpu;
-    /* Only the functions' figures are wanted (`pt functions`, the cycle count's second
-     * decode): a call's record goes when it closes, so memory follows the depth of the
-     * call stack, not the number of calls in the trace (about 100 MB a MiB of trace). */
-    bool functions_only;
+    /* No record of a closed call is kept (`pt functions`, `pt flamegraph`, the cycle
+     * count's second decode): memory follows the depth of the call stack, not the number
+     * of calls in the trace (about 95 MB a MiB of trace). */
+    bool drop_closed_calls;
+    /* Each call as it closes, before it is dropped: its callers are the open calls, all
+     * before it in calls[]. */
+    void (*closed)(void *ctx, const struct pt_flow *f, uint32_t call);
+    void *closed_ctx;
     uint32_t nom_freq;     /* MSR_PLATFORM_INFO's ratio: TSC ticks to core cycles with the CBR */
     struct pt_call *calls; /* in order of entry: depth-first order of the call tree */
     size_t num_calls, calls_cap;

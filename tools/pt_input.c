@@ -49,17 +49,22 @@ int pt_input_decode(struct pt_input *in, uint32_t cpu, bool blocks, const struct
     return rc;
 }
 
-int pt_input_flow(struct pt_input *in, uint32_t cpu, bool functions_only, struct pt_flow *f,
-                  struct diag *d)
+int pt_input_flow(struct pt_input *in, uint32_t cpu, const struct pt_flow_options *options,
+                  struct pt_flow *f, struct diag *d)
 {
+    static const struct pt_flow_options keep_all;
+    if (!options)
+        options = &keep_all;
     if (pt_flow_init(f, &in->code, cpu, in->p.session.pt->nom_freq))
         return diag_fail(d, DIAG_NOMEM, "out of memory");
-    f->functions_only = functions_only;
+    f->drop_closed_calls = options->drop_closed_calls;
+    f->closed = options->closed;
+    f->closed_ctx = options->closed_ctx;
     struct pt_cpu_trace t;
     int rc = pt_trace_load(in->dir, &in->p.session, cpu, &t, d);
     if (rc)
         return rc;
-    rc = pt_flow_decode(f, &t, &in->config, in->code.image, functions_only, d);
+    rc = pt_flow_decode(f, &t, &in->config, in->code.image, options->count_cycles, d);
     if (rc == DIAG_NOMEM)
         rc = diag_fail(d, DIAG_NOMEM, "out of memory decoding CPU %" PRIu32, cpu);
     pt_trace_free(&t);

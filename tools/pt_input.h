@@ -27,11 +27,19 @@ void pt_input_close(struct pt_input *in);
 int pt_input_decode(struct pt_input *in, uint32_t cpu, bool blocks, const struct pt_sink *sink,
                     struct diag *d);
 
-/* Decodes CPU cpu into f (initialised here; pt_flow_free it). With functions_only (`pt
- * functions`), f gets the functions' figures, cycles counted from CYC packets
- * (pt_flow_decode: a second decode), and no call records; otherwise also every call. */
-int pt_input_flow(struct pt_input *in, uint32_t cpu, bool functions_only, struct pt_flow *f,
-                  struct diag *d);
+/* How pt_input_flow decodes: with count_cycles, the cycles of CYC packets are counted
+ * (pt_flow_decode: a second decode); the rest as in struct pt_flow. */
+struct pt_flow_options {
+    bool count_cycles;
+    bool drop_closed_calls;
+    void (*closed)(void *ctx, const struct pt_flow *f, uint32_t call);
+    void *closed_ctx;
+};
+
+/* Decodes CPU cpu into f (initialised here; pt_flow_free it); options NULL: every call kept,
+ * cycles not counted. */
+int pt_input_flow(struct pt_input *in, uint32_t cpu, const struct pt_flow_options *options,
+                  struct pt_flow *f, struct diag *d);
 
 /* Warns on stderr, one line each, where f's times are not known (the clock never moved
  * while instructions ran), where libipt could not use timing packets (lost_cyc,

@@ -88,15 +88,30 @@ def check_calls(args, case):
 
     svg = os.path.join(case.dir, "calls.svg")
     run([args.acart, "pt", "flamegraph", case.collection, "--elf", case.elf, "-o", svg])
-    ns = "{http://www.w3.org/2000/svg}"
-    titles = [t.text for t in ET.parse(svg).getroot().iter(ns + "title")]
-    frames = {}
-    for t in titles:
-        m = re.match(r"^(.*) \((\d+) instructions, [\d.]+%\)$", t or "")
-        if m:
-            frames[m.group(1)] = int(m.group(2))
+    frames = dict(flame_frames(svg))
     want = {"all": 17, "main": 17, "work": 11, "leaf": 4, "helper": 1}
     check(frames == want, "flame graph frames %s, expected %s" % (frames, want))
+
+    # Two CPUs: a tower each under its `cpu N` root, as the calls close (no call kept).
+    folder = os.path.join(case.dir, "two-cpus")
+    write_collection(folder, case.trace, dict(case.settings, cpus="2"))
+    svg = os.path.join(case.dir, "two-cpus.svg")
+    run([args.acart, "pt", "flamegraph", folder, "--elf", case.elf, "-o", svg])
+    frames = sorted(flame_frames(svg))
+    want = sorted([("all", 34)] + [("cpu %d" % cpu, 17) for cpu in (0, 1)] +
+                  [(name, n) for name, n in want.items() if name != "all"] * 2)
+    check(frames == want, "two-CPU flame graph frames %s, expected %s" % (frames, want))
+
+
+def flame_frames(svg):
+    """[(frame name, instructions)] of an `acart pt flamegraph` SVG, from its tooltips."""
+    ns = "{http://www.w3.org/2000/svg}"
+    frames = []
+    for t in ET.parse(svg).getroot().iter(ns + "title"):
+        m = re.match(r"^(.*) \((\d+) instructions, [\d.]+%\)$", t.text or "")
+        if m:
+            frames.append((m.group(1), int(m.group(2))))
+    return frames
 
 
 def check_gaps(args, case):
