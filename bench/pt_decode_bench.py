@@ -15,7 +15,7 @@ compressed, and the loop branch), each short TNT packet carrying 6 bits after a 
 of 3 cycles, with a PSB+ (TSC, CBR, FUP) every 4 KiB as a real trace has. Every command's
 instruction counts, and the cycle total, are checked against what the trace encodes, so
 the benchmark fails rather than time a wrong decode. Every command runs under bench_run
-(CPU time and peak RSS by wait4).
+(CPU time and peak RSS by wait4), through tb5_import_bench's `timed`.
 
     pt_decode_bench.py --acart ACART --run BENCH_RUN --workdir DIR [--mib N] [--rounds N]
                        [--out FILE]
@@ -27,13 +27,13 @@ import os
 import platform
 import shutil
 import statistics
-import struct
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "pt"))
 import ptcase  # noqa: E402
+from tb5_import_bench import timed  # noqa: E402
 
 ORG = 0x400000
 # main: call f; dec ecx; jnz main.  f: nop; ret.  (then hlt, never reached)
@@ -80,17 +80,6 @@ def make_trace(size, cyc=True):
         cycles += 3
     out += ip_packet(0x1d, ORG) + bytes([0x01])  # FUP main, TIP.PGD: tracing stops there
     return bytes(out), bits, cycles
-
-
-def timed(bench_run, workdir, cmd):
-    """Runs cmd under bench_run; returns (CPU seconds, peak RSS in MiB, stdout)."""
-    result = os.path.join(workdir, "timing.txt")
-    r = subprocess.run([bench_run, result] + [str(c) for c in cmd], capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit("%s failed:\n%s%s" % (" ".join(map(str, cmd)), r.stdout, r.stderr))
-    with open(result) as f:
-        _, kib, cpu = f.read().split()
-    return float(cpu), int(kib) / 1024, r.stdout
 
 
 def check_functions(out, bits, cycles):
@@ -186,10 +175,10 @@ def main():
     rss = [0.0 for _ in runs]
     for _ in range(args.rounds):
         for k, (_, cmd, check) in enumerate(runs):
-            t, mib, out = timed(args.run, args.workdir, cmd)
+            _, rss_bytes, t, out = timed(args.run, args.workdir, cmd)
             check(out)
             times[k].append(t)
-            rss[k] = max(rss[k], mib)
+            rss[k] = max(rss[k], rss_bytes / 2**20)
     med = [statistics.median(t) for t in times]
     lines = [
         "# bench/pt_decode_bench.py: acart pt on a cycle-accurate trace",

@@ -230,4 +230,5 @@ def main():
     shutil.rmtree(args.workdir, ignore_errors=True)
 
 
-main()
+if __name__ == "__main__":
+    main()
