@@ -84,9 +84,9 @@ static int describe_gap(void *ctx, const struct pt_gap *gap)
 
 /* libipt is Debian's build, without frame pointers. ASan's fast unwinder, walking up from a
  * malloc inside it, follows whatever libipt keeps in %rbp, so nearly every allocation got a
- * stack of its own: its stack depot, which is never freed, grew by three stacks per
- * execution (3.1 M after 1 M executions, 144 MB) until a campaign hit the RSS limit. The
- * DWARF unwinder gives true stacks (471 in all) at half the speed. */
+ * stack of its own: its stack depot, which is never freed, grew by about two stacks per
+ * execution (fuzz_pt_stack_depot) until a campaign hit the RSS limit. The DWARF unwinder
+ * gives true stacks, a few hundred in all, at half the speed. */
 const char *__asan_default_options(void);
 const char *__asan_default_options(void)
 {
