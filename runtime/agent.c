@@ -34,6 +34,7 @@ struct agent agent;
 
 struct refused {
     struct channel *ch;
+    uint32_t remote_ip;
     uint64_t deadline_ms;
 };
 static struct refused refused[4];
@@ -134,6 +135,24 @@ static void fill_busy_note(struct acart_busy_note *n)
     n->held_ms = now - agent.session_start_ms;
 }
 
+static void set_keepalive(struct channel *ch)
+{
+    channel_set_keepalive(ch, agent.keepalive_idle_ms, agent.keepalive_interval_ms,
+                          agent.keepalive_count);
+}
+
+/* The connection becomes the control connection of a new session. */
+static void open_session(struct channel *ch, uint32_t remote_ip)
+{
+    agent.control = ch;
+    agent.control_handshaken = 0;
+    agent.session_start_ms = agent_now_ms();
+    agent.remote_ip = remote_ip;
+    agent.remote_port = channel_remote_port(ch);
+    channel_set_callback(ch, on_control_event, 0);
+    set_keepalive(ch);
+}
+
 static void drop_refused(struct refused *r)
 {
     struct channel *c = r->ch;
@@ -148,6 +167,16 @@ static void on_refused_event(struct channel *ch, void *arg, enum channel_event e
     struct refused *r = arg;
     if (ev == CHANNEL_EVENT_CLOSED) {
         r->ch = 0;
+        return;
+    }
+    /* The session that held the board ended while this host waited: a busy note now would
+     * name a holder that is gone, so the host gets the board. */
+    if (ev == CHANNEL_EVENT_DATA && !agent.control) {
+        uint32_t ip = r->remote_ip;
+        r->ch = 0;
+        agent_log("acart: a host that waited takes the free board");
+        open_session(ch, ip);
+        on_control_event(ch, 0, CHANNEL_EVENT_DATA);
         return;
     }
     if (ev == CHANNEL_EVENT_DATA && channel_available(ch) >= sizeof(struct sep_first_msg)) {
@@ -171,11 +200,12 @@ static void on_refused_event(struct channel *ch, void *arg, enum channel_event e
     }
 }
 
-static int refuse(struct channel *ch)
+static int refuse(struct channel *ch, uint32_t remote_ip)
 {
     for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
         if (!refused[i].ch) {
             refused[i].ch = ch;
+            refused[i].remote_ip = remote_ip;
             refused[i].deadline_ms = agent_now_ms() + REFUSED_TIMEOUT_MS;
             channel_set_callback(ch, on_refused_event, &refused[i]);
             return 0;
@@ -185,12 +215,6 @@ static int refuse(struct channel *ch)
               "for their answer",
               (unsigned)(sizeof(refused) / sizeof(refused[0])));
     return -1;
-}
-
-static void set_keepalive(struct channel *ch)
-{
-    channel_set_keepalive(ch, agent.keepalive_idle_ms, agent.keepalive_interval_ms,
-                          agent.keepalive_count);
 }
 
 static int on_accept(struct channel *ch, void *arg, uint32_t remote_ip)
@@ -207,13 +231,7 @@ static int on_accept(struct channel *ch, void *arg, uint32_t remote_ip)
         }
     }
     if (!agent.control) {
-        agent.control = ch;
-        agent.control_handshaken = 0;
-        agent.session_start_ms = agent_now_ms();
-        agent.remote_ip = remote_ip;
-        agent.remote_port = channel_remote_port(ch);
-        channel_set_callback(ch, on_control_event, 0);
-        set_keepalive(ch);
+        open_session(ch, remote_ip);
         return 0;
     }
     if (agent.control_handshaken && agent.data_accepted < agent.data_expected &&
@@ -239,7 +257,7 @@ static int on_accept(struct channel *ch, void *arg, uint32_t remote_ip)
         set_keepalive(ch);
         return 0;
     }
-    return refuse(ch);
+    return refuse(ch, remote_ip);
 }
 
 static void control_handshake(void)

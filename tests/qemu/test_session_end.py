@@ -6,7 +6,8 @@ receive pbufs and queued segments must be what they were at boot.
 
 Cases: a long delayed-mode collection outlives the keepalive time; TERMINATE and then a
 host that keeps its sockets; data connections never opened; bytes after TERMINATE;
-command 0; a refused `acart collect` (words and exit status); the link cut (QEMU monitor
+command 0; a refused `acart collect` (words and exit status); a host that waited through
+the end of the session that held the board; the link cut (QEMU monitor
 `set_link net0 off`) mid-session and mid-collection; a host that stops reading its data
 connections in the middle of a drain."""
 import argparse
@@ -225,6 +226,30 @@ with Board(args.image, cpus=2, workload="hotspot", append=append, monitor=True) 
     assert h.request(sep.OP["TERMINATE"])[0] == sep.SUCCESS
     h.close()
     ready.check_back("refused host")
+
+    # A host connects while the board is held and sends its first message only after that
+    # session ended: the board is free, so it gets the board, not a note about a holder
+    # that is gone.
+    h = configured_host(port)
+    waiting = sep.Host(port)
+    time.sleep(0.5)  # the board accepts it while h holds the board
+    before = session_ends(b)
+    assert h.request(sep.OP["TERMINATE"])[0] == sep.SUCCESS
+    took, why = wait_session_end(b, before, 30)
+    assert why is not None
+    status, _ = waiting.handshake()
+    check("a host that waited through the end of a session gets the board (status %d)" % status,
+          status == sep.SUCCESS, status)
+    check("the board's console says the waiting host took the free board",
+          re.search(r"^acart: a host that waited takes the free board$", b.console(), re.M)
+          is not None)
+    waiting.open_data_channels()
+    assert waiting.request(sep.OP["TERMINATE"])[0] == sep.SUCCESS
+    waiting.close()
+    h.close()
+    n = sep.full_collection(port)
+    check("then a clean full collection (%d records)" % n, n > 0)
+    ready.check_back("host waited through a session end")
 
     # The link cut while a host holds the board: idle, then collecting.
     for phase in ("configured", "collecting"):
