@@ -74,14 +74,22 @@ class Host:
         self.switch_bits, = struct.unpack_from("<I", st, 248)
         return status, version
 
-    def open_data_channels(self):
-        socks = [connect(self.port) for _ in range(self.num_cpus + 2)]
-        self.channels = []
-        for s in socks:
+    def open_data_channels(self, burst=True):
+        """Connects every data channel, then handshakes each, as VTune does (burst); or
+        each connected and handshaken before the next. QEMU's user network listens with
+        a backlog of 1, so a burst through it loses SYNs and waits a second for each
+        retransmission; a test running many sessions goes one at a time."""
+        def handshake(s):
             s.sendall(FIRST.pack(FIRST.size, PROTO, 0, 0, 0))
             proto, dtype, did = DATA_FIRST.unpack(recv_exact(s, DATA_FIRST.size))
             assert proto == PROTO, proto
-            self.channels.append((dtype, did, s))
+            return dtype, did, s
+        n = self.num_cpus + 2
+        if burst:
+            socks = [connect(self.port) for _ in range(n)]
+            self.channels = [handshake(s) for s in socks]
+        else:
+            self.channels = [handshake(connect(self.port)) for _ in range(n)]
         return [(t, i) for t, i, _ in self.channels]
 
     def request(self, command, payload=b"", want=0, header_size=HEADER.size, proto=PROTO,
@@ -226,17 +234,17 @@ def ecb_with_sample_after(sa):
     return bytes(ecb)
 
 
-def full_collection(port, seconds=2.0, ecb=None, allow_drops=False, counts=None):
+def full_collection(port, seconds=2.0, ecb=None, allow_drops=False, counts=None, burst=True):
     """One whole session as a SEP host runs it: handshake, data channels, setup, START,
     `seconds` of sampling, STOP, every data channel read to its end, the counts, TERMINATE.
     Checks that the counts add up (records received per CPU = what GET_SAMPLE_DROP_INFO
     says was delivered, their sum = GET_NUM_SAMPLES, every record whole, nothing dropped
     unless allow_drops: then drops, which a full ring makes, are added to
-    counts["dropped"]) and returns the number of records."""
+    counts["dropped"]) and returns the number of records. burst: see open_data_channels."""
     h = Host(port)
     status, _ = h.handshake()
     assert status == SUCCESS, "handshake status %d" % status
-    h.open_data_channels()
+    h.open_data_channels(burst)
     statuses = setup_collection(h, ecb=ecb)
     assert all(v == SUCCESS for v in statuses.values()), statuses
     h.start_readers()
