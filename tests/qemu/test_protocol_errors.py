@@ -1,10 +1,11 @@
 """Bad input never crashes, hangs or corrupts the agent: each case gets an error status or
 a closed connection, and the next session works. Then every command number 0-255 with an
 empty, a short, an oversized and a random payload, each in a session of its own, each
-answered (or the connection closed) and followed by a full collection whose counts add up. The
-board answers in milliseconds; the test fails a message not answered within --deadline
-(3 s: TCG on a shared two-core machine running other boards can stall a board for a
-second) and prints how many took over 1 s. Ends with a host killed mid-collection followed by a clean full collection."""
+answered (or the connection closed) and followed by a full collection whose counts add
+up. The board answers in milliseconds; the test fails a message not answered within
+--deadline (3 s: TCG on a shared two-core machine running other boards can stall a board
+for a second) and prints how many took over 1 s. Ends with a host killed mid-collection
+followed by a clean full collection."""
 import argparse
 import random
 import socket
