@@ -11,7 +11,8 @@ The scratch copy (default /tmp/acart-mutants) is made once with `git worktree`-f
 copying of the tracked files plus .deps, configured once; each mutant then costs an
 incremental build of its group's targets. Host unit tests only, except groups "board"
 (transfer.c and the timer's samples run only on the board: the i686 build and two QEMU
-collections) and "selftest" (aca_selftest() on the booted board). Every pattern must occur
+collections), "selftest" (aca_selftest() on the booted board) and "session" (how a
+session ends, busy hosts included: qemu_session_end on the board). Every pattern must occur
 exactly once in its file, checked before anything runs: a pattern the code moved away from
 is an error, not a mutant skipped."""
 import argparse
@@ -36,6 +37,7 @@ GROUPS = {
     "pt": (["test_pt", "acart_simboard", "acart"], "^(pt_sim|pt_capture)$"),
     "board": (["target", "acart"], "^(qemu_collect_(delayed|immediate)|tools_board_backlog)$"),
     "selftest": (["target"], "^qemu_selftest$"),
+    "session": (["target", "acart"], "^qemu_session_end_delayed$"),
     "kit": (["test_kit_platform"], "^kit_platform$"),
     "netstack": (["test_channel_send"], "^netstack_channel_send(_ref)?$"),
     "libc": (["target"], "^interrupt_paths_libc_free$"),
@@ -117,7 +119,7 @@ def test_group(scratch, group, jobs):
     rc, out = run(["nice", "ninja", "-j", str(jobs), "-C", "build"] + targets, scratch, 1800)
     if rc:
         return "build", out
-    board = group in ("board", "selftest")
+    board = group in ("board", "selftest", "session")
     rc, out = run(["nice", "ctest", "--test-dir", "build", "-R", regex, "-j", str(jobs),
                    "--output-on-failure", "--timeout", "600"], scratch,
                   BOARD_TEST_TIMEOUT_S if board else 1800)
