@@ -12,6 +12,7 @@ import argparse
 import datetime
 import os
 import random
+import subprocess
 import sys
 import time
 
@@ -79,13 +80,16 @@ def soak(mode, seconds):
 
 
 started = datetime.datetime.now(datetime.timezone.utc)
+tree = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=HERE, capture_output=True,
+                      text=True).stdout.strip() or "unknown"
 t0 = time.time()
 modes = args.modes.split(",")
 results = [soak(mode, args.minutes * 60 / len(modes)) for mode in modes]
 wall = time.time() - t0
 
 lines = [
-    "# Soak: make soak (bench/soak.py), %s UTC" % started.strftime("%Y-%m-%d %H:%M"),
+    "# Soak: make soak (bench/soak.py), %s UTC, tree %s"
+    % (started.strftime("%Y-%m-%d %H:%M"), tree),
     "# command: python3 bench/soak.py --image %s --minutes %g --cpus %d --seed %d "
     "--max-duration %g --modes %s" % (os.path.relpath(args.image), args.minutes, args.cpus,
                                       args.seed, args.max_duration, args.modes),
