@@ -556,7 +556,7 @@ static int pt_functions(int argc, char **argv)
     for (uint32_t cpu = first_cpu(&a); cpu < end_cpu(&a, &in) && rc == ACART_EXIT_OK; cpu++) {
         struct pt_flow f;
         const struct pt_flow_options functions_only = {.count_cycles = true,
-                                                       .drop_closed_calls = true};
+                                                       .closed = {.drop = true}};
         if (pt_input_flow(&in, cpu, &functions_only, &f, &d) != 0) {
             rc = diag_report("pt functions", &d);
         } else {
@@ -664,13 +664,13 @@ static int pt_flamegraph(int argc, char **argv)
     flame.unit = "instructions";
     bool cpu_root = a.cpu < 0 && in.p.session.num_cpus > 1;
     struct flame_feed feed = {.flame = &flame, .in = &in};
+    const struct pt_flow_options grow_flame = {
+        .closed = {.drop = true, .fn = add_closed_call, .ctx = &feed}};
     for (uint32_t cpu = first_cpu(&a); cpu < end_cpu(&a, &in) && rc == ACART_EXIT_OK; cpu++) {
         struct pt_flow f;
         char cpu_name[32];
         snprintf(cpu_name, sizeof cpu_name, "cpu %" PRIu32, cpu);
         feed.cpu_name = cpu_root ? cpu_name : NULL;
-        const struct pt_flow_options grow_flame = {
-            .drop_closed_calls = true, .closed = add_closed_call, .closed_ctx = &feed};
         if (pt_input_flow(&in, cpu, &grow_flame, &f, &d) != 0) {
             rc = diag_report("pt flamegraph", &d);
         } else if (feed.failed) {

@@ -115,7 +115,7 @@ int pt_flow_decode(struct pt_flow *f, const struct pt_cpu_trace *t, const struct
         ct.data = counted;
         cc.nom_freq = 1;
         rc = pt_flow_init(&cf, f->code, f->cpu, 1);
-        cf.drop_closed_calls = true;
+        cf.closed.drop = true;
         if (!rc) {
             pt_flow_sink(&cf, &sink);
             rc = pt_decode(&ct, &cc, image, false, &sink, d);

@@ -135,10 +135,10 @@ static void close_top(struct pt_flow *f, enum pt_call_end end)
         f->functions[c->name].incl_insns += c->insns;
         f->functions[c->name].incl_ticks += c->end_tsc - c->start_tsc;
     }
-    if (f->closed)
-        f->closed(f->closed_ctx, f, at);
+    if (f->closed.fn)
+        f->closed.fn(f->closed.ctx, f, at);
     /* Every call after it is a callee, closed already; every open call comes before it. */
-    if (f->drop_closed_calls)
+    if (f->closed.drop)
         f->num_calls = at;
 }
 

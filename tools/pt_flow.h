@@ -59,17 +59,24 @@ struct pt_timing {
     uint64_t tsc_packets, mtc_packets, cbr_packets;
 };
 
-struct pt_flow {
-    const struct pt_code *code;
-    uint32_t cpu;
+struct pt_flow;
+
+/* What a flow does with each call as it closes. */
+struct pt_closed_calls {
     /* No record of a closed call is kept (`pt functions`, `pt flamegraph`, the cycle
      * count's second decode): memory follows the depth of the call stack, not the number
      * of calls in the trace (about 95 MB a MiB of trace). */
-    bool drop_closed_calls;
-    /* Each call as it closes, before it is dropped: its callers are the open calls, all
-     * before it in calls[]. */
-    void (*closed)(void *ctx, const struct pt_flow *f, uint32_t call);
-    void *closed_ctx;
+    bool drop;
+    /* Called before the call is dropped: its callers are the open calls, all before it in
+     * calls[]. */
+    void (*fn)(void *ctx, const struct pt_flow *f, uint32_t call);
+    void *ctx;
+};
+
+struct pt_flow {
+    const struct pt_code *code;
+    uint32_t cpu;
+    struct pt_closed_calls closed;
     uint32_t nom_freq;     /* MSR_PLATFORM_INFO's ratio: TSC ticks to core cycles with the CBR */
     struct pt_call *calls; /* in order of entry: depth-first order of the call tree */
     size_t num_calls, calls_cap;

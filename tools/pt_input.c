@@ -57,9 +57,7 @@ int pt_input_flow(struct pt_input *in, uint32_t cpu, const struct pt_flow_option
         options = &keep_all;
     if (pt_flow_init(f, &in->code, cpu, in->p.session.pt->nom_freq))
         return diag_fail(d, DIAG_NOMEM, "out of memory");
-    f->drop_closed_calls = options->drop_closed_calls;
     f->closed = options->closed;
-    f->closed_ctx = options->closed_ctx;
     struct pt_cpu_trace t;
     int rc = pt_trace_load(in->dir, &in->p.session, cpu, &t, d);
     if (rc)

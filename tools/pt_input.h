@@ -28,12 +28,10 @@ int pt_input_decode(struct pt_input *in, uint32_t cpu, bool blocks, const struct
                     struct diag *d);
 
 /* How pt_input_flow decodes: with count_cycles, the cycles of CYC packets are counted
- * (pt_flow_decode: a second decode); the rest as in struct pt_flow. */
+ * (pt_flow_decode: a second decode). */
 struct pt_flow_options {
     bool count_cycles;
-    bool drop_closed_calls;
-    void (*closed)(void *ctx, const struct pt_flow *f, uint32_t call);
-    void *closed_ctx;
+    struct pt_closed_calls closed;
 };
 
 /* Decodes CPU cpu into f (initialised here; pt_flow_free it); options NULL: every call kept,
