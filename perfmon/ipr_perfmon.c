@@ -1,10 +1,11 @@
 /* IPROBE's event names from perfmon's tables (aca_ipr_use_perfmon, ipr.h): the table of
  * the running CPU's model becomes a name source of ipr_events.c. In libacart_perfmon.a,
  * so that a program pays for the tables only when it calls aca_ipr_use_perfmon. */
-#include "ipr_internal.h"
+#include "ipr_name_source.h"
 
 #include "cpuid.h"
 #include "perfmon.h"
+#include "pmu.h"
 
 /* The table of the CPU this runs on, looked up each time: not on an interrupt path, and
  * the simulated CPUs of tests/pmu change models under it. */

@@ -136,7 +136,7 @@ int net_init(const struct net_config *cfg, net_up_fn on_up)
     return 0;
 }
 
-/* This board's lwIP keeps MEM_STATS and MEMP_STATS (netstack/include/lwipopts.h). */
+/* This board's lwIP keeps MEM_STATS and MEMP_STATS (boards/qemu-pc/lwip/lwipopts.h). */
 int aca_port_net_memory(struct aca_net_memory *out)
 {
     out->heap_used = (uint32_t)lwip_stats.mem.used;

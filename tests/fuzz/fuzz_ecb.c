@@ -1,4 +1,4 @@
-/* libFuzzer target: the runtime's ECB decoder (runtime/ecb.c) on an EM_CONFIG_NEXT payload
+/* libFuzzer target: the runtime's ECB decoder (runtime/commands/ecb.c) on an EM_CONFIG_NEXT payload
  * as a hostile host sends it, then the sampling plan and the MSR allowlist, as the agent's
  * EM_CONFIG_NEXT handler runs them. Every decoded entry must lie inside the input. */
 #include <stddef.h>

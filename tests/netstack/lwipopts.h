@@ -1,5 +1,5 @@
 /* lwIP options for the host test of the channel layer: the board's TCP settings
- * (netstack/include/lwipopts.h) with smaller pools. The test squeezes the heap itself so
+ * (boards/qemu-pc/lwip/lwipopts.h) with smaller pools. The test squeezes the heap itself so
  * that tcp_write runs out of memory at every point of a send. */
 #ifndef ACART_TEST_LWIPOPTS_H
 #define ACART_TEST_LWIPOPTS_H

@@ -1,4 +1,4 @@
-/* The board around runtime/sampler.c in host tests (ACART_SIM).
+/* The board around runtime/sampling/sampler.c in host tests (ACART_SIM).
  *
  * SHIM_CPUS simulated CPUs, each with its own instance of sim_cpu.c (its own MSR file,
  * counters, TSC and pending PMI; sampler_shim_sim_cpu.c builds one per CPU), and a

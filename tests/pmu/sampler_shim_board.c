@@ -48,7 +48,7 @@ unsigned shim_task_calls_off_cpu(void)
     return task_calls_off_cpu;
 }
 
-/* ---- The performance-counter LVT entry, as runtime/pmi_lvt.c writes it (x2APIC) ---- */
+/* ---- The performance-counter LVT entry, as runtime/sampling/pmi_lvt.c writes it (x2APIC) ---- */
 
 void shim_lvt_pc_write(uint32_t value)
 {

@@ -1,5 +1,5 @@
 /* A simulated uncore: the package-scope counters of one simulated socket, reached through
- * arch/x86/uncore_io.h's functions (which on the target are rdmsr/wrmsr, PCI configuration
+ * arch/x86/pmu/uncore_io.h's functions (which on the target are rdmsr/wrmsr, PCI configuration
  * mechanism #1 and physical memory reads). One per process, shared by all simulated CPUs,
  * as the uncore is shared by the cores of a package.
  *

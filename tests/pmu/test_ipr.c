@@ -104,7 +104,7 @@ static void test_ownership(void)
     no_faults();
 }
 
-/* ---- A host's WRITE_MSR (runtime/cmd_msr.c) against an IPROBE owner ---- */
+/* ---- A host's WRITE_MSR (runtime/commands/cmd_msr.c) against an IPROBE owner ---- */
 
 /* What cmd_msr.c needs of the agent besides the handler: the session's CPU count, the
  * reply writer of commands.c (whose table would bring in every handler), and the MSR

@@ -1,4 +1,4 @@
-/* runtime/sampler.c's PMU path end to end, on simulated CPUs (sim_cpu.c, one instance per
+/* runtime/sampling/sampler.c's PMU path end to end, on simulated CPUs (sim_cpu.c, one instance per
  * CPU) inside a recording board (sampler_shim_*.c): the plan programmed on every CPU, each
  * PMI turned into a record in its own CPU's ring, the LVT entry unmasked, NMIs that are not
  * ours passed on, pause/resume/stop/reset, a full ring, PEBS, and a CPU without a PMU.
@@ -205,7 +205,7 @@ static void config_one(int fixed, uint32_t counter, uint64_t control, uint64_t s
     cfg.record_size = sizeof(struct sep_sample_pc);
 }
 
-/* The fixture ECB's configuration, built the way runtime/cmd_collect.c's cmd_init_pmu
+/* The fixture ECB's configuration, built the way runtime/commands/cmd_collect.c's cmd_init_pmu
  * builds it: ecb_decode, ecb_plan_sampling, one sampler_event per planned counter. */
 static int config_from_fixture(void)
 {
@@ -621,7 +621,7 @@ static void test_pebs_lbr_records(void)
 /* ---- Events by name, from perfmon's tables through the ECB to the registers ---- */
 
 /* `acart collect --event` for a Skylake target (tools/collect_events.c): the ECB it sends,
- * planned by the agent (runtime/ecb.c, sampler_plan.c) and programmed by the sampler on
+ * planned by the agent (runtime/commands/ecb.c, sampler_plan.c) and programmed by the sampler on
  * every simulated Skylake. Each IA32_PERFEVTSELx holds perfmon's EventCode, UMask,
  * CounterMask, Invert, EdgeDetect and AnyThread (copied here from
  * perfmon/json/SKL/events/skylake_core.json) with USR, OS, INT and EN; the offcore

@@ -1,4 +1,4 @@
-/* runtime/uncore.c on the simulated uncore (sim_uncore.c), behind the simulated CPU's CPUID:
+/* runtime/uncore/uncore.c on the simulated uncore (sim_uncore.c), behind the simulated CPU's CPUID:
  * VTune's UNC_IMC_DRAM_RW_SLICE0/1 ECB (tests/fixtures/aca) decoded entry by entry and
  * collected on a simulated Goldmont, the client uncore MSRs (ARB, CBo, UCLK) programmed and
  * counted on a simulated Skylake, every uncore register through the allowlist, and the

@@ -1,4 +1,4 @@
-"""NMI and #DF run as their own tasks on their own stacks (arch/x86/tss.c):
+"""NMI and #DF run as their own tasks on their own stacks (arch/x86/kit/tss.c):
 - a stack overflow on cpu 1 hits the guard page below its stack; the CPU cannot push the
   #PF frame, raises #DF, and the #DF task prints the exception report (no triple fault,
   which would end QEMU without a report), with the interrupted stack pointer just above

@@ -1,4 +1,4 @@
-/* arch/x86/kit_platform.c, the x86 kit's side of the platform seam, built for the host
+/* arch/x86/kit/kit_platform.c, the x86 kit's side of the platform seam, built for the host
  * (ACART_SIM) over a recording trap table, LAPIC and TSC: NMIs acart declines reach the
  * board's own NMI handler, exactly once, however often acart installs its handler; NMIs
  * acart claims

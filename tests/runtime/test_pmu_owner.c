@@ -1,4 +1,4 @@
-/* runtime/pmu_owner.c's cross-CPU calls for IPROBE tasks with no agent running: the
+/* runtime/sampling/pmu_owner.c's cross-CPU calls for IPROBE tasks with no agent running: the
  * platform seam says calls of aca_plat_call_on_all_cpus never overlap (acart_platform.h),
  * and tasks on several CPUs may call IprPause, IprResume and IprRead at once. Two threads
  * stand for two tasks on CPUs 1 and 2; the seam here records whether a call began while

@@ -1,4 +1,4 @@
-/* runtime/ring.c under a real concurrent producer and consumer (two threads): every
+/* runtime/sampling/ring.c under a real concurrent producer and consumer (two threads): every
  * record arrives whole and in order, and offered == delivered + dropped exactly.
  *
  * x86 keeps stores in order, so on this machine a missing barrier in ring.c would not

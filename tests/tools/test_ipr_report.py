@@ -1,5 +1,5 @@
 """acart report on IPROBE sample files (docs/iprobe.md, "Sample files"), written here byte by
-byte from the layout of runtime/include/acart_wire.h: a file whose sample buffers collected
+byte from the layout of runtime/wire/acart_wire.h: a file whose sample buffers collected
 no PC (IprCreateSampleBuffers with IPR_DATA_TSC only, then IprWriteSampleBuffers) is
 reported, not looped over, and says it has no PCs to profile; a file whose buffers hold PCs
 in the workload's functions is profiled by function. A damaged buffer is an input error."""

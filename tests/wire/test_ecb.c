@@ -1,5 +1,5 @@
 /*
- * ECB decoding and sampling plans (runtime/ecb.c), against the two ECBs the conformance
+ * ECB decoding and sampling plans (runtime/commands/ecb.c), against the two ECBs the conformance
  * suite sends (from tests/fixtures/aca, given as argv[1]) and
  * against truncated, oversized and corrupted variants of them.
  */

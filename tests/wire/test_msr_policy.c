@@ -1,4 +1,4 @@
-/* The MSR allowlist (runtime/msr_policy.c): listed registers, read-only ones, and counter
+/* The MSR allowlist (runtime/commands/msr_policy.c): listed registers, read-only ones, and counter
  * and LBR ranges bounded by the CPU's counts. */
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* arch/x86/io.h for the host build of the runtime in fuzz_control: the same functions,
+/* arch/x86/cpu/io.h for the host build of the runtime in fuzz_control: the same functions,
  * without the privileged instructions a user process cannot run. Interrupts are a no-op
  * (the harness has no interrupts), port reads float high as on a bus with
  * nothing behind it, and the TSC is a counter the harness advances, so runs repeat. This

@@ -1,4 +1,4 @@
-/* arch/x86/io.h for the simulated board (acart_simboard): the same functions without the
+/* arch/x86/cpu/io.h for the simulated board (acart_simboard): the same functions without the
  * privileged instructions a user process cannot run, and a TSC that follows real time at
  * the board's 2 GHz (the seam's aca_plat_tsc_hz), so the agent's timeouts and a host's
  * durations agree. This folder comes before arch/x86 on the include path. */

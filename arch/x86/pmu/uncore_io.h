@@ -1,4 +1,4 @@
-/* Register access for the uncore (runtime/uncore.c): package-scope MSRs, PCI configuration
+/* Register access for the uncore (runtime/uncore/uncore.c): package-scope MSRs, PCI configuration
  * space and memory-mapped counters.
  *
  * On the target the MSRs are rdmsr/wrmsr through the #GP-safe path, PCI configuration reads

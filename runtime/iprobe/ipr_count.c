@@ -1,5 +1,5 @@
 /* IPROBE counting: event selection and counter assignment, programming through the PMU
- * layer (arch/x86/pmu.c), start/stop/pause/resume, 64-bit counts, and the two interrupts
+ * layer (arch/x86/pmu/pmu.c), start/stop/pause/resume, 64-bit counts, and the two interrupts
  * (the PMI for hardware counters, the platform's sampling timer for the TSC counter).
  *
  * A hardware counter's 64-bit count is base + ((hardware - load) mod 2^width): load is

@@ -1,7 +1,7 @@
 #include "sampler_plan.h"
 
 /* Every counter an ECB plans becomes one event, and one counter of the PMU plan the
- * sampler builds from the events of its group (runtime/sampler.c). */
+ * sampler builds from the events of its group (runtime/sampling/sampler.c). */
 _Static_assert(ECB_MAX_COUNTERS <= SAMPLER_MAX_EVENTS, "an event per planned counter");
 _Static_assert(ECB_MAX_COUNTERS <= PMU_MAX_COUNTERS, "a PMU plan slot per planned counter");
 _Static_assert(ECB_MAX_EXTRA <= PMU_MAX_EXTRA, "a PMU plan slot per extra MSR");

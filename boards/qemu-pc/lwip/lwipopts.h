@@ -1,12 +1,8 @@
-/* lwIP options for acart targets: NO_SYS with the raw API only, IPv4 and TCP, all
- * memory in static pools sized here. A board may override any of these by defining it
- * in an `acart_lwipopts_board.h` on its include path. */
+/* The qemu-pc board's lwIP options: NO_SYS with the raw API only, IPv4 and TCP, all
+ * memory in static pools sized here. libacart.a of this tree is compiled against them
+ * (ACART_LWIPOPTS_DIR). */
 #ifndef ACART_LWIPOPTS_H
 #define ACART_LWIPOPTS_H
-
-#if __has_include("acart_lwipopts_board.h")
-#include "acart_lwipopts_board.h"
-#endif
 
 #define NO_SYS                     1
 #define SYS_LIGHTWEIGHT_PROT       0

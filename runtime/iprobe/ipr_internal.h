@@ -13,6 +13,7 @@
 #define ACART_IPR_INTERNAL_H
 
 #include "ipr.h"
+#include "ipr_name_source.h"
 
 #include "acart_opts.h"
 #include "acart_platform.h"
@@ -105,21 +106,6 @@ int ipr_event_gp(IPR_EVENT evt);             /* countable on a GP counter */
 IPR_STATUS ipr_event_check(IPR_EVENT evt);   /* IPR__SUCCESS or IPR__INVEVENT */
 IPR_CTRMASK ipr_counters_for(IPR_EVENT evt); /* counters that can count it */
 
-/* Names beyond the architectural events: perfmon's table of the CPU's model
- * (perfmon/ipr_perfmon.c, in libacart_perfmon.a), set by aca_ipr_use_perfmon. */
-struct ipr_name_source {
-    uint32_t (*count)(void);
-    /* Event i: its name, and 1 with its number and the general counters that can count
-     * it; 0 for a name IPROBE cannot number (an event needing an extra MSR); -1 past the
-     * end. */
-    int (*at)(uint32_t i, const char **name, IPR_EVENT *evt, uint8_t *gp_mask);
-    int32_t (*find)(const char *name); /* the index of that name (case ignored), or -1 */
-    /* Event i's event select bits and the MSR it needs besides (0: none) with its value;
-     * alt_evtsel: its select with MSR_OFFCORE_RSP_1, 0 when it can use only msr. */
-    void (*encoding)(uint32_t i, uint32_t *evtsel, uint32_t *msr, uint64_t *value,
-                     uint32_t *alt_evtsel);
-};
-void ipr_set_name_source(const struct ipr_name_source *src);
 /* What to program for evt on a general counter: its event select bits, and the extra MSR
  * it needs (extra->msr 0: none; alt_evtsel as in struct ipr_name_source). */
 void ipr_event_encoding(IPR_EVENT evt, uint32_t *evtsel, struct pmu_extra_msr *extra,
