@@ -7,11 +7,14 @@
  * with a busy status, a note saying who holds the board, and is closed.
  *
  * Whatever ends a session (TERMINATE, a closed or reset connection, a protocol error, a
- * dead peer, a handshake or drain that cannot finish) goes through agent_end_session:
- * sampling stops, the rings are reset, every connection of the session is closed and
- * the agent listens again. Once lwIP has let go of the last of them the agent logs what
+ * dead peer, a handshake or drain that cannot finish) goes through session_end
+ * (session.c). Once lwIP has let go of the last of them the agent logs what
  * lwIP holds ("board ready"), so a test can compare it with the count at boot. */
-#include "agent.h"
+#include "collection.h"
+#include "control.h"
+#include "session.h"
+#include "target.h"
+#include "transfer.h"
 #include "log.h"
 #include "msr_policy.h"
 #include "platform_check.h"
@@ -27,7 +30,7 @@
 
 #include <string.h>
 
-struct agent agent;
+struct target target;
 
 /* A refused host gets this long to send its first message before it is dropped. */
 #define REFUSED_TIMEOUT_MS 2000
@@ -53,11 +56,6 @@ void aca_config_init(struct aca_config *cfg)
     cfg->interrupt_mode = ACA_INTERRUPT_NMI;
 }
 
-uint64_t agent_now_ms(void)
-{
-    return rdtsc() / (aca_plat_tsc_hz() / 1000);
-}
-
 static void on_data_channel_event(struct channel *ch, void *arg, enum channel_event ev);
 static void on_control_event(struct channel *ch, void *arg, enum channel_event ev);
 
@@ -80,17 +78,17 @@ static void fill_target_status(struct sep_target_status *st, int32_t status)
     /* What a host (or a person reading VTune's target information) first sees of the
      * board: its sampling and whether it has Intel PT. */
     strcpy(st->os_info.version,
-           agent.pmu_usable ? (agent.pt_usable ? "bare-metal i686, PMU sampling, Intel PT"
-                                               : "bare-metal i686, PMU sampling, no Intel PT")
-                            : (agent.pt_usable ? "bare-metal i686, time-based sampling, Intel PT"
-                                               : "bare-metal i686, time-based sampling, no "
-                                                 "Intel PT"));
+           target.pmu_usable ? (target.pt_usable ? "bare-metal i686, PMU sampling, Intel PT"
+                                                 : "bare-metal i686, PMU sampling, no Intel PT")
+                             : (target.pt_usable ? "bare-metal i686, time-based sampling, Intel PT"
+                                                 : "bare-metal i686, time-based sampling, no "
+                                                   "Intel PT"));
     st->collect_switch.bits = SEP_AGENT_NATIVE << SEP_SWITCH_AGENT_MODE_SHIFT;
-    if (agent.cfg.transfer == ACA_TRANSFER_DELAYED)
+    if (target.cfg.transfer == ACA_TRANSFER_DELAYED)
         st->collect_switch.bits |= SEP_SWITCH_DATA_TRANSFER_MODE;
     if (uncore_model_name())
         st->collect_switch.bits |= SEP_SWITCH_UNCORE_SUPPORTED;
-    st->hardware_info.num_cpus = agent.num_cpus;
+    st->hardware_info.num_cpus = target.num_cpus;
     st->hardware_info.family = (sig.signature >> 8) & 0xf;
     st->hardware_info.model = sig.model;
     st->hardware_info.stepping = sig.stepping;
@@ -107,9 +105,9 @@ static void format_ip(char *out, uint32_t ip)
 
 static uint16_t holder_state(void)
 {
-    if (!agent.handshake_done)
+    if (!session.handshake_done)
         return ACART_BUSY_HANDSHAKE;
-    switch (agent.state) {
+    switch (collection.state) {
     case COLLECTION_RUNNING:
     case COLLECTION_PAUSED:
         return ACART_BUSY_COLLECTING;
@@ -125,30 +123,30 @@ static const char *const holder_state_names[] = {"opening its data connections",
 
 static void fill_busy_note(struct acart_busy_note *n)
 {
-    uint64_t now = agent_now_ms();
+    uint64_t now = target_now_ms();
     memset(n, 0, sizeof(*n));
     memcpy(n->magic, ACART_BUSY_NOTE_MAGIC, sizeof(ACART_BUSY_NOTE_MAGIC));
-    n->holder_ip = agent.remote_ip;
-    n->holder_port = agent.remote_port;
+    n->holder_ip = session.remote_ip;
+    n->holder_port = session.remote_port;
     n->holder_state = holder_state();
-    n->since_boot_ms = agent.session_start_ms;
-    n->held_ms = now - agent.session_start_ms;
+    n->since_boot_ms = session.session_start_ms;
+    n->held_ms = now - session.session_start_ms;
 }
 
 static void set_keepalive(struct channel *ch)
 {
-    channel_set_keepalive(ch, agent.keepalive_idle_ms, agent.keepalive_interval_ms,
-                          agent.keepalive_count);
+    channel_set_keepalive(ch, target.keepalive_idle_ms, target.keepalive_interval_ms,
+                          target.keepalive_count);
 }
 
 /* The connection becomes the control connection of a new session. */
 static void open_session(struct channel *ch, uint32_t remote_ip)
 {
-    agent.control = ch;
-    agent.control_handshaken = 0;
-    agent.session_start_ms = agent_now_ms();
-    agent.remote_ip = remote_ip;
-    agent.remote_port = channel_remote_port(ch);
+    session.control = ch;
+    session.control_handshaken = 0;
+    session.session_start_ms = target_now_ms();
+    session.remote_ip = remote_ip;
+    session.remote_port = channel_remote_port(ch);
     channel_set_callback(ch, on_control_event, 0);
     set_keepalive(ch);
 }
@@ -171,7 +169,7 @@ static void on_refused_event(struct channel *ch, void *arg, enum channel_event e
     }
     /* The session that held the board ended while this host waited: a busy note now would
      * name a holder that is gone, so the host gets the board. */
-    if (ev == CHANNEL_EVENT_DATA && !agent.control) {
+    if (ev == CHANNEL_EVENT_DATA && !session.control) {
         uint32_t ip = r->remote_ip;
         r->ch = 0;
         agent_log("acart: a host that waited takes the free board");
@@ -206,7 +204,7 @@ static int refuse(struct channel *ch, uint32_t remote_ip)
         if (!refused[i].ch) {
             refused[i].ch = ch;
             refused[i].remote_ip = remote_ip;
-            refused[i].deadline_ms = agent_now_ms() + REFUSED_TIMEOUT_MS;
+            refused[i].deadline_ms = target_now_ms() + REFUSED_TIMEOUT_MS;
             channel_set_callback(ch, on_refused_event, &refused[i]);
             return 0;
         }
@@ -220,34 +218,34 @@ static int refuse(struct channel *ch, uint32_t remote_ip)
 static int on_accept(struct channel *ch, void *arg, uint32_t remote_ip)
 {
     (void)arg;
-    if (agent.cfg.allowed_hosts) {
+    if (target.cfg.allowed_hosts) {
         uint32_t i;
-        for (i = 0; i < agent.cfg.num_allowed_hosts; i++)
-            if (agent.cfg.allowed_hosts[i] == remote_ip)
+        for (i = 0; i < target.cfg.num_allowed_hosts; i++)
+            if (target.cfg.allowed_hosts[i] == remote_ip)
                 break;
-        if (i == agent.cfg.num_allowed_hosts) {
+        if (i == target.cfg.num_allowed_hosts) {
             agent_log("acart: refused a connection from a host not on the allowlist");
             return -1;
         }
     }
-    if (!agent.control) {
+    if (!session.control) {
         open_session(ch, remote_ip);
         return 0;
     }
-    if (agent.control_handshaken && agent.data_accepted < agent.data_expected &&
-        remote_ip == agent.remote_ip) {
-        uint32_t k = agent.data_accepted++;
-        struct data_link *l = &agent.links[k];
+    if (session.control_handshaken && session.data_accepted < session.data_expected &&
+        remote_ip == session.remote_ip) {
+        uint32_t k = session.data_accepted++;
+        struct data_link *l = &session.links[k];
         l->ch = ch;
         l->first_read = 0;
         l->handshaken = 0;
         l->records_held = 0;
-        l->window_start_ms = agent_now_ms();
-        if (k < agent.num_cpus) {
+        l->window_start_ms = target_now_ms();
+        if (k < target.num_cpus) {
             l->type = SEP_DATA_CPU;
             l->id = (uint16_t)k;
-        } else if (k < agent.num_cpus + SEP_NONCORE_DATA_CONNECTIONS) {
-            l->type = k == agent.num_cpus ? SEP_DATA_UNCORE : SEP_DATA_MODULE;
+        } else if (k < target.num_cpus + SEP_NONCORE_DATA_CONNECTIONS) {
+            l->type = k == target.num_cpus ? SEP_DATA_UNCORE : SEP_DATA_MODULE;
             l->id = 0;
         } else {
             l->type = ACART_DATA_PT; /* only after PT_CONFIG raised data_expected */
@@ -264,27 +262,27 @@ static void control_handshake(void)
 {
     struct sep_first_msg first;
     struct sep_target_status st;
-    if (channel_available(agent.control) < sizeof(first))
+    if (channel_available(session.control) < sizeof(first))
         return;
-    channel_read(agent.control, &first, sizeof(first));
+    channel_read(session.control, &first, sizeof(first));
     int32_t status = SEP_STATUS_SUCCESS;
     if (first.msg_size != sizeof(first) || first.proto_version != SEP_PROTOCOL_VERSION)
         status = SEP_STATUS_COMM_NOT_COMPATIBLE;
     fill_target_status(&st, status);
     /* A handshake answer that cannot be queued (lwIP out of memory) would leave the host
      * waiting for it: end the session instead. */
-    int sent = channel_send(agent.control, &st, sizeof(st));
-    channel_flush(agent.control);
+    int sent = channel_send(session.control, &st, sizeof(st));
+    channel_flush(session.control);
     if (sent != ACA_OK || status != SEP_STATUS_SUCCESS) {
-        agent_end_session(sent != ACA_OK ? "no room to queue the handshake answer"
-                                         : "incompatible first message");
+        session_end(sent != ACA_OK ? "no room to queue the handshake answer"
+                                   : "incompatible first message");
         return;
     }
-    agent.control_handshaken = 1;
-    agent.data_expected = agent.num_cpus + SEP_NONCORE_DATA_CONNECTIONS;
-    agent.data_accepted = 0;
+    session.control_handshaken = 1;
+    session.data_expected = target.num_cpus + SEP_NONCORE_DATA_CONNECTIONS;
+    session.data_accepted = 0;
     agent_log("acart: host connected (protocol %u, %u data channels expected)",
-              (unsigned)first.proto_version, (unsigned)agent.data_expected);
+              (unsigned)first.proto_version, (unsigned)session.data_expected);
 }
 
 static void on_control_event(struct channel *ch, void *arg, enum channel_event ev)
@@ -293,29 +291,29 @@ static void on_control_event(struct channel *ch, void *arg, enum channel_event e
     (void)arg;
     switch (ev) {
     case CHANNEL_EVENT_DATA:
-        if (!agent.control_handshaken)
+        if (!session.control_handshaken)
             control_handshake();
-        if (agent.control && agent.control_handshaken)
+        if (session.control && session.control_handshaken)
             control_on_data();
         break;
     case CHANNEL_EVENT_SENT:
         control_on_sent();
         break;
     case CHANNEL_EVENT_CLOSED:
-        agent.control = 0; /* the channel layer releases it */
-        agent_end_session("the control connection was closed or lost");
+        session.control = 0; /* the channel layer releases it */
+        session_end("the control connection was closed or lost");
         break;
     }
 }
 
 static void check_handshake_done(void)
 {
-    if (agent.handshake_done || agent.data_accepted < agent.data_expected)
+    if (session.handshake_done || session.data_accepted < session.data_expected)
         return;
-    for (uint32_t i = 0; i < agent.data_accepted; i++)
-        if (!agent.links[i].handshaken)
+    for (uint32_t i = 0; i < session.data_accepted; i++)
+        if (!session.links[i].handshaken)
             return;
-    agent.handshake_done = 1;
+    session.handshake_done = 1;
 }
 
 /* The answer to a data connection's first message. lwIP's memory may be taken by the
@@ -328,7 +326,7 @@ static void answer_data_handshake(struct data_link *l)
         return;
     channel_flush(l->ch);
     l->handshaken = 1;
-    l->window_start_ms = agent_now_ms();
+    l->window_start_ms = target_now_ms();
     check_handshake_done();
 }
 
@@ -343,7 +341,7 @@ static void on_data_channel_event(struct channel *ch, void *arg, enum channel_ev
                 return;
             channel_read(ch, &first, sizeof(first));
             if (first.msg_size != sizeof(first) || first.proto_version != SEP_PROTOCOL_VERSION) {
-                agent_end_session("bad first message on a data connection");
+                session_end("bad first message on a data connection");
                 return;
             }
             l->first_read = 1;
@@ -360,51 +358,15 @@ static void on_data_channel_event(struct channel *ch, void *arg, enum channel_ev
         break;
     case CHANNEL_EVENT_CLOSED:
         l->ch = 0;
-        if (agent.state != COLLECTION_STOPPED)
-            agent_end_session("a data connection was closed or lost");
+        if (collection.state != COLLECTION_STOPPED)
+            session_end("a data connection was closed or lost");
         break;
     }
 }
 
-void agent_end_session(const char *why)
-{
-    /* Tracing stops before the sampler lets go of the PMI, which the trace unit shares. */
-    pt_session_reset();
-    sampler_reset();
-    uncore_reset();
-    pmu_owner_release(PMU_OWNER_HOST);
-    /* Graceful: a reply still queued (TERMINATE's, an error's) goes out before the FIN. */
-    if (agent.control) {
-        struct channel *c = agent.control;
-        agent.control = 0;
-        channel_close(c);
-    }
-    /* A data connection that finished its drain was closed by transfer.c; one still open
-     * has records it will never send, and a reset tells the host its stream is cut, where
-     * a FIN would pass it off as whole. */
-    uint32_t cut = 0;
-    for (uint32_t i = 0; i < sizeof(agent.links) / sizeof(agent.links[0]); i++) {
-        if (agent.links[i].ch) {
-            struct channel *c = agent.links[i].ch;
-            agent.links[i].ch = 0;
-            channel_abort(c);
-            cut++;
-        }
-    }
-    /* Everything of the session goes; the configuration of aca_start() stays. */
-    size_t keep = offsetof(struct agent, control);
-    memset((uint8_t *)&agent + keep, 0, sizeof(agent) - keep);
-    agent.report_ready = 1;
-    if (cut)
-        agent_log("acart: session ended (%s); %u data connections reset; listening again", why,
-                  (unsigned)cut);
-    else
-        agent_log("acart: session ended (%s); listening again", why);
-}
-
 int aca_start(const struct aca_config *cfg)
 {
-    if (agent.started)
+    if (target.started)
         return ACA_ERR_BUSY;
     if (!cfg || cfg->size != sizeof(struct aca_config))
         return ACA_ERR_CONFIG_SIZE;
@@ -420,33 +382,33 @@ int aca_start(const struct aca_config *cfg)
     uint32_t ncpus = aca_plat_num_cpus();
     if (ncpus > ACA_MAX_CPUS)
         ncpus = ACA_MAX_CPUS;
-    agent.cfg = *cfg;
-    if (agent.cfg.port == 0)
-        agent.cfg.port = ACA_DEFAULT_PORT;
+    target.cfg = *cfg;
+    if (target.cfg.port == 0)
+        target.cfg.port = ACA_DEFAULT_PORT;
     if (cfg->ring_memory) {
         if (cfg->ring_bytes_per_cpu < 4096 || ((uintptr_t)cfg->ring_memory & 63))
             return ACA_ERR_INVALID;
-        agent.ring_memory = cfg->ring_memory;
-        agent.ring_bytes_per_cpu = cfg->ring_bytes_per_cpu;
+        target.ring_memory = cfg->ring_memory;
+        target.ring_bytes_per_cpu = cfg->ring_bytes_per_cpu;
     } else {
-        agent.ring_memory = builtin_rings;
-        agent.ring_bytes_per_cpu = (uint32_t)(sizeof(builtin_rings) / ncpus) & ~63u;
+        target.ring_memory = builtin_rings;
+        target.ring_bytes_per_cpu = (uint32_t)(sizeof(builtin_rings) / ncpus) & ~63u;
     }
-    agent.num_cpus = ncpus;
-    agent.keepalive_idle_ms =
+    target.num_cpus = ncpus;
+    target.keepalive_idle_ms =
         cfg->keepalive_idle_ms ? cfg->keepalive_idle_ms : ACA_KEEPALIVE_IDLE_MS;
-    agent.keepalive_interval_ms =
+    target.keepalive_interval_ms =
         cfg->keepalive_interval_ms ? cfg->keepalive_interval_ms : ACA_KEEPALIVE_INTERVAL_MS;
-    agent.keepalive_count = cfg->keepalive_count ? cfg->keepalive_count : ACA_KEEPALIVE_COUNT;
-    agent.handshake_timeout_ms =
+    target.keepalive_count = cfg->keepalive_count ? cfg->keepalive_count : ACA_KEEPALIVE_COUNT;
+    target.handshake_timeout_ms =
         cfg->handshake_timeout_ms ? cfg->handshake_timeout_ms : ACA_HANDSHAKE_TIMEOUT_MS;
-    agent.drain_stall_ms = cfg->drain_stall_ms ? cfg->drain_stall_ms : ACA_DRAIN_STALL_MS;
-    agent.drain_min_bytes = cfg->drain_min_bytes ? cfg->drain_min_bytes : ACA_DRAIN_MIN_BYTES;
+    target.drain_stall_ms = cfg->drain_stall_ms ? cfg->drain_stall_ms : ACA_DRAIN_STALL_MS;
+    target.drain_min_bytes = cfg->drain_min_bytes ? cfg->drain_min_bytes : ACA_DRAIN_MIN_BYTES;
 
     int perr = sampler_probe_pmu();
     const struct pmu_caps *caps = sampler_pmu_caps();
-    agent.pmu_usable = caps != 0;
-    agent.sampling_note = caps ? 0 : pmu_strerror(perr);
+    target.pmu_usable = caps != 0;
+    target.sampling_note = caps ? 0 : pmu_strerror(perr);
     struct msr_policy_limits limits;
     memset(&limits, 0, sizeof(limits));
     if (caps) {
@@ -467,19 +429,19 @@ int aca_start(const struct aca_config *cfg)
     }
     int pt_err = pt_session_probe(cfg->pt_memory, cfg->pt_memory_bytes, ncpus);
     const struct pt_caps *pt = pt_session_caps();
-    agent.pt_usable = pt_err == 0;
+    target.pt_usable = pt_err == 0;
     if (pt) {
         limits.pt = 1;
         limits.pt_output = pt->topa || pt->single_range;
         limits.pt_ranges = pt->num_ranges;
     }
-    const char *no_uncore = uncore_probe(agent.pmu_usable, &limits);
+    const char *no_uncore = uncore_probe(target.pmu_usable, &limits);
     msr_policy_configure(&limits);
 
-    int err = channel_listen(agent.cfg.port, on_accept, 0);
+    int err = channel_listen(target.cfg.port, on_accept, 0);
     if (err)
         return err;
-    agent.started = 1;
+    target.started = 1;
     pmu_owner_net_started();
     if (caps)
         agent_log("acart: PMU %s, perfmon v%u: %u general + %u fixed counters, PEBS %s, "
@@ -487,10 +449,10 @@ int aca_start(const struct aca_config *cfg)
                   caps->uarch, (unsigned)caps->version, (unsigned)caps->num_gp,
                   (unsigned)caps->num_fixed, caps->pebs.usable ? "yes" : "no",
                   (unsigned)caps->lbr.depth,
-                  agent.cfg.interrupt_mode == ACA_INTERRUPT_NMI ? "NMI" : "vector");
+                  target.cfg.interrupt_mode == ACA_INTERRUPT_NMI ? "NMI" : "vector");
     else
         agent_log("acart: %s: samples are time-based (the platform's sampling timer)",
-                  agent.sampling_note);
+                  target.sampling_note);
     if (pt)
         agent_log(
             "acart: Intel PT: %s%s, %u address ranges%s%s%s%s; %u KiB of trace memory",
@@ -508,14 +470,14 @@ int aca_start(const struct aca_config *cfg)
     else
         agent_log("acart: uncore: %s", uncore_model_name());
     agent_log("acart: %u cpus, %s transfer, rings %u KiB per cpu", (unsigned)ncpus,
-              agent.cfg.transfer == ACA_TRANSFER_DELAYED ? "delayed" : "immediate",
-              (unsigned)(agent.ring_bytes_per_cpu / 1024));
+              target.cfg.transfer == ACA_TRANSFER_DELAYED ? "delayed" : "immediate",
+              (unsigned)(target.ring_bytes_per_cpu / 1024));
     agent_log("acart: keepalive %u ms idle, then %u probes %u ms apart; handshake timeout %u "
               "ms; a data connection that takes under %u bytes in %u ms is stalled",
-              (unsigned)agent.keepalive_idle_ms, (unsigned)agent.keepalive_count,
-              (unsigned)agent.keepalive_interval_ms, (unsigned)agent.handshake_timeout_ms,
-              (unsigned)agent.drain_min_bytes, (unsigned)agent.drain_stall_ms);
-    agent.report_ready = 1;
+              (unsigned)target.keepalive_idle_ms, (unsigned)target.keepalive_count,
+              (unsigned)target.keepalive_interval_ms, (unsigned)target.handshake_timeout_ms,
+              (unsigned)target.drain_min_bytes, (unsigned)target.drain_stall_ms);
+    session.report_ready = 1;
     return ACA_OK;
 }
 
@@ -547,47 +509,48 @@ static int refused_waiting(void)
 
 void aca_poll(void)
 {
-    if (!agent.started)
+    if (!target.started)
         return;
     /* IPROBE tasks' cross-CPU calls and deferred full actions run here (pmu_owner.h). */
     pmu_owner_net_enter();
     aca_ipr_poll();
     pmu_owner_net_leave();
     pt_session_poll();
-    uint64_t now = agent_now_ms();
+    uint64_t now = target_now_ms();
     expire_refused(now);
-    if (agent.control && !agent.handshake_done &&
-        now - agent.session_start_ms > agent.handshake_timeout_ms) {
-        agent_end_session(agent.control_handshaken ? "the data connections were not all opened "
-                                                     "within the handshake timeout"
-                                                   : "no first message within the handshake "
-                                                     "timeout");
+    if (session.control && !session.handshake_done &&
+        now - session.session_start_ms > target.handshake_timeout_ms) {
+        session_end(session.control_handshaken ? "the data connections were not all opened "
+                                                 "within the handshake timeout"
+                                               : "no first message within the handshake "
+                                                 "timeout");
         return;
     }
     const struct data_link *stalled = transfer_stalled(now);
     if (stalled) {
         agent_log("acart: data connection %u (%s %u) took %u bytes in %u ms with records "
                   "waiting",
-                  (unsigned)(stalled - agent.links),
+                  (unsigned)(stalled - session.links),
                   stalled->type == SEP_DATA_CPU    ? "cpu"
                   : stalled->type == ACART_DATA_PT ? "pt"
                                                    : "module",
                   (unsigned)stalled->id, (unsigned)stalled->window_bytes,
                   (unsigned)(now - stalled->window_start_ms));
-        agent_end_session("the host stopped reading a data connection");
+        session_end("the host stopped reading a data connection");
         return;
     }
-    for (uint32_t i = 0; !agent.handshake_done && i < agent.data_accepted; i++)
-        if (agent.links[i].ch && agent.links[i].first_read && !agent.links[i].handshaken)
-            answer_data_handshake(&agent.links[i]);
+    for (uint32_t i = 0; !session.handshake_done && i < session.data_accepted; i++)
+        if (session.links[i].ch && session.links[i].first_read && !session.links[i].handshaken)
+            answer_data_handshake(&session.links[i]);
     /* A response (or a request behind it) that waited for memory: no SENT event on the
      * control connection would ever retry it. */
-    if (agent.control && agent.control_handshaken && agent.response_sent < agent.response_len)
+    if (session.control && session.control_handshaken &&
+        session.framing.response_sent < session.framing.response_len)
         control_on_sent();
     transfer_pump();
     uint32_t closing = channel_poll();
-    if (agent.report_ready && !agent.control && closing == 0 && !refused_waiting()) {
-        agent.report_ready = 0;
+    if (session.report_ready && !session.control && closing == 0 && !refused_waiting()) {
+        session.report_ready = 0;
         report_ready();
     }
 }

@@ -1,7 +1,7 @@
 /* The control channel: framing of requests, dispatch, and responses.
  *
  * A request is a 48-byte header and exactly to_target_data_size payload bytes. A header
- * with the wrong size or version, or a payload or reply larger than AGENT_MAX_PAYLOAD,
+ * with the wrong size or version, or a payload or reply larger than CONTROL_MAX_PAYLOAD,
  * is answered with an error header and ends the session: the byte stream can no longer
  * be trusted. An unknown command, or a payload size the command does not accept, gets an
  * error status (159 for an unknown command, as the reference answers) and the session
@@ -9,41 +9,47 @@
  * every well-framed message gets an answer, so a host never waits on the board.
  * TERMINATE's answer is the last thing read or written: the session ends as soon as it is
  * queued, and the control connection is closed behind it. */
-#include "agent.h"
+#include "acart.h"
+#include "collection.h"
+#include "commands.h"
+#include "control.h"
+#include "session.h"
 #include "commands.h"
 #include "log.h"
 
 #include <string.h>
 
-static uint8_t request_payload[AGENT_MAX_PAYLOAD];
+static uint8_t request_payload[CONTROL_MAX_PAYLOAD];
 /* Why the session ends once the response being sent is out (with terminate_after_send). */
 static const char *end_after_send;
-static uint8_t response[sizeof(struct sep_ctrl_header) + AGENT_MAX_PAYLOAD];
+static uint8_t response[sizeof(struct sep_ctrl_header) + CONTROL_MAX_PAYLOAD];
 
 static void response_pump(void)
 {
-    while (agent.control && agent.response_sent < agent.response_len) {
-        uint32_t room = channel_send_room(agent.control);
-        uint32_t left = agent.response_len - agent.response_sent;
+    while (session.control && session.framing.response_sent < session.framing.response_len) {
+        uint32_t room = channel_send_room(session.control);
+        uint32_t left = session.framing.response_len - session.framing.response_sent;
         uint32_t n = left < room ? left : room;
         if (n == 0)
             break;
-        if (channel_send(agent.control, response + agent.response_sent, n) != ACA_OK)
+        if (channel_send(session.control, response + session.framing.response_sent, n) != ACA_OK)
             break;
-        agent.response_sent += n;
+        session.framing.response_sent += n;
     }
-    if (agent.control)
-        channel_flush(agent.control);
-    if (agent.response_sent == agent.response_len && agent.terminate_after_send && agent.control)
-        agent_end_session(end_after_send);
+    if (session.control)
+        channel_flush(session.control);
+    if (session.framing.response_sent == session.framing.response_len &&
+        session.terminate_after_send && session.control)
+        session_end(end_after_send);
 }
 
 static void respond(uint32_t command_id, int32_t status, uint32_t payload_len)
 {
     struct sep_ctrl_header h = sep_ctrl_response(command_id, status, payload_len);
     memcpy(response, &h, sizeof(h));
-    agent.response_len = (uint32_t)sizeof(h) + (status == SEP_STATUS_SUCCESS ? payload_len : 0);
-    agent.response_sent = 0;
+    session.framing.response_len =
+        (uint32_t)sizeof(h) + (status == SEP_STATUS_SUCCESS ? payload_len : 0);
+    session.framing.response_sent = 0;
     response_pump();
 }
 
@@ -64,7 +70,8 @@ static int32_t dispatch(const struct sep_ctrl_header *h, uint32_t *payload_len)
     }
     uint8_t *out = response + sizeof(struct sep_ctrl_header);
     memset(out, 0, out_cap);
-    struct cmd_request req = {h->command_id, request_payload, in_len, out, out_cap, 0};
+    struct cmd_request req = {h->command_id, &session, &collection, request_payload,
+                              in_len,        out,      out_cap,     0};
     int32_t status = e->fn(&req);
     if (status == SEP_STATUS_SUCCESS)
         *payload_len = out_cap; /* exactly what the host reads; the tail is zeros */
@@ -73,39 +80,39 @@ static int32_t dispatch(const struct sep_ctrl_header *h, uint32_t *payload_len)
 
 void control_on_data(void)
 {
-    while (agent.control && agent.response_sent == agent.response_len &&
-           !agent.terminate_after_send) {
-        struct sep_ctrl_header *h = &agent.request;
-        if (!agent.have_request) {
-            if (channel_available(agent.control) < sizeof(*h))
+    while (session.control && session.framing.response_sent == session.framing.response_len &&
+           !session.terminate_after_send) {
+        struct sep_ctrl_header *h = &session.framing.request;
+        if (!session.framing.have_request) {
+            if (channel_available(session.control) < sizeof(*h))
                 return;
-            channel_read(agent.control, h, sizeof(*h));
+            channel_read(session.control, h, sizeof(*h));
             /* The error answer may not fit the send window at once: the session ends
              * once it is out, never with half a header sent. */
             if (h->header_size != sizeof(*h) || h->proto_version != SEP_PROTOCOL_VERSION) {
                 end_after_send = "malformed control header";
-                agent.terminate_after_send = 1;
+                session.terminate_after_send = 1;
                 respond(h->command_id, SEP_STATUS_COMM_NOT_COMPATIBLE, 0);
                 return;
             }
-            if (h->to_target_data_size > AGENT_MAX_PAYLOAD ||
-                h->from_target_data_size > AGENT_MAX_PAYLOAD) {
+            if (h->to_target_data_size > CONTROL_MAX_PAYLOAD ||
+                h->from_target_data_size > CONTROL_MAX_PAYLOAD) {
                 end_after_send = "control payload larger than the agent accepts";
-                agent.terminate_after_send = 1;
+                session.terminate_after_send = 1;
                 respond(h->command_id, SEP_STATUS_UNSUPPORTED_DATA_SIZE, 0);
                 return;
             }
-            agent.have_request = 1;
+            session.framing.have_request = 1;
         }
-        if (channel_available(agent.control) < h->to_target_data_size)
+        if (channel_available(session.control) < h->to_target_data_size)
             return;
-        channel_read(agent.control, request_payload, (uint32_t)h->to_target_data_size);
-        agent.have_request = 0;
+        channel_read(session.control, request_payload, (uint32_t)h->to_target_data_size);
+        session.framing.have_request = 0;
         uint32_t payload_len;
         int32_t status = dispatch(h, &payload_len);
         if (h->command_id == SEP_OP_TERMINATE && status == SEP_STATUS_SUCCESS) {
             end_after_send = "host terminated the session";
-            agent.terminate_after_send = 1;
+            session.terminate_after_send = 1;
         }
         respond(h->command_id, status, payload_len);
     }
@@ -118,16 +125,16 @@ void control_on_data(void)
  * memory it needs. */
 int control_response_waiting(void)
 {
-    if (agent.response_sent == agent.response_len)
+    if (session.framing.response_sent == session.framing.response_len)
         return 0;
     response_pump();
-    return agent.control && agent.response_sent < agent.response_len;
+    return session.control && session.framing.response_sent < session.framing.response_len;
 }
 
 void control_on_sent(void)
 {
     response_pump();
     /* A request may have waited for the previous response to leave. */
-    if (agent.control && agent.response_sent == agent.response_len)
+    if (session.control && session.framing.response_sent == session.framing.response_len)
         control_on_data();
 }

@@ -7,7 +7,10 @@
  * is the count the host acknowledged. After
  * STOP, each data channel is closed once everything it carries is queued: the host reads
  * until end of file. */
-#include "agent.h"
+#include "collection.h"
+#include "control.h"
+#include "target.h"
+#include "transfer.h"
 #include "pt_session.h"
 #include "task_events.h"
 #include "uncore.h"
@@ -56,7 +59,7 @@ static void drain_cpu(struct data_link *l, int closing)
 
 static void drain_modules(struct data_link *l, int closing)
 {
-    struct module_stream *m = &agent.modules;
+    struct module_stream *m = &collection.modules;
     uint32_t left = m->len - m->sent;
     uint32_t room = channel_send_room(l->ch);
     uint32_t n = left < room ? left : room;
@@ -74,20 +77,21 @@ static void drain_modules(struct data_link *l, int closing)
 
 void transfer_pump(void)
 {
-    if (agent.state == COLLECTION_RUNNING && uncore_running())
-        uncore_poll(agent_now_ms());
+    if (collection.state == COLLECTION_RUNNING && uncore_running())
+        uncore_poll(target_now_ms());
     if (control_response_waiting())
         return;
-    if (!agent.control_handshaken)
+    if (!session.control_handshaken)
         return;
-    int closing = agent.state == COLLECTION_STOPPED;
+    int closing = collection.state == COLLECTION_STOPPED;
     int streaming =
-        closing || ((agent.state == COLLECTION_RUNNING || agent.state == COLLECTION_PAUSED) &&
-                    agent.cfg.transfer == ACA_TRANSFER_IMMEDIATE);
+        closing ||
+        ((collection.state == COLLECTION_RUNNING || collection.state == COLLECTION_PAUSED) &&
+         target.cfg.transfer == ACA_TRANSFER_IMMEDIATE);
     int collecting =
-        closing || agent.state == COLLECTION_RUNNING || agent.state == COLLECTION_PAUSED;
-    for (uint32_t i = 0; i < agent.data_accepted; i++) {
-        struct data_link *l = &agent.links[i];
+        closing || collection.state == COLLECTION_RUNNING || collection.state == COLLECTION_PAUSED;
+    for (uint32_t i = 0; i < session.data_accepted; i++) {
+        struct data_link *l = &session.links[i];
         if (!l->ch || !l->handshaken)
             continue;
         switch (l->type) {
@@ -136,7 +140,7 @@ static int blocked(const struct data_link *l)
         return r && ring_used(r) != 0 && room < r->record_size;
     }
     if (l->type == SEP_DATA_MODULE)
-        return agent.modules.sent < agent.modules.len && room == 0;
+        return collection.modules.sent < collection.modules.len && room == 0;
     if (l->type == ACART_DATA_PT)
         return pt_session_blocked(l->ch);
     if (l->type == SEP_DATA_UNCORE)
@@ -148,13 +152,13 @@ static int blocked(const struct data_link *l)
  * which it took fewer than drain_min_bytes has a host that stopped reading. */
 const struct data_link *transfer_stalled(uint64_t now_ms)
 {
-    if (!agent.handshake_done)
+    if (!session.handshake_done)
         return 0;
-    for (uint32_t i = 0; i < agent.data_accepted; i++) {
-        struct data_link *l = &agent.links[i];
-        if (!l->ch || now_ms - l->window_start_ms < agent.drain_stall_ms)
+    for (uint32_t i = 0; i < session.data_accepted; i++) {
+        struct data_link *l = &session.links[i];
+        if (!l->ch || now_ms - l->window_start_ms < target.drain_stall_ms)
             continue;
-        if (blocked(l) && l->window_bytes < agent.drain_min_bytes)
+        if (blocked(l) && l->window_bytes < target.drain_min_bytes)
             return l;
         l->window_start_ms = now_ms;
         l->window_bytes = 0;
@@ -169,7 +173,7 @@ const struct data_link *transfer_stalled(uint64_t now_ms)
 static void append_module(uint32_t pid, uint64_t start, uint64_t length, const char *name,
                           int unload, uint64_t tsc)
 {
-    struct module_stream *m = &agent.modules;
+    struct module_stream *m = &collection.modules;
     uint32_t path_len = (uint32_t)strlen(name) + 1;
     if (path_len > 0xffff - sizeof(struct sep_module_record) - 8)
         path_len = 0xffff - sizeof(struct sep_module_record) - 8;
@@ -205,7 +209,7 @@ static void append_module(uint32_t pid, uint64_t start, uint64_t length, const c
 
 void transfer_queue_modules(void)
 {
-    struct module_stream *m = &agent.modules;
+    struct module_stream *m = &collection.modules;
     m->len = m->sent = m->overflow = 0;
     int n = aca_port_module_list(port_modules, MAX_PORT_MODULES);
     if (n > MAX_PORT_MODULES)

@@ -1,6 +1,10 @@
 /* Commands that set up, run and end a collection. */
 #include "acart_platform.h"
-#include "agent.h"
+#include "cmd_lbr.h"
+#include "collection.h"
+#include "session.h"
+#include "target.h"
+#include "transfer.h"
 #include "commands.h"
 #include "log.h"
 #include "msr_policy.h"
@@ -16,9 +20,9 @@
 #define MAX_RECORD_SIZE 1024
 
 /* Counting mode (VTune's EMON): the host reads the counters; no samples. */
-static int counting_mode(void)
+static int counting_mode(const struct collection *coll)
 {
-    return (agent.drv_config.collection_config &
+    return (coll->drv_config.collection_config &
             (SEP_DRV_CFG_COUNTING_MODE | SEP_DRV_CFG_EMON_MODE)) != 0;
 }
 
@@ -30,16 +34,17 @@ int32_t cmd_reserve(struct cmd_request *req)
 
 int32_t cmd_init_driver(struct cmd_request *req)
 {
-    if (agent.state == COLLECTION_RUNNING || agent.state == COLLECTION_PAUSED)
+    struct collection *coll = req->coll;
+    if (coll->state == COLLECTION_RUNNING || coll->state == COLLECTION_PAUSED)
         return SEP_STATUS_SAMP_IN_RUNNING_STATE;
-    memcpy(&agent.drv_config, req->in, sizeof(agent.drv_config));
-    if (counting_mode() && !agent.pmu_usable) {
+    memcpy(&coll->drv_config, req->in, sizeof(coll->drv_config));
+    if (counting_mode(coll) && !target.pmu_usable) {
         agent_log("acart: counting mode refused: it reads the PMU's counters, and this CPU has "
                   "no usable PMU (%s)",
-                  agent.sampling_note ? agent.sampling_note : "time-based sampling");
+                  target.sampling_note ? target.sampling_note : "time-based sampling");
         return SEP_STATUS_INCOMPATIBLE_PARAMS;
     }
-    agent.have_drv_config = 1;
+    coll->have_drv_config = 1;
     return SEP_STATUS_SUCCESS;
 }
 
@@ -48,12 +53,12 @@ int32_t cmd_set_cpu_topology(struct cmd_request *req)
     if (req->in_len % sizeof(struct sep_cpu_topology))
         return SEP_STATUS_BAD_PARAMETER;
     uint32_t n = req->in_len / (uint32_t)sizeof(struct sep_cpu_topology);
-    if (n != agent.num_cpus)
+    if (n != target.num_cpus)
         return SEP_STATUS_UNSUPPORTED_CPU_TOPOLOGY;
     for (uint32_t i = 0; i < n; i++) {
         struct sep_cpu_topology t;
         memcpy(&t, req->in + i * sizeof(t), sizeof(t));
-        if (t.cpu_number >= agent.num_cpus)
+        if (t.cpu_number >= target.num_cpus)
             return SEP_STATUS_UNSUPPORTED_CPU_TOPOLOGY;
     }
     return SEP_STATUS_SUCCESS;
@@ -61,20 +66,22 @@ int32_t cmd_set_cpu_topology(struct cmd_request *req)
 
 int32_t cmd_num_descriptor(struct cmd_request *req)
 {
+    struct collection *coll = req->coll;
     uint32_t n;
     memcpy(&n, req->in, sizeof(n));
-    if (n > AGENT_MAX_DESCRIPTORS)
+    if (n > COLLECTION_MAX_DESCRIPTORS)
         return SEP_STATUS_BAD_PARAMETER;
-    agent.num_descriptors_expected = n;
-    agent.num_descriptors = 0;
+    coll->num_descriptors_expected = n;
+    coll->num_descriptors = 0;
     return SEP_STATUS_SUCCESS;
 }
 
 int32_t cmd_desc_next(struct cmd_request *req)
 {
-    if (agent.num_descriptors >= agent.num_descriptors_expected)
+    struct collection *coll = req->coll;
+    if (coll->num_descriptors >= coll->num_descriptors_expected)
         return SEP_STATUS_INVALID_STATE_TRANS;
-    struct sep_event_desc *d = &agent.descriptors[agent.num_descriptors];
+    struct sep_event_desc *d = &coll->descriptors[coll->num_descriptors];
     memcpy(d, req->in, sizeof(*d));
     if (d->sample_size < sizeof(struct sep_sample_pc) || d->sample_size > MAX_RECORD_SIZE ||
         d->sample_size % 4)
@@ -88,25 +95,27 @@ int32_t cmd_desc_next(struct cmd_request *req)
          d->latency_offset_in_sample % 8 || d->latency_size_in_sample < SEP_LATENCY_INFO_FILLED ||
          (uint64_t)d->latency_offset_in_sample + d->latency_size_in_sample > d->sample_size))
         return SEP_STATUS_INVALID_EVENT_SIZE;
-    agent.num_descriptors++;
+    coll->num_descriptors++;
     return SEP_STATUS_SUCCESS;
 }
 
 int32_t cmd_init(struct cmd_request *req)
 {
+    struct collection *coll = req->coll;
     struct sep_dev_config dev;
     memcpy(&dev, req->in, sizeof(dev));
-    if (dev.pebs_mode && !agent.pmu_usable)
+    if (dev.pebs_mode && !target.pmu_usable)
         return SEP_STATUS_PEBS_NOT_SUPPORTED;
-    agent.want_callstacks = (dev.enable_bit_fields & SEP_DEV_CFG_COLLECT_OS_CALLSTACKS) != 0;
-    agent.want_lbrs = (dev.enable_bit_fields & SEP_DEV_CFG_COLLECT_LBRS) != 0;
-    agent.store_lbrs = (dev.enable_bit_fields & SEP_DEV_CFG_STORE_LBRS) != 0;
-    agent.lbr_num_regs = 0;
+    coll->want_callstacks = (dev.enable_bit_fields & SEP_DEV_CFG_COLLECT_OS_CALLSTACKS) != 0;
+    coll->want_lbrs = (dev.enable_bit_fields & SEP_DEV_CFG_COLLECT_LBRS) != 0;
+    coll->store_lbrs = (dev.enable_bit_fields & SEP_DEV_CFG_STORE_LBRS) != 0;
+    coll->lbr_num_regs = 0;
     return SEP_STATUS_SUCCESS;
 }
 
 int32_t cmd_em_groups(struct cmd_request *req)
 {
+    struct collection *coll = req->coll;
     struct sep_event_config ec;
     memcpy(&ec, req->in, sizeof(ec));
     if (ec.num_groups == 0)
@@ -116,7 +125,7 @@ int32_t cmd_em_groups(struct cmd_request *req)
                   (unsigned)ec.num_groups, (unsigned)SAMPLER_MAX_GROUPS);
         return SEP_STATUS_EM_TOO_MANY_EVENT_GROUPS;
     }
-    if (ec.num_groups > 1 && !agent.pmu_usable) {
+    if (ec.num_groups > 1 && !target.pmu_usable) {
         agent_log("acart: %u event groups: multiplexing needs a PMU, and this CPU has none "
                   "(time-based sampling)",
                   (unsigned)ec.num_groups);
@@ -135,28 +144,29 @@ int32_t cmd_em_groups(struct cmd_request *req)
     if (ec.sample_size &&
         (ec.sample_size < sizeof(struct sep_sample_pc) || ec.sample_size > MAX_RECORD_SIZE))
         return SEP_STATUS_INVALID_EVENT_SIZE;
-    agent.event_config = ec;
-    agent.have_event_config = 1;
-    agent.have_ecb = 0;
-    agent.groups_received = 0;
+    coll->event_config = ec;
+    coll->have_event_config = 1;
+    coll->have_ecb = 0;
+    coll->groups_received = 0;
     return SEP_STATUS_SUCCESS;
 }
 
 int32_t cmd_em_config_next(struct cmd_request *req)
 {
-    if (!agent.have_event_config)
+    struct collection *coll = req->coll;
+    if (!coll->have_event_config)
         return SEP_STATUS_INVALID_STATE_TRANS;
-    if (agent.state == COLLECTION_RUNNING || agent.state == COLLECTION_PAUSED)
+    if (coll->state == COLLECTION_RUNNING || coll->state == COLLECTION_PAUSED)
         return SEP_STATUS_SAMP_IN_RUNNING_STATE;
-    int err = ecb_decode(req->in, req->in_len, &agent.ecb);
+    int err = ecb_decode(req->in, req->in_len, &coll->ecb);
     if (err) {
         agent_log("acart: EM_CONFIG_NEXT refused: %s", ecb_strerror(err));
         return SEP_STATUS_INVALID_PROG_INFO;
     }
-    if (agent.ecb.device_type != SEP_DEVICE_CORE)
+    if (coll->ecb.device_type != SEP_DEVICE_CORE)
         return SEP_STATUS_UNSUPPORTED_UNCORE_ARCH_TYPE;
-    for (uint32_t i = 0; i < agent.ecb.entry_count; i++) {
-        const struct ecb_entry *e = &agent.ecb.entries[i];
+    for (uint32_t i = 0; i < coll->ecb.entry_count; i++) {
+        const struct ecb_entry *e = &coll->ecb.entries[i];
         if (e->reg_type == SEP_REG_EMPTY)
             continue;
         int perr = msr_policy_check(e->reg_id, 1);
@@ -166,65 +176,66 @@ int32_t cmd_em_config_next(struct cmd_request *req)
             return SEP_STATUS_INVALID_PROG_INFO; /* a failure carries no payload */
         }
     }
-    uint32_t group = agent.ecb.group_id;
-    if (group >= agent.event_config.num_groups) {
+    uint32_t group = coll->ecb.group_id;
+    if (group >= coll->event_config.num_groups) {
         agent_log("acart: EM_CONFIG_NEXT: group %u of the %u EM_GROUPS announced", (unsigned)group,
-                  (unsigned)agent.event_config.num_groups);
+                  (unsigned)coll->event_config.num_groups);
         return SEP_STATUS_INVALID_PROG_INFO;
     }
-    struct ecb_plan *plan = &agent.plans[group];
-    err = ecb_plan_sampling(&agent.ecb, plan);
+    struct ecb_plan *plan = &coll->plans[group];
+    err = ecb_plan_sampling(&coll->ecb, plan);
     if (err) {
         agent_log("acart: EM_CONFIG_NEXT: %s", ecb_strerror(err));
         return SEP_STATUS_INVALID_PROG_INFO;
     }
     if (plan->num_counters == 0)
         return SEP_STATUS_NO_EVENTS;
-    agent.groups_received |= 1u << group;
-    agent.have_ecb = agent.groups_received == (1u << agent.event_config.num_groups) - 1;
+    coll->groups_received |= 1u << group;
+    coll->have_ecb = coll->groups_received == (1u << coll->event_config.num_groups) - 1;
     if (req->out_cap >= sizeof(struct sep_ioctl_status))
         req->out_len = sizeof(struct sep_ioctl_status); /* zeros: accepted */
     return SEP_STATUS_SUCCESS;
 }
 
-static uint32_t record_size_for(uint32_t desc_id)
+static uint32_t record_size_for(const struct collection *coll, uint32_t desc_id)
 {
-    if (desc_id < agent.num_descriptors)
-        return agent.descriptors[desc_id].sample_size;
-    if (agent.event_config.sample_size)
-        return agent.event_config.sample_size;
+    if (desc_id < coll->num_descriptors)
+        return coll->descriptors[desc_id].sample_size;
+    if (coll->event_config.sample_size)
+        return coll->event_config.sample_size;
     return sizeof(struct sep_sample_pc);
 }
 
 int32_t cmd_init_pmu(struct cmd_request *req)
 {
+    struct collection *coll = req->coll;
     (void)req;
-    if (!agent.have_ecb)
+    if (!coll->have_ecb)
         return SEP_STATUS_NOT_CONFIGURED;
-    if (agent.state == COLLECTION_RUNNING || agent.state == COLLECTION_PAUSED)
+    if (coll->state == COLLECTION_RUNNING || coll->state == COLLECTION_PAUSED)
         return SEP_STATUS_SAMP_IN_RUNNING_STATE;
-    /* The session holds the counters from here until it ends (agent_end_session). */
+    /* The session holds the counters from here until it ends (session_end). */
     if (pmu_owner_claim(PMU_OWNER_HOST) != ACA_OK) {
         agent_log("acart: INIT_PMU refused: a program on the target owns the counters through "
                   "IPROBE (IprAllocate) until it calls IprDeallocate");
         return SEP_STATUS_PMU_IN_USE;
     }
 
-    struct sampler_config *sc = &agent.sampler;
+    struct sampler_config *sc = &coll->sampler;
     memset(sc, 0, sizeof(*sc));
-    sc->source = agent.pmu_usable ? SAMPLER_SOURCE_PMU : SAMPLER_SOURCE_TIMER;
-    sc->use_nmi = agent.cfg.interrupt_mode == ACA_INTERRUPT_NMI;
-    sc->vector = agent.cfg.interrupt_vector;
-    sc->num_groups = agent.event_config.num_groups;
+    sc->source = target.pmu_usable ? SAMPLER_SOURCE_PMU : SAMPLER_SOURCE_TIMER;
+    sc->use_nmi = target.cfg.interrupt_mode == ACA_INTERRUPT_NMI;
+    sc->vector = target.cfg.interrupt_vector;
+    sc->num_groups = coll->event_config.num_groups;
     for (uint32_t g = 0; g < sc->num_groups; g++) {
-        if (sampler_group_from_plan(&agent.plans[g], g, sc)) {
+        if (sampler_group_from_plan(&coll->plans[g], g, sc)) {
             agent_log("acart: INIT_PMU: the %u groups hold more than %u events in all",
                       (unsigned)sc->num_groups, (unsigned)SAMPLER_MAX_EVENTS);
             return SEP_STATUS_EXCEEDED_MAX_EVENTS;
         }
     }
-    const struct sep_event_config *ec = &agent.event_config;
-    sc->counting = counting_mode();
+    const struct sep_event_config *ec = &coll->event_config;
+    sc->counting = counting_mode(coll);
     for (uint32_t i = 0; sc->counting && i < sc->num_events; i++)
         sc->events[i].sample_after = 0; /* count, never interrupt */
     if (sc->counting) {
@@ -235,25 +246,25 @@ int32_t cmd_init_pmu(struct cmd_request *req)
         sc->switch_overflows = (uint32_t)ec->em_factor;
         sc->switch_event = (uint32_t)ec->em_event_num;
     }
-    sc->record_size = record_size_for(sc->events[0].descriptor_id);
+    sc->record_size = record_size_for(coll, sc->events[0].descriptor_id);
     /* One ring record size: every group's samples (their descriptor is the host's) alike. */
     for (uint32_t i = 1; i < sc->num_events; i++)
-        if (record_size_for(sc->events[i].descriptor_id) != sc->record_size)
+        if (record_size_for(coll, sc->events[i].descriptor_id) != sc->record_size)
             return SEP_STATUS_INVALID_EVENT_SIZE;
     /* Frame-pointer call stacks, when the host asked for OS call stacks and described
      * where they go (docs/sep-protocol.md, "Call stacks"). */
     uint32_t desc = sc->events[0].descriptor_id;
-    if (agent.want_callstacks && desc < agent.num_descriptors &&
-        agent.descriptors[desc].callstack_size) {
-        sc->callstack_offset = agent.descriptors[desc].callstack_offset;
-        sc->callstack_depth = agent.descriptors[desc].callstack_size / 8;
+    if (coll->want_callstacks && desc < coll->num_descriptors &&
+        coll->descriptors[desc].callstack_size) {
+        sc->callstack_offset = coll->descriptors[desc].callstack_offset;
+        sc->callstack_depth = coll->descriptors[desc].callstack_size / 8;
     }
-    cmd_lbr_apply(sc);
+    cmd_lbr_apply(coll, sc);
     /* Memory information of load-latency samples, where the descriptor places it (the
      * reference's latency_offset_in_sample; docs/sep-protocol.md 6.4). Only PEBS has it. */
-    if (sc->source == SAMPLER_SOURCE_PMU && desc < agent.num_descriptors)
-        sc->latency_offset = agent.descriptors[desc].latency_offset_in_sample;
-    int err = sampler_setup(agent.num_cpus, agent.ring_memory, agent.ring_bytes_per_cpu, sc);
+    if (sc->source == SAMPLER_SOURCE_PMU && desc < coll->num_descriptors)
+        sc->latency_offset = coll->descriptors[desc].latency_offset_in_sample;
+    int err = sampler_setup(target.num_cpus, target.ring_memory, target.ring_bytes_per_cpu, sc);
     if (err == ACA_ERR_UNSUPPORTED && sampler_pebs_refusal()) {
         agent_log("acart: INIT_PMU: precise (PEBS) events refused: %s", sampler_pebs_refusal());
         return SEP_STATUS_PEBS_NOT_SUPPORTED;
@@ -263,33 +274,34 @@ int32_t cmd_init_pmu(struct cmd_request *req)
         return err == ACA_ERR_NO_PMU ? SEP_STATUS_UNSUPPORTED_ARCH_TYPE
                                      : SEP_STATUS_INVALID_SAMP_INTERVAL;
     }
-    agent.state = COLLECTION_CONFIGURED;
+    coll->state = COLLECTION_CONFIGURED;
     return SEP_STATUS_SUCCESS;
 }
 
-static int data_channels_ready(void)
+static int data_channels_ready(const struct session *sess)
 {
-    if (agent.data_accepted < agent.data_expected)
+    if (sess->data_accepted < sess->data_expected)
         return 0;
-    for (uint32_t i = 0; i < agent.data_expected; i++)
-        if (!agent.links[i].ch || !agent.links[i].handshaken)
+    for (uint32_t i = 0; i < sess->data_expected; i++)
+        if (!sess->links[i].ch || !sess->links[i].handshaken)
             return 0;
     return 1;
 }
 
 int32_t cmd_start(struct cmd_request *req)
 {
+    struct collection *coll = req->coll;
     (void)req;
-    if (agent.state == COLLECTION_RUNNING || agent.state == COLLECTION_PAUSED)
+    if (coll->state == COLLECTION_RUNNING || coll->state == COLLECTION_PAUSED)
         return SEP_STATUS_SAMPLING_ALREADY_STARTED;
-    if (agent.state != COLLECTION_CONFIGURED)
+    if (coll->state != COLLECTION_CONFIGURED)
         return SEP_STATUS_NOT_CONFIGURED;
-    if (!data_channels_ready())
+    if (!data_channels_ready(req->session))
         return SEP_STATUS_COMM_DATA_CHANNEL_UNAVAILABLE;
     if (uncore_configured() &&
-        uncore_start(agent_now_ms(), agent.drv_config.unc_timer_interval) != 0)
+        uncore_start(target_now_ms(), coll->drv_config.unc_timer_interval) != 0)
         return SEP_STATUS_UNSUPPORTED_UNCORE_ARCH_TYPE;
-    agent.start_tsc = rdtsc();
+    coll->start_tsc = rdtsc();
     transfer_queue_modules();
     int err = sampler_start();
     if (err) {
@@ -299,51 +311,52 @@ int32_t cmd_start(struct cmd_request *req)
     }
     /* After the sampler, which routes the PMI that the trace unit's regions raise too. */
     pt_session_start();
-    agent.state = COLLECTION_RUNNING;
-    if (agent.drv_config.collection_config & SEP_DRV_CFG_START_PAUSED) {
+    coll->state = COLLECTION_RUNNING;
+    if (coll->drv_config.collection_config & SEP_DRV_CFG_START_PAUSED) {
         pt_session_pause();
         sampler_pause();
-        agent.state = COLLECTION_PAUSED;
+        coll->state = COLLECTION_PAUSED;
     }
-    const struct sampler_event *ev = &agent.sampler.events[0];
-    if (agent.sampler.counting)
+    const struct sampler_event *ev = &coll->sampler.events[0];
+    if (coll->sampler.counting)
         agent_log("acart: collection started: counting %u events in %u groups, no samples",
-                  (unsigned)agent.sampler.num_events, (unsigned)agent.sampler.num_groups);
+                  (unsigned)coll->sampler.num_events, (unsigned)coll->sampler.num_groups);
     else
         agent_log(
             "acart: collection started: %s sampling every %llu events (event %u), %s transfer",
-            agent.pmu_usable ? "PMU" : "time-based", (unsigned long long)ev->sample_after,
+            target.pmu_usable ? "PMU" : "time-based", (unsigned long long)ev->sample_after,
             (unsigned)ev->event_index,
-            agent.cfg.transfer == ACA_TRANSFER_DELAYED ? "delayed" : "immediate");
-    if (agent.sampler.num_groups > 1 && !agent.sampler.counting)
+            target.cfg.transfer == ACA_TRANSFER_DELAYED ? "delayed" : "immediate");
+    if (coll->sampler.num_groups > 1 && !coll->sampler.counting)
         agent_log("acart: %u event groups take turns on the counters (%s)",
-                  (unsigned)agent.sampler.num_groups,
-                  agent.sampler.switch_tsc         ? "timer-based"
-                  : agent.sampler.switch_overflows ? "event-based"
+                  (unsigned)coll->sampler.num_groups,
+                  coll->sampler.switch_tsc         ? "timer-based"
+                  : coll->sampler.switch_overflows ? "event-based"
                                                    : "on SWITCH_GROUP");
     return SEP_STATUS_SUCCESS;
 }
 
 int32_t cmd_stop(struct cmd_request *req)
 {
+    struct collection *coll = req->coll;
     (void)req;
-    if (agent.state != COLLECTION_RUNNING && agent.state != COLLECTION_PAUSED)
+    if (coll->state != COLLECTION_RUNNING && coll->state != COLLECTION_PAUSED)
         return SEP_STATUS_SAMP_IN_STOP_STATE;
     pt_session_stop(); /* while the PMI is still routed: its last regions are taken */
     sampler_stop();
     uncore_stop();
-    agent.stop_tsc = rdtsc();
-    transfer_queue_module_changes(agent.start_tsc);
-    agent.state = COLLECTION_STOPPED;
+    coll->stop_tsc = rdtsc();
+    transfer_queue_module_changes(coll->start_tsc);
+    coll->state = COLLECTION_STOPPED;
     uint32_t dropped = 0;
     /* A time-based collection long enough for 20 ticks on every CPU: a CPU that took
      * none has a sampling timer that never fires (a port's seam problem), which must
      * never pass for an empty profile. The host sees the zero in GET_SAMPLE_DROP_INFO. */
     uint64_t ticks_expected =
-        agent.sampler.source == SAMPLER_SOURCE_TIMER
-            ? (agent.stop_tsc - agent.start_tsc) / agent.sampler.events[0].sample_after
+        coll->sampler.source == SAMPLER_SOURCE_TIMER
+            ? (coll->stop_tsc - coll->start_tsc) / coll->sampler.events[0].sample_after
             : 0;
-    for (uint32_t i = 0; i < agent.num_cpus; i++) {
+    for (uint32_t i = 0; i < target.num_cpus; i++) {
         struct sampler_cpu_counts c;
         sampler_counts(i, &c);
         dropped += c.dropped;
@@ -360,23 +373,25 @@ int32_t cmd_stop(struct cmd_request *req)
 
 int32_t cmd_pause(struct cmd_request *req)
 {
+    struct collection *coll = req->coll;
     (void)req;
-    if (agent.state != COLLECTION_RUNNING)
+    if (coll->state != COLLECTION_RUNNING)
         return SEP_STATUS_INVALID_STATE_TRANS;
     pt_session_pause();
     sampler_pause();
-    agent.state = COLLECTION_PAUSED;
+    coll->state = COLLECTION_PAUSED;
     return SEP_STATUS_SUCCESS;
 }
 
 int32_t cmd_resume(struct cmd_request *req)
 {
+    struct collection *coll = req->coll;
     (void)req;
-    if (agent.state != COLLECTION_PAUSED)
+    if (coll->state != COLLECTION_PAUSED)
         return SEP_STATUS_INVALID_STATE_TRANS;
     sampler_resume();
     pt_session_resume();
-    agent.state = COLLECTION_RUNNING;
+    coll->state = COLLECTION_RUNNING;
     return SEP_STATUS_SUCCESS;
 }
 
@@ -437,8 +452,9 @@ int32_t cmd_get_drop_reasons(struct cmd_request *req)
  * keeps counting or stays paused as it was. */
 int32_t cmd_switch_group(struct cmd_request *req)
 {
+    struct collection *coll = req->coll;
     (void)req;
-    if (agent.state == COLLECTION_RUNNING || agent.state == COLLECTION_PAUSED)
+    if (coll->state == COLLECTION_RUNNING || coll->state == COLLECTION_PAUSED)
         sampler_switch_group();
     return SEP_STATUS_SUCCESS;
 }
@@ -447,11 +463,12 @@ _Static_assert(SAMPLER_MAX_GROUPS == ACART_MAX_EVENT_GROUPS, "a time per group o
 
 int32_t cmd_get_group_times(struct cmd_request *req)
 {
+    struct collection *coll = req->coll;
     static struct acart_group_times info;
     memset(&info, 0, sizeof(info));
     uint32_t n = sampler_num_cpus();
     info.num_cpus = n;
-    info.num_groups = agent.have_ecb ? agent.event_config.num_groups : 0;
+    info.num_groups = coll->have_ecb ? coll->event_config.num_groups : 0;
     for (uint32_t i = 0; i < n; i++) {
         struct sampler_group_times t;
         sampler_group_times(i, &t);
@@ -472,14 +489,15 @@ int32_t cmd_get_group_times(struct cmd_request *req)
  * events only, the rest 0. Outside a running or paused collection: 0 and zeros. */
 static int32_t read_counts(struct cmd_request *req, int next_group)
 {
+    struct collection *coll = req->coll;
     /* Where the CPUs write (the reply buffer has no u64 alignment): a row of
      * SAMPLER_MAX_EVENTS slots per CPU. */
     static uint64_t tsc[ACA_MAX_CPUS], counts[ACA_MAX_CPUS * SAMPLER_MAX_EVENTS];
     static uint32_t offset[ACA_MAX_CPUS];
-    uint32_t n = sampler_num_cpus(), events = agent.drv_config.num_events;
-    if (agent.state != COLLECTION_RUNNING && agent.state != COLLECTION_PAUSED)
+    uint32_t n = sampler_num_cpus(), events = coll->drv_config.num_events;
+    if (coll->state != COLLECTION_RUNNING && coll->state != COLLECTION_PAUSED)
         return SEP_STATUS_SUCCESS;
-    if (!agent.sampler.counting) {
+    if (!coll->sampler.counting) {
         agent_log("acart: counts are read in counting mode only (INIT_DRIVER's collection "
                   "configuration); this collection samples");
         return SEP_STATUS_INVALID_STATE_TRANS;
@@ -517,16 +535,17 @@ int32_t cmd_read_switch_group(struct cmd_request *req)
  * them only in continuous-profiling mode; acart always does. */
 int32_t cmd_get_interval_counts(struct cmd_request *req)
 {
+    struct collection *coll = req->coll;
     static uint64_t per_cpu[SAMPLER_MAX_EVENTS];
-    uint32_t n = sampler_num_cpus(), events = agent.drv_config.num_events;
-    if (!agent.have_ecb || agent.sampler.counting || events == 0)
+    uint32_t n = sampler_num_cpus(), events = coll->drv_config.num_events;
+    if (!coll->have_ecb || coll->sampler.counting || events == 0)
         return SEP_STATUS_INVALID_STATE_TRANS;
     for (uint32_t cpu = 0; cpu < n; cpu++) {
         uint64_t at = (uint64_t)cpu * events;
         sampler_interrupt_counts(cpu, per_cpu, SAMPLER_MAX_EVENTS);
-        for (uint32_t i = 0; i < agent.sampler.num_events; i++) {
-            uint64_t slot = at + agent.sampler.events[i].event_index;
-            if (agent.sampler.events[i].event_index < events && 8 * (slot + 1) <= req->out_cap)
+        for (uint32_t i = 0; i < coll->sampler.num_events; i++) {
+            uint64_t slot = at + coll->sampler.events[i].event_index;
+            if (coll->sampler.events[i].event_index < events && 8 * (slot + 1) <= req->out_cap)
                 memcpy(req->out + 8 * slot, &per_cpu[i], 8);
         }
     }
@@ -536,8 +555,9 @@ int32_t cmd_get_interval_counts(struct cmd_request *req)
 
 int32_t cmd_terminate(struct cmd_request *req)
 {
+    struct collection *coll = req->coll;
     (void)req;
-    if (agent.state == COLLECTION_RUNNING || agent.state == COLLECTION_PAUSED) {
+    if (coll->state == COLLECTION_RUNNING || coll->state == COLLECTION_PAUSED) {
         pt_session_stop();
         sampler_stop();
     }
@@ -547,8 +567,9 @@ int32_t cmd_terminate(struct cmd_request *req)
 /* The reference driver's state numbers (docs/sep-protocol.md section 4). */
 int32_t cmd_get_driver_state(struct cmd_request *req)
 {
+    struct collection *coll = req->coll;
     uint32_t state;
-    switch (agent.state) {
+    switch (coll->state) {
     case COLLECTION_RUNNING:
         state = 5;
         break;
@@ -559,7 +580,7 @@ int32_t cmd_get_driver_state(struct cmd_request *req)
         state = 4;
         break;
     default:
-        state = agent.have_drv_config ? 2 : 1;
+        state = coll->have_drv_config ? 2 : 1;
         break;
     }
     return cmd_reply(req, &state, sizeof(state));
@@ -567,13 +588,14 @@ int32_t cmd_get_driver_state(struct cmd_request *req)
 
 int32_t cmd_set_cpu_mask(struct cmd_request *req)
 {
-    if (agent.state == COLLECTION_RUNNING || agent.state == COLLECTION_PAUSED)
+    struct collection *coll = req->coll;
+    if (coll->state == COLLECTION_RUNNING || coll->state == COLLECTION_PAUSED)
         return SEP_STATUS_SAMP_IN_RUNNING_STATE;
-    if (req->in_len < agent.num_cpus)
+    if (req->in_len < target.num_cpus)
         return SEP_STATUS_INVALID_CPU_MASK;
     /* acart samples on every CPU; a mask that leaves any out is refused rather than
      * silently ignored. */
-    for (uint32_t i = 0; i < agent.num_cpus; i++)
+    for (uint32_t i = 0; i < target.num_cpus; i++)
         if (!req->in[i])
             return SEP_STATUS_INVALID_CPU_MASK;
     return SEP_STATUS_SUCCESS;

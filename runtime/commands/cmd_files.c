@@ -2,7 +2,7 @@
  * cmd_pt.c), and the IPROBE sample files (ipr_file.c) for `acart fetch`. The file commands answer
  * like an unknown command until the session asked for ACART_OP_EXTENSIONS, so a SEP host that never
  * does (VTune) sees exactly the reference's behaviour (docs/sep-protocol.md 4.3). */
-#include "agent.h"
+#include "session.h"
 #include "commands.h"
 #include "ipr_internal.h"
 #include "pmu_owner.h"
@@ -11,6 +11,7 @@
 
 int32_t cmd_extensions(struct cmd_request *req)
 {
+    struct session *sess = req->session;
     struct acart_extensions ext = {1, ACART_EXT_DROP_REASONS | ACART_EXT_FILES | ACART_EXT_PT, 0,
                                    0};
     switch (pmu_owner_current()) {
@@ -24,14 +25,15 @@ int32_t cmd_extensions(struct cmd_request *req)
         ext.pmu_owner = ACART_PMU_FREE;
         break;
     }
-    agent.extensions_negotiated = 1;
+    sess->extensions_negotiated = 1;
     return cmd_reply(req, &ext, sizeof(ext));
 }
 
 int32_t cmd_list_files(struct cmd_request *req)
 {
+    struct session *sess = req->session;
     static struct acart_file_list list;
-    if (!agent.extensions_negotiated)
+    if (!sess->extensions_negotiated)
         return SEP_STATUS_DRIVER_COMM_FAILED;
     memset(&list, 0, sizeof(list));
     list.count = ipr_file_list(list.files, ACART_MAX_FILES);
@@ -42,8 +44,9 @@ int32_t cmd_list_files(struct cmd_request *req)
 
 int32_t cmd_read_file(struct cmd_request *req)
 {
+    struct session *sess = req->session;
     struct acart_file_read r;
-    if (!agent.extensions_negotiated)
+    if (!sess->extensions_negotiated)
         return SEP_STATUS_DRIVER_COMM_FAILED;
     memcpy(&r, req->in, sizeof(r));
     if (r.length > ACART_FILE_READ_MAX || r.length > req->out_cap)

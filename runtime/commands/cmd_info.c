@@ -1,6 +1,7 @@
 /* Commands that describe the target: version, setup, CPUs, TSC, platform, system
  * configuration, threads. */
-#include "agent.h"
+#include "collection.h"
+#include "target.h"
 #include "commands.h"
 #include "sysinfo.h"
 #include "task_events.h"
@@ -30,8 +31,8 @@ int32_t cmd_get_drv_setup_info(struct cmd_request *req)
 {
     struct sep_drv_setup_info info;
     memset(&info, 0, sizeof(info));
-    if (agent.pmu_usable) {
-        if (agent.cfg.interrupt_mode == ACA_INTERRUPT_NMI)
+    if (target.pmu_usable) {
+        if (target.cfg.interrupt_mode == ACA_INTERRUPT_NMI)
             info.modes |= SEP_SETUP_NMI_MODE;
     } else {
         /* No architectural PMU to program: counters and event multiplexing are out, and
@@ -44,7 +45,7 @@ int32_t cmd_get_drv_setup_info(struct cmd_request *req)
 
 int32_t cmd_num_cores(struct cmd_request *req)
 {
-    uint32_t n = agent.num_cpus;
+    uint32_t n = target.num_cpus;
     return cmd_reply(req, &n, sizeof(n));
 }
 
@@ -117,16 +118,17 @@ int32_t cmd_get_thread_info(struct cmd_request *req)
 
 int32_t cmd_tsc_skew_info(struct cmd_request *req)
 {
+    struct collection *coll = req->coll;
     /* The reference answers only once a collection has stopped. */
-    if (agent.state != COLLECTION_STOPPED)
+    if (coll->state != COLLECTION_STOPPED)
         return SEP_STATUS_SAMP_IN_UNEXPECTED_STATE;
-    if (req->out_cap < agent.num_cpus * sizeof(int64_t))
+    if (req->out_cap < target.num_cpus * sizeof(int64_t))
         return SEP_STATUS_BUFFER_TOO_SMALL;
-    for (uint32_t i = 0; i < agent.num_cpus; i++) {
+    for (uint32_t i = 0; i < target.num_cpus; i++) {
         int64_t skew = sysinfo_tsc_skew(i);
         memcpy(req->out + i * sizeof(skew), &skew, sizeof(skew));
     }
-    req->out_len = agent.num_cpus * (uint32_t)sizeof(int64_t);
+    req->out_len = target.num_cpus * (uint32_t)sizeof(int64_t);
     return SEP_STATUS_SUCCESS;
 }
 
@@ -156,7 +158,7 @@ static void read_perf_capab_on_this_cpu(void *arg)
 {
     (void)arg;
     uint32_t cpu = aca_plat_cpu_index();
-    if (cpu >= agent.num_cpus)
+    if (cpu >= target.num_cpus)
         return;
     /* IA32_PERF_CAPABILITIES exists only with CPUID.1:ECX.PDCM; else report 0. */
     if (!(cpuid(1, 0).ecx & (1u << 15)) || msr_read_safe(0x345, &perf_capab[cpu]) != 0)
@@ -166,5 +168,5 @@ static void read_perf_capab_on_this_cpu(void *arg)
 int32_t cmd_get_perf_capab(struct cmd_request *req)
 {
     aca_plat_call_on_all_cpus(read_perf_capab_on_this_cpu, 0);
-    return cmd_reply(req, perf_capab, agent.num_cpus * (uint32_t)sizeof(uint64_t));
+    return cmd_reply(req, perf_capab, target.num_cpus * (uint32_t)sizeof(uint64_t));
 }

@@ -2,7 +2,9 @@
  * names MSRs; each must be this CPU's TOS or the FROM, TO or INFO MSR of the stack entry
  * its type_index names, so the interrupt reads from the snapshot it took while the stack
  * was frozen instead of reading host-named MSRs after the freeze ended. */
-#include "agent.h"
+#include "cmd_lbr.h"
+#include "collection.h"
+#include "target.h"
 #include "commands.h"
 #include "log.h"
 #include "msr_policy.h"
@@ -29,19 +31,20 @@ static uint32_t lbr_msr(const struct lbr_caps *lbr, uint16_t etype, uint16_t ind
 
 int32_t cmd_lbr_info(struct cmd_request *req)
 {
+    struct collection *coll = req->coll;
     static const char *const kinds[] = {"TOS", "FROM", "TO", "INFO"};
     struct sep_lbr_info head;
 
-    if (agent.state == COLLECTION_RUNNING || agent.state == COLLECTION_PAUSED)
+    if (coll->state == COLLECTION_RUNNING || coll->state == COLLECTION_PAUSED)
         return SEP_STATUS_SAMP_IN_RUNNING_STATE;
-    if (!agent.want_lbrs) {
+    if (!coll->want_lbrs) {
         agent_log("acart: LBR_INFO refused: INIT did not ask for LBRs (collect_lbrs)");
         return SEP_STATUS_NOT_CONFIGURED;
     }
     const struct pmu_caps *caps = sampler_pmu_caps();
     if (!caps || !caps->lbr.depth) {
         agent_log("acart: LBR_INFO refused: this CPU has no LBR acart can read (%s)",
-                  caps ? caps->uarch : agent.sampling_note);
+                  caps ? caps->uarch : target.sampling_note);
         return SEP_STATUS_UNSUPPORTED_ARCH_TYPE;
     }
     memcpy(&head, req->in, sizeof(head));
@@ -51,7 +54,7 @@ int32_t cmd_lbr_info(struct cmd_request *req)
     for (uint32_t i = 0; i < head.num_entries; i++) {
         struct sep_lbr_entry e;
         memcpy(&e, req->in + sizeof(head) + i * sizeof(e), sizeof(e));
-        struct sampler_lbr_reg *r = &agent.lbr_regs[i];
+        struct sampler_lbr_reg *r = &coll->lbr_regs[i];
         if (e.reg_id == 0) {
             r->etype = SAMPLER_LBR_NONE; /* the reference skips these too */
             r->index = 0;
@@ -64,26 +67,26 @@ int32_t cmd_lbr_info(struct cmd_request *req)
                       (unsigned)i, (unsigned)e.reg_id, e.etype < 4 ? kinds[e.etype] : "?",
                       (unsigned)e.type_index, perr ? ": " : "",
                       perr ? msr_policy_strerror(perr) : "");
-            agent.lbr_num_regs = 0;
+            coll->lbr_num_regs = 0;
             return SEP_STATUS_BAD_PARAMETER;
         }
         r->etype = (uint8_t)e.etype;
         r->index = (uint8_t)e.type_index;
     }
-    agent.lbr_num_regs = head.num_entries;
+    coll->lbr_num_regs = head.num_entries;
     return SEP_STATUS_SUCCESS;
 }
 
-void cmd_lbr_apply(struct sampler_config *sc)
+void cmd_lbr_apply(const struct collection *coll, struct sampler_config *sc)
 {
     uint32_t desc = sc->events[0].descriptor_id;
-    if (!agent.want_lbrs || !agent.store_lbrs || !agent.lbr_num_regs ||
-        desc >= agent.num_descriptors || !agent.descriptors[desc].lbr_offset)
+    if (!coll->want_lbrs || !coll->store_lbrs || !coll->lbr_num_regs ||
+        desc >= coll->num_descriptors || !coll->descriptors[desc].lbr_offset)
         return;
-    const struct sep_event_desc *d = &agent.descriptors[desc];
-    uint32_t n = d->lbr_num_regs && d->lbr_num_regs < agent.lbr_num_regs ? d->lbr_num_regs
-                                                                         : agent.lbr_num_regs;
+    const struct sep_event_desc *d = &coll->descriptors[desc];
+    uint32_t n = d->lbr_num_regs && d->lbr_num_regs < coll->lbr_num_regs ? d->lbr_num_regs
+                                                                         : coll->lbr_num_regs;
     sc->lbr_offset = d->lbr_offset;
     sc->lbr_num_regs = n;
-    memcpy(sc->lbr_regs, agent.lbr_regs, n * sizeof(sc->lbr_regs[0]));
+    memcpy(sc->lbr_regs, coll->lbr_regs, n * sizeof(sc->lbr_regs[0]));
 }

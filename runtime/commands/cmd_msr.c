@@ -1,6 +1,8 @@
 /* READ_MSR and WRITE_MSR: host access to MSRs on every CPU, through the allowlist; no write
  * to the core PMU while an IPROBE program owns the counters. */
-#include "agent.h"
+#include "target.h"
+#include "acart_wire.h"
+#include "sampler.h"
 #include "commands.h"
 #include "log.h"
 #include "msr_policy.h"
@@ -24,14 +26,14 @@ static void read_on_this_cpu(void *arg)
 {
     (void)arg;
     uint32_t cpu = aca_plat_cpu_index();
-    if (cpu < agent.num_cpus && msr_read_safe(op.msr, &op.read[cpu]) != 0)
+    if (cpu < target.num_cpus && msr_read_safe(op.msr, &op.read[cpu]) != 0)
         __atomic_fetch_add(&op.failed, 1, __ATOMIC_RELAXED);
 }
 
 static void write_on_this_cpu(void *arg)
 {
     (void)arg;
-    if (aca_plat_cpu_index() < agent.num_cpus && msr_write_safe(op.msr, op.value) != 0)
+    if (aca_plat_cpu_index() < target.num_cpus && msr_write_safe(op.msr, op.value) != 0)
         __atomic_fetch_add(&op.failed, 1, __ATOMIC_RELAXED);
 }
 
@@ -43,13 +45,13 @@ int32_t cmd_read_msr(struct cmd_request *req)
         agent_log("acart: READ_MSR 0x%x refused: %s", (unsigned)op.msr, msr_policy_strerror(err));
         return SEP_STATUS_MSR_ACCESS_ERROR;
     }
-    if (req->out_cap < agent.num_cpus * sizeof(uint64_t))
+    if (req->out_cap < target.num_cpus * sizeof(uint64_t))
         return SEP_STATUS_BUFFER_TOO_SMALL;
     op.failed = 0;
     aca_plat_call_on_all_cpus(read_on_this_cpu, 0);
     if (op.failed)
         return SEP_STATUS_MSR_ACCESS_ERROR; /* allowed, but this CPU does not have it */
-    return cmd_reply(req, op.read, agent.num_cpus * (uint32_t)sizeof(uint64_t));
+    return cmd_reply(req, op.read, target.num_cpus * (uint32_t)sizeof(uint64_t));
 }
 
 int32_t cmd_write_msr(struct cmd_request *req)

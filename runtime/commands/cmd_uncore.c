@@ -1,5 +1,5 @@
 /* The uncore commands (uncore.h): INIT_NUM_DEV, INIT_UNC, EM_GROUPS_UNC, EM_CONFIG_NEXT_UNC. */
-#include "agent.h"
+#include "collection.h"
 #include "commands.h"
 #include "log.h"
 #include "uncore.h"
@@ -29,14 +29,15 @@ int32_t cmd_em_groups_unc(struct cmd_request *req)
 
 int32_t cmd_em_config_next_unc(struct cmd_request *req)
 {
+    struct collection *coll = req->coll;
     static struct ecb ecb;
     int err = ecb_decode(req->in, req->in_len, &ecb);
     if (err) {
         agent_log("acart: EM_CONFIG_NEXT_UNC refused: %s", ecb_strerror(err));
         return SEP_STATUS_INVALID_PROG_INFO;
     }
-    uint32_t desc_size = ecb.descriptor_id < agent.num_descriptors
-                             ? agent.descriptors[ecb.descriptor_id].sample_size
+    uint32_t desc_size = ecb.descriptor_id < coll->num_descriptors
+                             ? coll->descriptors[ecb.descriptor_id].sample_size
                              : 0;
     int32_t st = uncore_configure(&ecb, desc_size);
     if (st == SEP_STATUS_SUCCESS && req->out_cap >= sizeof(struct sep_ioctl_status))

@@ -9,8 +9,13 @@
 
 #include <stdint.h>
 
+struct collection;
+struct session;
+
 struct cmd_request {
     uint32_t command_id;
+    struct session *session; /* the session the request came on */
+    struct collection *coll; /* the collection it works on */
     const uint8_t *in;
     uint32_t in_len;
     uint8_t *out;

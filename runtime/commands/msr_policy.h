@@ -47,9 +47,9 @@ struct msr_policy_limits {
     uint8_t pt;                 /* Intel PT: the IA32_RTIT_* MSRs exist */
     uint8_t pt_output;          /* ... with output to memory: OUTPUT_BASE, OUTPUT_MASK_PTRS */
     uint8_t pt_ranges;          /* ADDRn_A/B pairs, CPUID.(14H,1):EAX[2:0] */
-    uint8_t uncore_client;      /* the client uncore MSRs exist (runtime/uncore/uncore.c's models) */
-    uint8_t uncore_cbos;        /* CBo units with counters */
-    uint16_t imc_mmio_first;    /* MCHBAR-relative IMC counter window; 0 and 0: none */
+    uint8_t uncore_client;   /* the client uncore MSRs exist (runtime/uncore/uncore.c's models) */
+    uint8_t uncore_cbos;     /* CBo units with counters */
+    uint16_t imc_mmio_first; /* MCHBAR-relative IMC counter window; 0 and 0: none */
     uint16_t imc_mmio_len;
 };
 

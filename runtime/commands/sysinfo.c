@@ -1,5 +1,6 @@
 #include "sysinfo.h"
-#include "agent.h"
+#include "control_framing.h"
+#include "target.h"
 
 #include "cpuid.h"
 #include "acart_platform.h"
@@ -19,7 +20,7 @@ struct cpu_leaves {
 
 static struct cpu_leaves leaves[ACA_MAX_CPUS];
 static int64_t skew[ACA_MAX_CPUS];
-static uint8_t blob[AGENT_MAX_PAYLOAD];
+static uint8_t blob[CONTROL_MAX_PAYLOAD];
 static uint32_t blob_size;
 
 static void add_leaf(struct cpu_leaves *c, uint32_t leaf, uint32_t subleaf)
@@ -40,7 +41,7 @@ static void read_leaves_on_this_cpu(void *arg)
 {
     (void)arg;
     uint32_t cpu = aca_plat_cpu_index();
-    if (cpu >= agent.num_cpus)
+    if (cpu >= target.num_cpus)
         return;
     struct cpu_leaves *c = &leaves[cpu];
     c->count = 0;
@@ -76,11 +77,11 @@ static void read_tsc_at_gate(void *arg)
 {
     (void)arg;
     uint32_t cpu = aca_plat_cpu_index();
-    if (cpu >= agent.num_cpus)
+    if (cpu >= target.num_cpus)
         return;
     __atomic_fetch_add(&arrived, 1, __ATOMIC_ACQ_REL);
     if (cpu == 0) {
-        while (__atomic_load_n(&arrived, __ATOMIC_ACQUIRE) < agent.num_cpus)
+        while (__atomic_load_n(&arrived, __ATOMIC_ACQUIRE) < target.num_cpus)
             cpu_relax();
         __atomic_store_n(&gate, 1, __ATOMIC_RELEASE);
     } else {
@@ -112,7 +113,7 @@ static struct sep_sysinfo_array_hdr array_header(uint32_t entries, uint32_t entr
 
 uint32_t sysinfo_build(void)
 {
-    uint32_t n = agent.num_cpus;
+    uint32_t n = target.num_cpus;
     aca_plat_call_on_all_cpus(read_leaves_on_this_cpu, 0);
     gate = 0;
     arrived = 0;

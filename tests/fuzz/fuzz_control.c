@@ -28,7 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "collection.h"
+#include "session.h"
+#include "target.h"
 #include "msr.h"
 #include "msr_safe.h"
 #include "sampler_shim.h"
@@ -138,7 +140,7 @@ static void check_sent(struct channel *ch, const uint8_t *p, uint32_t len)
         struct sep_ctrl_header h;
         memcpy(&h, ch->hdr, sizeof h);
         if (h.header_size != sizeof h || h.proto_version != SEP_PROTOCOL_VERSION ||
-            h.from_target_data_size > AGENT_MAX_PAYLOAD ||
+            h.from_target_data_size > CONTROL_MAX_PAYLOAD ||
             (h.status != SEP_STATUS_SUCCESS && h.from_target_data_size != 0)) {
             fprintf(stderr,
                     "fuzz_control: bad response header: size %u version %u command %u "
@@ -326,7 +328,8 @@ static void acknowledge_all(void)
             }
         }
         aca_poll();
-        if (!any && !(agent.control && agent.response_sent < agent.response_len))
+        if (!any &&
+            !(session.control && session.framing.response_sent < session.framing.response_len))
             break;
         idle = bytes_sent == before ? idle + 1 : 0;
     }
@@ -336,9 +339,9 @@ static void acknowledge_all(void)
  * so the rings hold more than the shared pool and the drain competes with responses. */
 static void run_cpus(void)
 {
-    if (!pool_shared || agent.state != COLLECTION_RUNNING)
+    if (!pool_shared || collection.state != COLLECTION_RUNNING)
         return;
-    for (uint32_t cpu = 0; cpu < agent.num_cpus && cpu < SHIM_CPUS; cpu++)
+    for (uint32_t cpu = 0; cpu < target.num_cpus && cpu < SHIM_CPUS; cpu++)
         for (int k = 0; k < 8; k++) {
             struct sim_events ev = {
                 .instructions = 4000000, .cycles = 4000000, .ref_cycles = 4000000};
@@ -397,13 +400,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     event(control, CHANNEL_EVENT_DATA);
     if ((mode & 1) && control->in_use && !control->released)
         control->room = control->window = 100;
-    if ((mode & 4) && agent.control_handshaken) {
+    if ((mode & 4) && session.control_handshaken) {
         static struct sep_first_msg first;
         first.msg_size = sizeof first;
         first.proto_version = SEP_PROTOCOL_VERSION;
         /* Until the session ends (a handshake answer that finds no memory ends it). */
         for (uint32_t i = 0;
-             agent.control_handshaken && i < agent.num_cpus + SEP_NONCORE_DATA_CONNECTIONS; i++) {
+             session.control_handshaken && i < target.num_cpus + SEP_NONCORE_DATA_CONNECTIONS;
+             i++) {
             struct channel *d = connect((const uint8_t *)&first, sizeof first, 65535, 0);
             event(d, CHANNEL_EVENT_DATA);
         }
@@ -417,8 +421,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         acknowledge_all();
     }
     acknowledge_all();
-    if (control->in_use && !control->released && agent.control &&
-        agent.response_sent < agent.response_len) {
+    if (control->in_use && !control->released && session.control &&
+        session.framing.response_sent < session.framing.response_len) {
         fprintf(stderr, "fuzz_control: a response waits to go out with nothing in flight\n");
         abort();
     }
@@ -430,7 +434,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         control->released = 1;
         control->fn(control, control->arg, CHANNEL_EVENT_CLOSED);
     }
-    if (agent.control || agent.state != COLLECTION_IDLE)
+    if (session.control || collection.state != COLLECTION_IDLE)
         abort(); /* the session did not end */
     for (size_t i = 0; i < MAX_CHANNELS; i++)
         if (channels[i].in_use && !channels[i].released)

@@ -11,7 +11,7 @@
 #include "acart.h"
 #include "acart_check.h"
 #include "acart_wire.h"
-#include "agent.h"
+#include "target.h"
 #include "commands.h"
 #include "ipr.h"
 #include "io.h"
@@ -109,7 +109,7 @@ static void test_ownership(void)
 /* What cmd_msr.c needs of the agent besides the handler: the session's CPU count, the
  * reply writer of commands.c (whose table would bring in every handler), and the MSR
  * access that survives a #GP, here the simulator's with its faults as the #GP. */
-struct agent agent;
+struct target target;
 
 int32_t cmd_reply(struct cmd_request *req, const void *value, uint32_t len)
 {
@@ -184,7 +184,7 @@ static void test_host_msr_writes(void)
 
     shim_power_on(&sim_skylake);
     msr_policy_configure(&lim);
-    agent.num_cpus = CPUS;
+    target.num_cpus = CPUS;
     EXPECT(IprAllocate(), IPR__SUCCESS);
     EXPECT(IprSelectEventsFromArray(IPR_ALL_CPUS, evs, fr, 2, 0), IPR__SUCCESS);
     EXPECT(IprSetEvents(IPR_ALL_CPUS, 0), IPR__SUCCESS);
