@@ -4,7 +4,7 @@
  * does (VTune) sees exactly the reference's behaviour (docs/sep-protocol.md 4.3). */
 #include "session.h"
 #include "commands.h"
-#include "ipr_internal.h"
+#include "ipr_file.h"
 #include "pmu_owner.h"
 
 #include <string.h>

@@ -7,7 +7,11 @@
  * interrupts when it wraps (a counting-only one after its longest period), and the PMI
  * adds what the counter made since its load to base before pmi.c reloads it, so no
  * overflow is lost; a read from a task retries when a PMI ran in the middle (seq). */
-#include "ipr_internal.h"
+#include "ipr_count.h"
+#include "ipr_state.h"
+#include "ipr_events.h"
+#include "ipr_owner.h"
+#include "ipr_sample.h"
 
 #include "io.h"
 #include "msr.h"

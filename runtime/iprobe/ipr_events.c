@@ -3,7 +3,10 @@
  * counter can count what. Other hardware events are accepted by number (the event bits of
  * IA32_PERFEVTSELx, IPR_EVENT_EVTSEL_BITS) on the general-purpose counters, and by name
  * once aca_ipr_use_perfmon has given a name source (perfmon's table of the CPU). */
-#include "ipr_internal.h"
+#include "ipr_events.h"
+#include "ipr_state.h"
+#include "ipr_name_source.h"
+#include "ipr_owner.h"
 
 #include "cpuid.h"
 

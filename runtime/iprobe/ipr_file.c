@@ -7,7 +7,9 @@
  * whose bytes are given back only when no file is left; so the space of a live file is
  * never reused, and the agent reads closed files without a lock: it copies, then checks
  * that the file (its id) is still there. */
-#include "ipr_internal.h"
+#include "ipr_file.h"
+#include "ipr_state.h"
+#include "ipr_owner.h"
 
 #include "io.h"
 

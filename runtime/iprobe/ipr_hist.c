@@ -3,7 +3,10 @@
  * the interrupted code (IPR_HIST_MODE, one per CPU). Cells are bucket-major with one cell
  * per counter per bucket, the layout IprHbIndex describes; only the CPU's own interrupt
  * increments its cells. */
-#include "ipr_internal.h"
+#include "ipr_hist.h"
+#include "ipr_state.h"
+#include "ipr_file.h"
+#include "ipr_owner.h"
 
 #include <string.h>
 

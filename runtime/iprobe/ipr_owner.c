@@ -1,6 +1,10 @@
 /* IPROBE ownership (IprAllocate, IprDeallocate), CPU masks and contexts, the pool, the
  * status texts and the bit functions. */
-#include "ipr_internal.h"
+#include "ipr_owner.h"
+#include "ipr_state.h"
+#include "ipr_count.h"
+#include "ipr_hist.h"
+#include "ipr_sample.h"
 
 #include "acart.h"
 #include "log.h"

@@ -7,7 +7,12 @@
  * tasks read a buffer once it is full (or, with the counters stopped, partly filled). The
  * full actions that need task context (IPR_FULL_AST's routine, IPR_FULL_WRITE's copy into
  * the sample file) run from aca_ipr_poll, never from the interrupt. */
-#include "ipr_internal.h"
+#include "ipr_sample.h"
+#include "ipr_state.h"
+#include "ipr_count.h"
+#include "ipr_file.h"
+#include "ipr_hist.h"
+#include "ipr_owner.h"
 
 #include "acart.h"
 #include "io.h"

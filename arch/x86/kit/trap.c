@@ -1,7 +1,6 @@
 /* IDT construction and vector dispatch. */
 #include "trap.h"
 #include "percpu.h"
-#include "tss.h"
 
 struct idt_gate {
     uint16_t offset_lo;
@@ -47,23 +46,25 @@ void trap_init(void)
     }
 }
 
-static void set_task_gate(struct idt_gate *g, uint16_t tss_selector)
+#define TASK_GATE 0x85 /* present, ring 0, task gate */
+
+void trap_set_task_gate(uint32_t cpu, uint8_t vector, uint16_t tss_selector)
 {
+    struct idt_gate *g = &idt[cpu][vector];
     g->offset_lo = 0;
     g->selector = tss_selector;
     g->zero = 0;
-    g->type_attr = 0x85; /* present, ring 0, task gate */
+    g->type_attr = TASK_GATE;
     g->offset_hi = 0;
 }
 
 void trap_load_idt(void)
 {
-    uint32_t cpu = this_cpu_index();
-    struct idt_gate *mine = idt[cpu];
+    struct idt_gate *mine = idt[this_cpu_index()];
+    /* The task gates tss.c set for this CPU stay; everything else is the template. */
     for (int v = 0; v < 256; v++)
-        mine[v] = idt_template[v];
-    set_task_gate(&mine[TRAP_VECTOR_NMI], tss_nmi_selector(cpu));
-    set_task_gate(&mine[TRAP_VECTOR_DF], tss_df_selector(cpu));
+        if (mine[v].type_attr != TASK_GATE)
+            mine[v] = idt_template[v];
     struct {
         uint16_t limit;
         uint32_t base;

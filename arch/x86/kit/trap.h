@@ -39,7 +39,9 @@ _Static_assert(sizeof(struct trap_frame) == 52, "trap frame layout is fixed by i
 typedef void (*trap_handler_fn)(struct trap_frame *frame);
 
 void trap_init(void);     /* build the IDT once, on the boot CPU */
-void trap_load_idt(void); /* this CPU's copy, with its task gates (tss.h), on every CPU */
+void trap_load_idt(void); /* this CPU's copy, with its task gates (tss.c), on every CPU */
+/* Vector `vector` of CPU `cpu` enters the task of `tss_selector` (tss.c: NMI and #DF). */
+void trap_set_task_gate(uint32_t cpu, uint8_t vector, uint16_t tss_selector);
 void trap_set_handler(uint8_t vector, trap_handler_fn fn);
 trap_handler_fn trap_get_handler(uint8_t vector);
 void trap_dispatch(struct trap_frame *frame);

@@ -70,16 +70,8 @@ void tss_init_cpu(uint32_t index)
     for (uint32_t i = 0; i < GDT_TSS_PER_CPU; i++)
         c->selector[i] = gdt_set_tss(index, i, &c->tss[i], sizeof(c->tss[i]));
     __asm__ volatile("ltr %0" ::"r"(c->selector[TSS_RUN]));
-}
-
-uint16_t tss_nmi_selector(uint32_t index)
-{
-    return tasks[index].selector[TSS_NMI];
-}
-
-uint16_t tss_df_selector(uint32_t index)
-{
-    return tasks[index].selector[TSS_DF];
+    trap_set_task_gate(index, TRAP_VECTOR_NMI, c->selector[TSS_NMI]);
+    trap_set_task_gate(index, TRAP_VECTOR_DF, c->selector[TSS_DF]);
 }
 
 /* The task `from` was interrupted in, as the stubs of isr_stubs.S would have framed it. */

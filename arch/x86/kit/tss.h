@@ -13,11 +13,8 @@
 
 #define TSS_STACK_SIZE 8192
 
-/* On CPU `index`, after gdt_load_cpu() and paging: its TSSs in the GDT, TR loaded. */
+/* On CPU `index`, after gdt_load_cpu() and paging: its TSSs in the GDT, TR loaded, and
+ * its IDT entries 2 (NMI) and 8 (#DF) task gates to them (trap_set_task_gate). */
 void tss_init_cpu(uint32_t index);
-
-/* The task-gate selectors of CPU `index` for IDT vectors 2 (NMI) and 8 (#DF). */
-uint16_t tss_nmi_selector(uint32_t index);
-uint16_t tss_df_selector(uint32_t index);
 
 #endif

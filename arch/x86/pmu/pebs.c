@@ -4,7 +4,7 @@
 #include <stddef.h>
 
 #include "msr.h"
-#include "pmu.h"
+#include "pmu_error.h"
 
 /* Fixed-size record layouts, formats 0-3 (SDM vol. 3B, PEBS record formats of Core 2,
  * Nehalem, Haswell and Skylake). Every one starts RFLAGS at 0x00, the IP after the
