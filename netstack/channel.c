@@ -1,6 +1,7 @@
 /* Channels: a fixed pool of connection slots, no allocation beyond lwIP's own pools. */
 #include "channel.h"
 #include "acart.h"
+#include "acart_platform.h"
 #include "acart_opts.h"
 
 #include "lwip/priv/tcp_priv.h"

@@ -18,6 +18,7 @@
 #include "workloads.h"
 
 #include "acart.h"
+#include "acart_platform.h"
 #include "bench_service.h"
 
 #include <stdio.h>

@@ -1,5 +1,6 @@
 #include "net.h"
 #include "acart.h"
+#include "acart_platform.h"
 #include "console.h"
 #include "e1000.h"
 #include "pic.h"

@@ -3,6 +3,7 @@
 #include "percpu.h"
 
 #include "acart.h"
+#include "acart_platform.h"
 
 #include <string.h>
 

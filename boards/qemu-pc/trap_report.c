@@ -4,6 +4,7 @@
  * returns; printing uses the UART directly so that it works whatever state the faulting code left
  * the console lock in. */
 #include "acart.h"
+#include "acart_platform.h"
 #include "console.h"
 #include "io.h"
 #include "percpu.h"

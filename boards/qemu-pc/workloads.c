@@ -10,6 +10,7 @@
 #include "tsc.h"
 
 #include "acart.h"
+#include "acart_platform.h"
 
 #include <stdint.h>
 #include <string.h>

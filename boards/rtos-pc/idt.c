@@ -3,6 +3,7 @@
 #include "gdt.h"
 
 #include "acart.h"
+#include "acart_platform.h"
 
 #include <stddef.h>
 

@@ -3,6 +3,7 @@
 #include "sched.h"
 
 #include "acart.h"
+#include "acart_platform.h"
 
 #include "lwip/memp.h"
 #include "lwip/stats.h"

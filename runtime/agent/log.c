@@ -1,5 +1,6 @@
 #include "log.h"
 #include "acart.h"
+#include "acart_platform.h"
 
 #include <stdint.h>
 

@@ -1,6 +1,7 @@
-/* acart: VTune's SEP sampling agent as a library for bare-metal x86 firmware.
+/* For the application: acart, VTune's SEP sampling agent as a library for bare-metal x86
+ * firmware. What a port implements or calls is in acart_platform.h.
  *
- * A board links libacart.a, implements the port hooks below (section "Port"), and calls
+ * A board links libacart.a, implements the port (acart_platform.h), and calls
  * aca_start(). From then on the board answers VTune's SEP collector (or `acart collect`)
  * on a TCP port. Everything runs in the caller's single address space; acart installs
  * its own sampling-interrupt handler and keeps samples in per-CPU RAM rings.
@@ -81,77 +82,12 @@ int aca_start(const struct aca_config *cfg);
  * (every lwIP poll; at least every few milliseconds while a host is connected). */
 void aca_poll(void);
 
-/* ---- Calls from the platform (acart_platform.h) ---- */
-struct aca_frame;
-
-/* One time-based sample of the interrupted context `frame` on the calling CPU. The
- * platform's sampling timer calls it (aca_plat_timer_arm), or the port calls it from a
- * tick it already has when it gives acart no timer. Interrupt context; does nothing
- * unless a time-based collection is running. */
-void aca_sample_tick(const struct aca_frame *frame);
-
-/* For the platform's #GP handler, before anything else: when *ip is one of acart's
- * guarded MSR accesses (an MSR the host named that this CPU lacks), moves *ip to that
- * access's failure path and returns 1; the handler then returns from the exception.
- * Returns 0 for any other #GP. */
-int aca_fixup_gp(uint32_t *ip);
-
 /* Checks the port: the CPU index on every CPU, the current-task hook, stack bounds that
  * contain the interrupted stack pointer, and that the sampling timer (or the port's tick)
  * delivers on every CPU. Prints each finding through aca_port_log and returns ACA_OK or
  * the first error. Task context with interrupts enabled, on any CPU, before aca_start()
  * or with no host connected; takes about 50 ms. */
 int aca_selftest(void);
-
-/* ---- Port: implemented by the RTOS port (the qemu-pc board is the worked example). ---- */
-
-/* The task running on CPU `cpu` right now. Interrupt context (possibly NMI, on that same
- * CPU): read per-CPU state only, never lock. Return 0 and fill pid/tid, or a negative
- * value when the CPU runs no task (pid = tid = 0 is then recorded). */
-int aca_port_current_task(uint32_t cpu, uint32_t *pid, uint32_t *tid);
-
-struct aca_module_info {
-    uint32_t pid;    /* 0 for modules shared by everything (the image itself) */
-    uint64_t start;  /* load address */
-    uint64_t length; /* bytes */
-    char name[64];   /* path or name; what reports show */
-};
-
-/* Copies up to `max` modules loaded now (the image first) and returns the total. */
-int aca_port_module_list(struct aca_module_info *out, int max);
-
-/* One line of acart's own log (no newline), e.g. "acart: listening on 10.0.2.15:9321".
- * Net or task context, never interrupt context. */
-void aca_port_log(const char *line);
-
-/* Optional: lwIP's heap and pool use, read from the port's lwip_stats (whether its lwIP
- * keeps MEM_STATS and MEMP_STATS is the port's choice, so libacart never reads lwip_stats
- * itself). acart logs them when a session ends, with the pcbs it counts itself, to show
- * that the session gave back everything it took. libacart.a holds a weak default that
- * returns -1 (not known). Net context. */
-struct aca_net_memory {
-    uint32_t heap_used;      /* bytes of lwIP's heap (MEM_STATS) */
-    uint32_t pbuf_pool_used; /* MEMP_PBUF_POOL in use */
-    uint32_t tcp_segs_used;  /* MEMP_TCP_SEG in use */
-    uint32_t tcp_pcbs_used;  /* MEMP_TCP_PCB in use */
-};
-int aca_port_net_memory(struct aca_net_memory *out);
-
-/* ---- Interrupt attribution (optional) ----
- * A sample taken while a CPU runs an interrupt handler belongs to that handler, not to the
- * task it interrupted. The port brackets its handlers with aca_irq_enter(vector) and
- * aca_irq_exit() on the CPU that runs them (nesting up to ACA_IRQ_NEST_MAX deep is
- * followed; deeper levels count as the deepest recorded). Both are a few stores to this
- * CPU's own state, any interrupt context, no locks. Such samples carry pid ACA_IRQ_PID
- * and tid ACA_IRQ_TID(vector); aca_irq_named() (task context, once per vector) gives the
- * host a name for them, "[irq 0x2b e1000]". Samples can only land inside a handler that
- * runs with interrupts enabled, or when sampling is by NMI. */
-#define ACA_IRQ_NEST_MAX 8
-#define ACA_IRQ_PID      0x7fffff00u
-#define ACA_IRQ_TID(v)   (0x7fff0000u | (uint8_t)(v))
-void aca_irq_enter(uint8_t vector);
-void aca_irq_exit(void);
-void aca_irq_named(uint8_t vector, const char *name);
 
 /* ---- Intel PT flight recorder (docs/pt.md) ----
  * During a snapshot-mode PT collection (`acart collect --pt --pt-snapshot`) each CPU's
@@ -163,16 +99,5 @@ void aca_irq_named(uint8_t vector, const char *name);
  * included: a few stores and one MSR write on the calling CPU, no locks, no libc. Does
  * nothing unless a snapshot-mode PT collection is running. */
 void aca_trace_freeze(uint32_t code);
-
-/* The same from the port's exception report, before it prints or halts: the trace that
- * led to the fault. `vector` is the exception's (the host shows it). */
-void aca_trace_freeze_exception(uint32_t vector);
-
-/* ---- Events the port reports while acart runs (any task context, not interrupts). ---- */
-void aca_task_created(uint32_t pid, uint32_t tid, const char *name);
-void aca_task_renamed(uint32_t pid, uint32_t tid, const char *name);
-void aca_task_exited(uint32_t pid, uint32_t tid);
-void aca_module_loaded(uint32_t pid, const char *name, uint64_t start, uint64_t length);
-void aca_module_unloaded(uint32_t pid, uint64_t start);
 
 #endif

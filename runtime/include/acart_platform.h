@@ -1,4 +1,7 @@
-/* acart's platform seam: everything libacart.a needs from the CPU and the RTOS it runs in.
+/* For a port: everything a port implements or calls. The platform seam (aca_plat_*: what
+ * libacart.a needs from the CPU and the RTOS it runs in), the port hooks (aca_port_*),
+ * and the calls the port makes into acart (time-based samples, #GP fixups, interrupt
+ * attribution, task and module events).
  *
  * A port implements every function below (all are required; none has a default in
  * libacart.a). Two ways to get them:
@@ -11,6 +14,8 @@
  * "interrupt context" includes NMI: no locks, no blocking, no printing, no libc. */
 #ifndef ACART_PLATFORM_H
 #define ACART_PLATFORM_H
+
+#include "acart.h"
 
 #include <stdint.h>
 
@@ -104,5 +109,81 @@ int aca_plat_stack_bounds(const struct aca_frame *frame, uintptr_t *lo, uintptr_
  * call aca_fixup_gp() (acart.h) with the faulting EIP before anything else, and resume
  * where it says. A port that cannot do that makes host-named MSRs fail cleanly only if
  * they exist. */
+
+/* ---- Calls from the platform into acart ---- */
+
+/* One time-based sample of the interrupted context `frame` on the calling CPU. The
+ * platform's sampling timer calls it (aca_plat_timer_arm), or the port calls it from a
+ * tick it already has when it gives acart no timer. Interrupt context; does nothing
+ * unless a time-based collection is running. */
+void aca_sample_tick(const struct aca_frame *frame);
+
+/* For the platform's #GP handler, before anything else: when *ip is one of acart's
+ * guarded MSR accesses (an MSR the host named that this CPU lacks), moves *ip to that
+ * access's failure path and returns 1; the handler then returns from the exception.
+ * Returns 0 for any other #GP. */
+int aca_fixup_gp(uint32_t *ip);
+
+/* ---- Port: implemented by the RTOS port (the qemu-pc board is the worked example). ---- */
+
+/* The task running on CPU `cpu` right now. Interrupt context (possibly NMI, on that same
+ * CPU): read per-CPU state only, never lock. Return 0 and fill pid/tid, or a negative
+ * value when the CPU runs no task (pid = tid = 0 is then recorded). */
+int aca_port_current_task(uint32_t cpu, uint32_t *pid, uint32_t *tid);
+
+struct aca_module_info {
+    uint32_t pid;    /* 0 for modules shared by everything (the image itself) */
+    uint64_t start;  /* load address */
+    uint64_t length; /* bytes */
+    char name[64];   /* path or name; what reports show */
+};
+
+/* Copies up to `max` modules loaded now (the image first) and returns the total. */
+int aca_port_module_list(struct aca_module_info *out, int max);
+
+/* One line of acart's own log (no newline), e.g. "acart: listening on 10.0.2.15:9321".
+ * Net or task context, never interrupt context. */
+void aca_port_log(const char *line);
+
+/* Optional: lwIP's heap and pool use, read from the port's lwip_stats (whether its lwIP
+ * keeps MEM_STATS and MEMP_STATS is the port's choice, so libacart never reads lwip_stats
+ * itself). acart logs them when a session ends, with the pcbs it counts itself, to show
+ * that the session gave back everything it took. libacart.a holds a weak default that
+ * returns -1 (not known). Net context. */
+struct aca_net_memory {
+    uint32_t heap_used;      /* bytes of lwIP's heap (MEM_STATS) */
+    uint32_t pbuf_pool_used; /* MEMP_PBUF_POOL in use */
+    uint32_t tcp_segs_used;  /* MEMP_TCP_SEG in use */
+    uint32_t tcp_pcbs_used;  /* MEMP_TCP_PCB in use */
+};
+int aca_port_net_memory(struct aca_net_memory *out);
+
+/* ---- Interrupt attribution (optional) ----
+ * A sample taken while a CPU runs an interrupt handler belongs to that handler, not to the
+ * task it interrupted. The port brackets its handlers with aca_irq_enter(vector) and
+ * aca_irq_exit() on the CPU that runs them (nesting up to ACA_IRQ_NEST_MAX deep is
+ * followed; deeper levels count as the deepest recorded). Both are a few stores to this
+ * CPU's own state, any interrupt context, no locks. Such samples carry pid ACA_IRQ_PID
+ * and tid ACA_IRQ_TID(vector); aca_irq_named() (task context, once per vector) gives the
+ * host a name for them, "[irq 0x2b e1000]". Samples can only land inside a handler that
+ * runs with interrupts enabled, or when sampling is by NMI. */
+#define ACA_IRQ_NEST_MAX 8
+#define ACA_IRQ_PID      0x7fffff00u
+#define ACA_IRQ_TID(v)   (0x7fff0000u | (uint8_t)(v))
+void aca_irq_enter(uint8_t vector);
+void aca_irq_exit(void);
+void aca_irq_named(uint8_t vector, const char *name);
+
+/* ---- Events the port reports while acart runs (any task context, not interrupts). ---- */
+void aca_task_created(uint32_t pid, uint32_t tid, const char *name);
+void aca_task_renamed(uint32_t pid, uint32_t tid, const char *name);
+void aca_task_exited(uint32_t pid, uint32_t tid);
+void aca_module_loaded(uint32_t pid, const char *name, uint64_t start, uint64_t length);
+void aca_module_unloaded(uint32_t pid, uint64_t start);
+
+/* From the port's exception report, before it prints or halts: freezes the Intel PT
+ * flight recorder (aca_trace_freeze, acart.h) on the trace that led to the fault. `vector` is the
+ * exception's (the host shows it). */
+void aca_trace_freeze_exception(uint32_t vector);
 
 #endif

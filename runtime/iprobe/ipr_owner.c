@@ -7,6 +7,7 @@
 #include "ipr_sample.h"
 
 #include "acart.h"
+#include "acart_platform.h"
 #include "log.h"
 #include "pmi_lvt.h"
 #include "pmu_owner.h"

@@ -15,6 +15,7 @@
 #include "ipr_owner.h"
 
 #include "acart.h"
+#include "acart_platform.h"
 #include "io.h"
 #include "irq_attribution.h"
 

@@ -3,6 +3,7 @@
 #define ACART_IRQ_ATTRIBUTION_H
 
 #include "acart.h"
+#include "acart_platform.h"
 #include "acart_opts.h"
 
 #include <stdint.h>

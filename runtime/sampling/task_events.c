@@ -1,4 +1,5 @@
 #include "task_events.h"
+#include "acart_platform.h"
 #include "acart_opts.h"
 
 #include "io.h"

@@ -21,6 +21,7 @@
  * reached. One tcp_write per send makes all-or-nothing a property of the code, checked
  * here, rather than of a cap elsewhere.) */
 #include "acart.h"
+#include "acart_platform.h"
 #include "channel.h"
 
 #include "lwip/init.h"

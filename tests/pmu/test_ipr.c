@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "acart.h"
+#include "acart_platform.h"
 #include "acart_check.h"
 #include "acart_wire.h"
 #include "target.h"

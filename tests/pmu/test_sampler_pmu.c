@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "acart.h"
+#include "acart_platform.h"
 #include "acart_opts.h"
 #include "acart_wire.h"
 #include "collect_events.h"

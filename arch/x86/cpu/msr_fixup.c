@@ -1,5 +1,6 @@
 /* The #GP fixups of msr_safe.S, for whichever #GP handler the platform has. */
 #include "acart.h"
+#include "acart_platform.h"
 #include "msr_safe.h"
 
 extern const char msr_read_safe_insn[], msr_read_safe_fault[];

@@ -34,6 +34,7 @@
 #include <time.h>
 
 #include "acart.h"
+#include "acart_platform.h"
 #include "io.h"
 #include "msr.h"
 #include "msr_safe.h"
