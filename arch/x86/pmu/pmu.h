@@ -79,7 +79,6 @@
 #define PERF_CAP_PEBS_BASELINE  (1ull << 14)
 #define PERF_CAP_PERF_METRICS   (1ull << 15)
 
-
 /* What this CPU's PMU offers. All CPUs of a board are assumed alike (no hybrid cores). */
 struct pmu_caps {
     uint32_t family, model, stepping; /* display family/model, as in perfmon's mapfile */
