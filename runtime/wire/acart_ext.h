@@ -1,0 +1,327 @@
+/* For the host tools, the tests and the runtime (not installed): acart's extensions of SEP
+ * (negotiated with ACART_OP_EXTENSIONS): drop reasons, group times, sample files, Intel PT, IPROBE
+ * file contents. Part of acart_wire.h (the whole format, see there). */
+#ifndef ACART_WIRE_ACART_EXT_H
+#define ACART_WIRE_ACART_EXT_H
+
+#include "sep_base.h"
+
+/* acart extension: samples taken inside an interrupt handler (docs/sep-protocol.md 6.0)
+ * carry these ids instead of the interrupted task's: pid_rec_index = ACART_IRQ_PID, tid =
+ * ACART_IRQ_TID_BASE | vector. */
+#define ACART_IRQ_PID      0x7fffff00u
+#define ACART_IRQ_TID_BASE 0x7fff0000u
+
+/* acart extension: why samples were dropped, per CPU. GET_SAMPLE_DROP_INFO has room for a
+ * count only; this command, numbered far outside the host's DRV_OPERATION range so VTune
+ * never sends it, gives the reasons behind each CPU's `dropped` (docs/sep-protocol.md 4.2).
+ * A target without it answers SEP_STATUS_DRIVER_COMM_FAILED, as for any unknown command.
+ * Per CPU: dropped = ring_full + no_counter + malformed + collision + stuck. */
+#define ACART_OP_GET_DROP_REASONS  0x41430055u /* "AC" and 85, the command it completes */
+#define ACART_MAX_DROP_REASON_CPUS 64
+
+struct acart_drop_reasons_cpu {
+    uint32_t cpu_id;
+    uint32_t ring_full;    /* the CPU's sample buffer was full */
+    uint32_t no_counter;   /* a PEBS record or overflow naming no counter of the session */
+    uint32_t malformed;    /* a PEBS record that did not decode */
+    uint32_t collision;    /* a PEBS record (format <= 2) naming several PEBS counters */
+    uint32_t stuck;        /* lost when a PMI that would not clear made the PMU reset */
+    uint32_t stuck_resets; /* those resets; sampling on the CPU ended with the first */
+    uint32_t delivered;    /* samples delivered, as GET_SAMPLE_DROP_INFO's `sampled`, which
+                            * covers 20 CPUs only (valid with ACART_DROP_REASONS_DELIVERED) */
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_drop_reasons_cpu, 32);
+SEP_WIRE_ASSERT_OFFSET(struct acart_drop_reasons_cpu, stuck_resets, 24);
+SEP_WIRE_ASSERT_OFFSET(struct acart_drop_reasons_cpu, delivered, 28);
+
+/* ACART_OP_GET_DROP_REASONS reply: the header and `size` entries; as every reply, it is
+ * as long as the host asked (entries past `size` are zero), at least 8 + 32 * size. */
+#define ACART_DROP_REASONS_DELIVERED 1u /* flags: every entry's `delivered` is filled in */
+
+struct acart_drop_reasons {
+    uint32_t size;  /* entries that follow */
+    uint32_t flags; /* ACART_DROP_REASONS_*; 0 from a target older than `delivered` */
+    struct acart_drop_reasons_cpu cpu[ACART_MAX_DROP_REASON_CPUS];
+};
+SEP_WIRE_ASSERT_OFFSET(struct acart_drop_reasons, cpu, 8);
+SEP_WIRE_ASSERT_SIZE(struct acart_drop_reasons, 8 + 32 * ACART_MAX_DROP_REASON_CPUS);
+
+/* acart extension: how long each event group counted on each CPU of a multiplexed
+ * collection, so the host can scale each group's counts by time enabled / time running.
+ * Not negotiated, like GET_DROP_REASONS: VTune never sends it, and a target without it
+ * answers 159. Times in TSC ticks, up to now (after STOP: the whole collection). The
+ * reply is as long as asked, at least 8 + 80 * num_cpus. */
+#define ACART_OP_GET_GROUP_TIMES 0x41430036u /* "AC" and 54, SWITCH_GROUP's number */
+#define ACART_MAX_EVENT_GROUPS   8
+
+struct acart_group_times_cpu {
+    sep_u64_t enabled;                         /* ticks the CPU counted: sum of running[] */
+    sep_u64_t running[ACART_MAX_EVENT_GROUPS]; /* ticks each group had the counters */
+    uint32_t cpu_id;
+    uint32_t switches; /* turns ended on this CPU */
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_group_times_cpu, 80);
+SEP_WIRE_ASSERT_OFFSET(struct acart_group_times_cpu, running, 8);
+SEP_WIRE_ASSERT_OFFSET(struct acart_group_times_cpu, cpu_id, 72);
+
+struct acart_group_times {
+    uint32_t num_cpus;
+    uint32_t num_groups; /* groups of the collection: running[] past them is 0 */
+    struct acart_group_times_cpu cpu[ACART_MAX_DROP_REASON_CPUS];
+};
+SEP_WIRE_ASSERT_OFFSET(struct acart_group_times, cpu, 8);
+SEP_WIRE_ASSERT_SIZE(struct acart_group_times, 8 + 80 * ACART_MAX_DROP_REASON_CPUS);
+
+/* acart extension: IPROBE sample files (runtime/include/ipr.h), named blobs in the board's
+ * RAM, fetched by `acart fetch` (docs/sep-protocol.md 4.3). Negotiated: the file commands
+ * answer SEP_STATUS_DRIVER_COMM_FAILED, like any unknown command, until the session has
+ * sent ACART_OP_EXTENSIONS, which VTune never sends (its number is outside the host's
+ * DRV_OPERATION range), so a plain SEP host never meets them. */
+#define ACART_OP_EXTENSIONS 0x41430100u /* reply: struct acart_extensions */
+#define ACART_OP_LIST_FILES 0x41430101u /* reply: struct acart_file_list */
+#define ACART_OP_READ_FILE  0x41430102u /* request: struct acart_file_read; reply: the bytes */
+
+#define ACART_EXT_DROP_REASONS 0x1u /* ACART_OP_GET_DROP_REASONS */
+#define ACART_EXT_FILES        0x2u /* ACART_OP_LIST_FILES, ACART_OP_READ_FILE */
+#define ACART_EXT_PT           0x4u /* ACART_OP_PT_* and the PT data connection */
+
+/* Who holds the counters (acart_extensions.pmu_owner). */
+#define ACART_PMU_FREE   0
+#define ACART_PMU_HOST   1 /* a host's collection, from INIT_PMU to the session's end */
+#define ACART_PMU_IPROBE 2 /* a program on the target (IprAllocate) */
+
+struct acart_extensions {
+    uint32_t version;    /* 1 */
+    uint32_t extensions; /* ACART_EXT_* */
+    uint32_t pmu_owner;  /* ACART_PMU_* */
+    uint32_t reserved;
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_extensions, 16);
+
+#define ACART_MAX_FILES     16
+#define ACART_FILE_NAME_MAX 48
+#define ACART_FILE_READ_MAX (32 * 1024)
+#define ACART_FILE_CLOSED   0
+#define ACART_FILE_WRITING  1 /* open: not served until IprCloseSampleFile */
+
+struct acart_file_entry {
+    uint32_t id; /* changes whenever a file of that name is written again */
+    uint32_t bytes;
+    uint32_t state; /* ACART_FILE_* */
+    uint32_t reserved;
+    char name[ACART_FILE_NAME_MAX]; /* NUL-terminated */
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_file_entry, 64);
+
+struct acart_file_list {
+    uint32_t count;
+    uint32_t reserved;
+    struct acart_file_entry files[ACART_MAX_FILES];
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_file_list, 8 + 64 * ACART_MAX_FILES);
+
+struct acart_file_read {
+    uint32_t id, offset, length; /* length <= ACART_FILE_READ_MAX; the reply is that long */
+    uint32_t reserved;
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_file_read, 16);
+
+/* acart extension: Intel Processor Trace (docs/sep-protocol.md 4.4, docs/pt.md). Negotiated
+ * like the file commands (ACART_OP_EXTENSIONS first). PT_CONFIG, in the IDLE state, makes
+ * the target expect one more data connection from this host, the PT channel: its answer
+ * to the host's first message has data_type ACART_DATA_PT, and it carries chunks (struct
+ * acart_pt_chunk) for every CPU, then closes once each CPU's trace has ended. */
+#define ACART_OP_PT_INFO   0x41430110u /* reply: struct acart_pt_info */
+#define ACART_OP_PT_CONFIG 0x41430111u /* acart_pt_config in, acart_pt_config_reply out */
+#define ACART_OP_PT_FREEZE 0x41430112u /* snapshot mode: freeze the rings now (reason host) */
+#define ACART_OP_PT_STATUS 0x41430113u /* reply: struct acart_pt_status, cut after num_cpus */
+
+#define ACART_DATA_PT 0x5450u /* data_type of the PT channel ("PT"); no SEP channel has it */
+
+/* The status of a PT command on a target whose CPU has no Intel PT, or that has no memory
+ * for it: outside the host's numbering, like the command numbers. */
+#define ACART_STATUS_NO_PT 0x41430001
+
+/* acart_pt_info.caps */
+#define ACART_PT_CAP_TOPA         0x001u /* ToPA output */
+#define ACART_PT_CAP_TOPA_MULTI   0x002u /* ... with several regions: full mode */
+#define ACART_PT_CAP_SINGLE_RANGE 0x004u
+#define ACART_PT_CAP_IP_FILTER    0x008u
+#define ACART_PT_CAP_MTC          0x010u
+#define ACART_PT_CAP_PSB_CYC      0x020u /* CYC packets, PSB period */
+#define ACART_PT_CAP_PTWRITE      0x040u
+#define ACART_PT_CAP_POWER        0x080u
+#define ACART_PT_CAP_CR3_FILTER   0x100u
+#define ACART_PT_CAP_PMI          0x200u /* the ToPA interrupt */
+
+struct acart_pt_info {
+    uint32_t version; /* 1 */
+    uint32_t present; /* 1: the CPUs have Intel PT and acart has memory for it */
+    uint32_t caps;    /* ACART_PT_CAP_* */
+    uint32_t num_ranges;
+    uint16_t mtc_periods, cyc_thresholds, psb_periods, reserved; /* CPUID.(14H,1) bitmaps */
+    uint32_t cpuid_15_eax, cpuid_15_ebx, cpuid_15_ecx;
+    uint32_t nom_freq;     /* MSR_PLATFORM_INFO[15:8]; 0 if unknown */
+    uint32_t memory_bytes; /* trace memory acart has for all CPUs together */
+    uint32_t reserved2;
+    char why[80]; /* without PT: why, NUL-terminated */
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_pt_info, 128);
+SEP_WIRE_ASSERT_OFFSET(struct acart_pt_info, cpuid_15_eax, 24);
+SEP_WIRE_ASSERT_OFFSET(struct acart_pt_info, why, 48);
+
+#define ACART_PT_MODE_FULL     0
+#define ACART_PT_MODE_SNAPSHOT 1
+
+/* acart_pt_config.flags */
+#define ACART_PT_OS         0x01u /* trace CPL 0 */
+#define ACART_PT_USER       0x02u /* trace CPL > 0 */
+#define ACART_PT_TSC        0x04u /* TSC packets */
+#define ACART_PT_MTC        0x08u /* MTC packets, every 2^mtc_freq crystal ticks */
+#define ACART_PT_CYC        0x10u /* CYC packets (cycle-accurate) */
+#define ACART_PT_PTWRITE    0x20u
+#define ACART_PT_POWER      0x40u
+#define ACART_PT_MAX_RANGES 4
+
+#define ACART_PT_RANGE_FILTER 1 /* trace only inside */
+#define ACART_PT_RANGE_STOP   2 /* stop tracing on entry */
+
+struct acart_pt_filter {
+    sep_u64_t start, end; /* end inclusive; ignored when module[0] is set */
+    uint32_t cfg;         /* ACART_PT_RANGE_* */
+    uint32_t reserved;
+    char module[48]; /* a module the target reports, by name or base name: its range */
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_pt_filter, 72);
+
+struct acart_pt_config {
+    uint32_t version; /* 1 */
+    uint32_t mode;    /* ACART_PT_MODE_* */
+    uint32_t flags;   /* ACART_PT_OS ... */
+    uint8_t mtc_freq, cyc_thresh, psb_freq, num_filters;
+    struct acart_pt_filter filters[ACART_PT_MAX_RANGES];
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_pt_config, 16 + 72 * ACART_PT_MAX_RANGES);
+
+#define ACART_PT_OUT_TOPA     0 /* ToPA regions */
+#define ACART_PT_OUT_TOPA_ONE 1 /* a one-entry ToPA */
+#define ACART_PT_OUT_SINGLE   2 /* single-range output */
+
+struct acart_pt_config_reply {
+    sep_u64_t rtit_ctl; /* IA32_RTIT_CTL while tracing (TraceEn set) */
+    uint32_t output;    /* ACART_PT_OUT_* */
+    uint32_t bytes_per_cpu, region_bytes, regions;
+    struct {
+        sep_u64_t start, end;
+    } filters[ACART_PT_MAX_RANGES]; /* as programmed, module names resolved */
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_pt_config_reply, 24 + 16 * ACART_PT_MAX_RANGES);
+
+#define ACART_PT_FREEZE_HOST      0
+#define ACART_PT_FREEZE_API       1 /* aca_trace_freeze(code) */
+#define ACART_PT_FREEZE_EXCEPTION 2 /* aca_trace_freeze_exception(vector) */
+
+#define ACART_MAX_PT_CPUS 64
+
+struct acart_pt_cpu_status {
+    sep_u64_t bytes;       /* trace bytes sent, or to send, on the PT channel for this CPU */
+    sep_u64_t lost_bytes;  /* full mode: bytes the trace unit wrote while the ring was full,
+                            * a lower bound of what it lost */
+    uint32_t lost_events;  /* ... times it was full */
+    uint32_t unrecorded;   /* ... of those, without a LOST chunk (too many too fast) */
+    uint32_t wrapped;      /* snapshot: older trace was overwritten */
+    uint32_t errors;       /* operational errors (IA32_RTIT_STATUS.Error) */
+    uint32_t pmis;         /* ToPA interrupts taken */
+    uint32_t lost_unknown; /* of lost_events, losses of unknown size (in lost_bytes as 0) */
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_pt_cpu_status, 40);
+SEP_WIRE_ASSERT_OFFSET(struct acart_pt_cpu_status, lost_events, 16);
+SEP_WIRE_ASSERT_OFFSET(struct acart_pt_cpu_status, lost_unknown, 36);
+
+struct acart_pt_status {
+    uint32_t version; /* 1 */
+    uint32_t num_cpus;
+    uint32_t mode;          /* ACART_PT_MODE_* */
+    uint32_t tracing;       /* 1 while the CPUs trace */
+    uint32_t frozen;        /* snapshot: 1 once frozen (the fields below say by what) */
+    uint32_t freeze_reason; /* ACART_PT_FREEZE_* */
+    uint32_t freeze_code;   /* the firmware's code, or the exception vector */
+    uint32_t freeze_cpu;
+    sep_u64_t freeze_tsc;
+    struct acart_pt_cpu_status cpu[ACART_MAX_PT_CPUS];
+};
+SEP_WIRE_ASSERT_OFFSET(struct acart_pt_status, cpu, 40);
+SEP_WIRE_ASSERT_SIZE(struct acart_pt_status, 40 + 40 * ACART_MAX_PT_CPUS);
+
+/* On the PT channel: a chunk header, then `length` payload bytes. DATA: trace bytes of
+ * CPU `cpu` at `offset` of its pt-cpu<N>.bin (chunks of a CPU come in order, without
+ * holes). LOST: the target lost at least `value` bytes (0: an unknown number) of that
+ * CPU's trace just before `offset`. END: the CPU's trace ends at `offset`; `value` bit 0:
+ * snapshot, the ring had wrapped. */
+#define ACART_PT_CHUNK_DATA 1
+#define ACART_PT_CHUNK_LOST 2
+#define ACART_PT_CHUNK_END  3
+#define ACART_PT_CHUNK_MAX  (32 * 1024) /* payload bytes */
+
+struct acart_pt_chunk {
+    uint16_t type; /* ACART_PT_CHUNK_* */
+    uint16_t cpu;
+    uint32_t length;
+    sep_u64_t offset;
+    sep_u64_t value;
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_pt_chunk, 24);
+SEP_WIRE_ASSERT_OFFSET(struct acart_pt_chunk, value, 16);
+
+/* The content of an IPROBE sample file: this header, then records, each an
+ * acart_ipr_record and `bytes` of payload, the next record at the next multiple of 8 bytes
+ * (docs/iprobe.md, "Sample files"). */
+#define ACART_IPR_MAGIC        "acart-ipr-v1"
+#define ACART_IPR_MAX_COUNTERS 16
+
+struct acart_ipr_file_header {
+    char magic[16]; /* ACART_IPR_MAGIC, NUL-padded */
+    sep_u64_t tsc_hz;
+    uint32_t num_counters;
+    uint32_t reserved;
+    /* The event of each counter when the file was opened (IPR_EVENT numbers; 0xffffffff:
+     * none), and their names. */
+    uint32_t counter_event[ACART_IPR_MAX_COUNTERS];
+    char counter_name[ACART_IPR_MAX_COUNTERS][32];
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_ipr_file_header, 32 + 64 + 512);
+
+#define ACART_IPR_REC_USER    1 /* IprWriteToSampleFile: the caller's bytes */
+#define ACART_IPR_REC_SBUFFER 2 /* a sample buffer: acart_ipr_sbuffer, then its records */
+#define ACART_IPR_REC_HIST    3 /* a histogram: acart_ipr_hist, then its u32 cells */
+
+struct acart_ipr_record {
+    uint32_t type;  /* ACART_IPR_REC_* */
+    uint32_t bytes; /* payload that follows */
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_ipr_record, 8);
+
+/* Sample records hold the datcol items (IPR_DATA_* of ipr.h: bit 0 PC, 1 TSC, 2 CPU, 3 pid,
+ * 4 tid, 5 counter number, 6 its count) in bit order, 8 bytes for those in qdatcol, 4 for
+ * the others (little-endian, the low bits of the value). */
+struct acart_ipr_sbuffer {
+    uint32_t cpu;
+    uint32_t partial; /* 1: written before it was full */
+    uint32_t datcol, qdatcol;
+    uint32_t record_bytes;
+    uint32_t used; /* bytes of records that follow */
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_ipr_sbuffer, 24);
+
+/* Cells: bucket-major, num_counters per bucket: cell (b, c) counts samples of counter c
+ * whose value lay in [begin + (b << gran), begin + ((b + 1) << gran)). Mode histograms
+ * have begin 0, gran 0 and one bucket per IPR_MODE_*. */
+struct acart_ipr_hist {
+    uint32_t cpu, type, index, gran;
+    sep_u64_t begin, end; /* end inclusive */
+    uint32_t num_buckets, num_counters;
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_ipr_hist, 40);
+
+#endif
