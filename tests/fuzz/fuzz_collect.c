@@ -1,6 +1,6 @@
 /* libFuzzer target: `acart collect` against a hostile target. The collector's own code
- * (tools/collect.c and collect_link.c, included here so their static steps can be driven
- * without a TCP listener) talks to a peer on a socketpair that answers with the input:
+ * (tools/collect/collect.c and link/collect_link.c, included here so their static steps can be
+ * driven without a TCP listener) talks to a peer on a socketpair that answers with the input:
  *
  *   byte 0 even: the control conversation. The rest is everything the target sends on
  *     the control connection: the handshake answer, then the replies, in order. The
@@ -19,8 +19,8 @@
 #include <semaphore.h>
 #include <sys/socket.h>
 
-#include "../../tools/collect.c"
-#include "../../tools/collect_link.c"
+#include "collect.c"
+#include "collect_link.c"
 
 struct peer {
     int fd;
