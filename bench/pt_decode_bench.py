@@ -2,7 +2,7 @@
 
 - **Counting cycles.** On a trace with CYC packets, `pt functions` decodes it twice: the
   second time with its timing packets blanked, so that libipt's time is the CYC packets'
-  own count (tools/pt_cycles.c). The same command on the same trace with every CYC packet
+  own count (tools/pt/pt_cycles.c). The same command on the same trace with every CYC packet
   turned into a PAD byte (same offsets, same control flow) decodes it once. The ratio of
   their CPU times, measured in turns in one run, is the price of exact cycles.
 - **Memory.** `pt functions` and `pt flamegraph` keep no record of a closed call (the

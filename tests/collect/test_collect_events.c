@@ -1,6 +1,6 @@
 /*
- * `acart collect --event` by name (tools/collect_events.c) for a Skylake target (CPUID
- * 6-5E): the ECB built from perfmon's names, decoded by the agent's own decoder
+ * `acart collect --event` by name (tools/collect/setup/collect_events.c) for a Skylake target
+ * (CPUID 6-5E): the ECB built from perfmon's names, decoded by the agent's own decoder
  * (runtime/commands/ecb.c), programs each general counter with the event select perfmon's JSON
  * gives (EventCode, UMask, CounterMask, Invert, EdgeDetect, AnyThread; the values below
  * are copied from perfmon/json/SKL/events/skylake_core.json), the offcore response

@@ -1,9 +1,9 @@
 /*
- * The set-up payloads that say what a sample record holds (tools/collect_layout.c), byte
- * by byte: DESC_NEXT, INIT and EM_GROUPS without call stacks (as `acart collect` always
- * sent them) and with call stacks of 1, 16 and 64 return addresses. The expected bytes are
- * written here at the offsets of the host's x86-64 layout, not through the structures
- * the code under test fills, so a wrong field or a stray byte shows.
+ * The set-up payloads that say what a sample record holds (tools/collect/setup/collect_layout.c),
+ * byte by byte: DESC_NEXT, INIT and EM_GROUPS without call stacks (as `acart collect` always sent
+ * them) and with call stacks of 1, 16 and 64 return addresses. The expected bytes are written here
+ * at the offsets of the host's x86-64 layout, not through the structures the code under test fills,
+ * so a wrong field or a stray byte shows.
  */
 #include <string.h>
 

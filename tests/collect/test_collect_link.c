@@ -1,6 +1,6 @@
 /*
  * Control requests as `acart collect` sends them and checks their replies
- * (tools/collect_link.c), against a peer on a socketpair that answers each request the
+ * (tools/collect/link/collect_link.c), against a peer on a socketpair that answers each request the
  * way a scenario says: a good reply, a failure status, a wrong protocol version, another
  * command's reply, a payload of the wrong size, silence, a closed connection. Each bad
  * reply must fail with a message naming the command, its number and what was wrong;

@@ -1,5 +1,5 @@
 /*
- * Record counting on data channels (tools/collect_records.c): streams of sample and
+ * Record counting on data channels (tools/collect/link/collect_records.c): streams of sample and
  * module records cut into pieces of every size give the same counts as whole; a record
  * that makes no sense, or a stream that ends inside a record, is reported with where.
  */

@@ -1,6 +1,7 @@
 /* libFuzzer target: `acart collect` against a hostile target. The collector's own code
- * (tools/collect.c and collect_link.c, included here so their static steps can be driven
- * without a TCP listener) talks to a peer on a socketpair that answers with the input:
+ * (the steps of tools/collect/collect_internal.h, and link/collect_link.c, included here so that
+ * its static handshake check can be driven without a TCP listener) talks to a peer on a
+ * socketpair that answers with the input:
  *
  *   byte 0 even: the control conversation. The rest is everything the target sends on
  *     the control connection: the handshake answer, then the replies, in order. The
@@ -15,12 +16,19 @@
  *   byte 0 odd: a data channel. Byte 1 picks a CPU channel (sample records, with or without
  *     call stacks) or the module channel; the rest is the stream, fed to the record
  *     scanner in pieces whose sizes come from byte 2. */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
-#include "../../tools/collect.c"
-#include "../../tools/collect_link.c"
+#include "collect_internal.h"
+#include "collect_link.c"
 
 struct peer {
     int fd;
@@ -153,7 +161,8 @@ static void conversation(int kind, const uint8_t *data, size_t size)
     memset(&c, 0, sizeof c);
     c.link.control = -1;
     optind = 1;
-    if (parse_options(argc, argv, &c.opt) >= 0 || link_parse_target(&c.link, c.opt.target, &d) ||
+    if (collect_parse_options(argc, argv, &c.opt) >= 0 ||
+        link_parse_target(&c.link, c.opt.target, &d) ||
         collect_layout_init(&c.layout, c.opt.callstack_depth))
         abort();          /* the harness's own options */
     c.link.timeout_s = 5; /* only a harness bug can make a read wait: the peer ends with EOF */
@@ -165,16 +174,17 @@ static void conversation(int kind, const uint8_t *data, size_t size)
     peer_start(sv[1], data, size);
 
     d.msg[0] = '\0';
-    if (!handshake(&c, &d) && !target_description(&c, &d) && !resolve_events(&c, &d) &&
-        !plan_lbr(&c, &d) && !configure_driver(&c, &d) && !configure_events(&c, &d) &&
-        !configure_uncore(&c, &d) && !read_tasks(&c, &d) && !init_pmu(&c, &d) &&
-        (!c.opt.count || !count_table(&c, &d)) &&
-        !request(&c, SEP_OP_START, NULL, 0, NULL, 0, &d) &&
-        (!c.opt.count || (!read_counts(&c, &d) && !read_counts(&c, &d))) &&
-        !request(&c, SEP_OP_STOP, NULL, 0, NULL, 0, &d) && !results(&c, &d)) {
+    if (!handshake(&c, &d) && !collect_target_description(&c, &d) &&
+        !collect_resolve_events(&c, &d) && !collect_plan_lbr(&c, &d) &&
+        !collect_configure_driver(&c, &d) && !collect_configure_events(&c, &d) &&
+        !collect_configure_uncore(&c, &d) && !collect_read_tasks(&c, &d) &&
+        !collect_init_pmu(&c, &d) && (!c.opt.count || !count_table(&c, &d)) &&
+        !collect_request(&c, SEP_OP_START, NULL, 0, NULL, 0, &d) &&
+        (!c.opt.count || (!collect_read_counts(&c, &d) && !collect_read_counts(&c, &d))) &&
+        !collect_request(&c, SEP_OP_STOP, NULL, 0, NULL, 0, &d) && !collect_results(&c, &d)) {
         for (uint32_t cpu = 0; cpu < c.num_cpus; cpu++) {
             struct sep_sample_drop drop;
-            (void)drop_entry(&c, cpu, &drop);
+            (void)collect_drop_entry(&c, cpu, &drop);
         }
         snprintf(d.msg, sizeof d.msg, "complete: %zu tasks", c.num_tasks);
     }

@@ -1,9 +1,9 @@
-/* libFuzzer target: the collection reader (tools/session.c, collection.c, counts.c,
+/* libFuzzer target: the collection reader (tools/profile/session.c, collection.c, counts.c,
  * uncore_data.c) on a hostile folder, as `acart report` and `import` read it: session.json,
  * module.bin and the cpu<N>.bin files (scanned again by `report --latency`'s histograms),
  * then as `report --uncore` and `report --counts` read it: uncore.json with uncore.bin, and
  * counts.csv, and last an IPROBE sample file (samples.ipr) as `report` reads a folder of
- * them (tools/ipr_report.c; it reads every file of the folder that starts with the magic).
+ * them (tools/report/ipr_report.c; it reads every file of the folder that starts with the magic).
  * The input holds the files one after another in that order, each ended by the line
  * FILE_SEPARATOR. A file the input does not reach is absent. */
 #define _GNU_SOURCE /* memmem */

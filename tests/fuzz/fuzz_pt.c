@@ -1,4 +1,4 @@
-/* libFuzzer target: the Intel PT decode path of `acart pt` (tools/pt_decode.c, pt_flow.c,
+/* libFuzzer target: the Intel PT decode path of `acart pt` (tools/pt/pt_decode.c, pt_flow.c,
  * pt_cycles.c) on hostile trace bytes: libipt's instruction or block decoder over a fixed
  * image, gaps and resynchronisation, the cut at bytes the target lost, the call tree and
  * function counts, and the CYC packets' cycles (the packet scan and the second decode).

@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "acart.h"
-#include "acart_platform.h"
 #include "acart_opts.h"
 #include "acart_wire.h"
 #include "collect_events.h"
@@ -621,8 +620,8 @@ static void test_pebs_lbr_records(void)
 
 /* ---- Events by name, from perfmon's tables through the ECB to the registers ---- */
 
-/* `acart collect --event` for a Skylake target (tools/collect_events.c): the ECB it sends,
- * planned by the agent (runtime/commands/ecb.c, sampler_plan.c) and programmed by the sampler on
+/* `acart collect --event` for a Skylake target (tools/collect/setup/collect_events.c): the ECB it
+ * sends, planned by the agent (runtime/commands/ecb.c, sampler_plan.c) and programmed by the sampler on
  * every simulated Skylake. Each IA32_PERFEVTSELx holds perfmon's EventCode, UMask,
  * CounterMask, Invert, EdgeDetect and AnyThread (copied here from
  * perfmon/json/SKL/events/skylake_core.json) with USR, OS, INT and EN; the offcore

@@ -3,7 +3,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "commands.h"
 #include "text_escape.h"
 
 int diag_fail(struct diag *d, int code, const char *fmt, ...)

@@ -13,6 +13,16 @@ enum diag_code {
     DIAG_LIBRARY = -5, /* a library (tb5, elfutils) failed on valid input */
 };
 
+/* Exit statuses, documented in docs/cli.md. */
+enum acart_exit {
+    ACART_EXIT_OK = 0,
+    ACART_EXIT_FAILURE = 1, /* anything not covered below (out of memory, library failure) */
+    ACART_EXIT_USAGE = 2,   /* unknown command or option, missing argument */
+    ACART_EXIT_INPUT = 3,   /* an input file is missing, unreadable or malformed */
+    ACART_EXIT_OUTPUT = 4,  /* an output file could not be written */
+    ACART_EXIT_TARGET = 5,  /* `acart collect`: the target could not be reached or failed */
+};
+
 struct diag {
     int code;
     char msg[1024];
