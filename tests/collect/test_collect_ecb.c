@@ -1,9 +1,9 @@
 /*
  * The ECBs `acart collect` builds (tools/collect/setup/collect_ecb.c): byte-identical to VTune's
  * for CPU_CLK_UNHALTED.REF_TSC (the fixture, read in place from the directory in argv[1]), and, for
- * every built-in event and sample-after value, decoded by the agent's own decoder (runtime/commands/ecb.c)
- * into a plan for exactly the counter asked for, with every register the agent's MSR allowlist
- * (runtime/commands/msr_policy.c) lets the host write.
+ * every built-in event and sample-after value, decoded by the agent's own decoder
+ * (runtime/commands/ecb.c) into a plan for exactly the counter asked for, with every register the
+ * agent's MSR allowlist (runtime/commands/msr_policy.c) lets the host write.
  */
 #include <stdlib.h>
 #include <string.h>

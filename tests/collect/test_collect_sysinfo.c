@@ -1,8 +1,8 @@
 /*
  * The GET_SYS_CONFIG blob as `acart collect` reads it (tools/collect/setup/collect_sysinfo.c): a
- * blob laid out as the agent builds it (runtime/commands/sysinfo.c) decodes to each CPU's topology, APIC id
- * and counters and to the vendor; SET_CPU_TOPOLOGY entries get their masters; a blob whose offsets,
- * types or counts do not hold is refused, never read past its end.
+ * blob laid out as the agent builds it (runtime/commands/sysinfo.c) decodes to each CPU's topology,
+ * APIC id and counters and to the vendor; SET_CPU_TOPOLOGY entries get their masters; a blob whose
+ * offsets, types or counts do not hold is refused, never read past its end.
  */
 #include <stdlib.h>
 #include <string.h>

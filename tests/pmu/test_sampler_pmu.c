@@ -621,8 +621,8 @@ static void test_pebs_lbr_records(void)
 /* ---- Events by name, from perfmon's tables through the ECB to the registers ---- */
 
 /* `acart collect --event` for a Skylake target (tools/collect/setup/collect_events.c): the ECB it
- * sends, planned by the agent (runtime/commands/ecb.c, sampler_plan.c) and programmed by the sampler on
- * every simulated Skylake. Each IA32_PERFEVTSELx holds perfmon's EventCode, UMask,
+ * sends, planned by the agent (runtime/commands/ecb.c, sampler_plan.c) and programmed by the
+ * sampler on every simulated Skylake. Each IA32_PERFEVTSELx holds perfmon's EventCode, UMask,
  * CounterMask, Invert, EdgeDetect and AnyThread (copied here from
  * perfmon/json/SKL/events/skylake_core.json) with USR, OS, INT and EN; the offcore
  * event's MSR_OFFCORE_RSP_0 holds its MSRValue, the load-latency event's MSR_PEBS_LD_LAT its

@@ -175,17 +175,17 @@ int main(int argc, char **argv)
     /* The pt member goes right before "transfer", a top-level member of the example. */
     char *with = malloc(strlen(member) + 32);
     sprintf(with, "%s  \"transfer\"", member);
-    char *session = edited(base, "\"transfer\"", with);
+    char *session_text = edited(base, "\"transfer\"", with);
     free(with);
     free(member);
-    if (!session)
+    if (!session_text)
         return 1;
 
     struct session s;
     struct diag d = {0};
-    if (session_parse(session, "example", &s, &d) != 0) {
+    if (session_parse(session_text, "example", &s, &d) != 0) {
         fprintf(stderr, "the documented example is refused: %s\n", d.msg);
-        free(session);
+        free(session_text);
         return 1;
     }
     check_example(&s);
@@ -195,24 +195,27 @@ int main(int argc, char **argv)
         CHECK(s.pt == NULL);
         session_free(&s);
     }
-    check_snapshot(session);
+    check_snapshot(session_text);
 
-    check_refused(session, "\"version\": 1,\n  \"mode\"", "\"version\": 2,\n  \"mode\"",
+    check_refused(session_text, "\"version\": 1,\n  \"mode\"", "\"version\": 2,\n  \"mode\"",
                   "pt.version");
-    check_refused(session, "\"mode\": \"full\"", "\"mode\": \"ring\"", "pt.mode");
-    check_refused(session, "\"rtit_ctl\": \"0x10000e70f\",", "", "pt.rtit_ctl: missing");
-    check_refused(session, "\"cpuid_15_eax\": 2,", "", "pt.cpuid_15_eax: missing");
-    check_refused(session, "\"mtc_freq\": 3", "\"mtc_freq\": 4", "pt.mtc_freq");
-    check_refused(session, "\"mtc_to_tsc\": 704", "\"mtc_to_tsc\": 700", "pt.mtc_to_tsc");
-    check_refused(session, "\"nom_freq\": 22,", "", "pt.nom_freq: missing");
-    check_refused(session, "\"nom_freq\": 22,", "\"nom_freq\": 256,", "pt.nom_freq");
-    check_refused(session, "\"end\": \"0x101fff\"", "\"end\": \"0x100fff\"", "pt.filters[].end");
-    check_refused(session, "{\"cpu\": 0, \"bytes\": 65536},", "", "pt.per_cpu");
-    check_refused(session, "{\"cpu\": 0, \"bytes\"", "{\"cpu\": 1, \"bytes\"", "pt.per_cpu[].cpu");
-    check_refused(session, "\"offset\": 16384", "\"offset\": 50000", "pt.per_cpu[].lost[].offset");
-    check_refused(session, "\"mode\": \"full\"",
+    check_refused(session_text, "\"mode\": \"full\"", "\"mode\": \"ring\"", "pt.mode");
+    check_refused(session_text, "\"rtit_ctl\": \"0x10000e70f\",", "", "pt.rtit_ctl: missing");
+    check_refused(session_text, "\"cpuid_15_eax\": 2,", "", "pt.cpuid_15_eax: missing");
+    check_refused(session_text, "\"mtc_freq\": 3", "\"mtc_freq\": 4", "pt.mtc_freq");
+    check_refused(session_text, "\"mtc_to_tsc\": 704", "\"mtc_to_tsc\": 700", "pt.mtc_to_tsc");
+    check_refused(session_text, "\"nom_freq\": 22,", "", "pt.nom_freq: missing");
+    check_refused(session_text, "\"nom_freq\": 22,", "\"nom_freq\": 256,", "pt.nom_freq");
+    check_refused(session_text, "\"end\": \"0x101fff\"", "\"end\": \"0x100fff\"",
+                  "pt.filters[].end");
+    check_refused(session_text, "{\"cpu\": 0, \"bytes\": 65536},", "", "pt.per_cpu");
+    check_refused(session_text, "{\"cpu\": 0, \"bytes\"", "{\"cpu\": 1, \"bytes\"",
+                  "pt.per_cpu[].cpu");
+    check_refused(session_text, "\"offset\": 16384", "\"offset\": 50000",
+                  "pt.per_cpu[].lost[].offset");
+    check_refused(session_text, "\"mode\": \"full\"",
                   "\"mode\": \"full\", \"freeze\": {\"reason\": \"panic\"}", "pt.freeze.reason");
-    free(session);
+    free(session_text);
     free(pt);
     free(base);
 
