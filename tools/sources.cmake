@@ -20,7 +20,7 @@ foreach(src IN ITEMS
     cli/cli.c cli/progress.c
     common/diag.c common/file_util.c common/vtune_csv.c
     profile/collection.c profile/counts.c profile/module_map.c profile/profile.c
-    profile/session.c profile/uncore_data.c
+    profile/profile_open.c profile/session.c profile/uncore_data.c
     analysis/code_places.c analysis/metrics.c analysis/stack_tally.c analysis/symbols.c
     analysis/tally.c
     report/branch_report.c report/counts_report.c report/ipr_report.c report/latency_report.c

@@ -9,6 +9,7 @@
  */
 #include <pthread.h>
 
+#include "crc32c.h"
 #include "wire.h"
 
 #if defined(__x86_64__)

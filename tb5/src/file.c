@@ -17,8 +17,9 @@
 
 #include "tb5_internal.h"
 
-const uint8_t TB5_MAGIC[TB5_MAGIC_LEN] = {0x89, 'T', 'B', '5', '\r', '\n', 0x1A, '\n'};
-const uint8_t TB5_TRAILER_MAGIC[TB5_MAGIC_LEN] = {'T', 'B', '5', 'T', 'R', 'A', 'I', 'L'};
+/* The first and the last bytes of a tb5 file (wire.h: TB5_HDR_MAGIC, TB5_TRL_MAGIC). */
+static const uint8_t TB5_MAGIC[TB5_MAGIC_LEN] = {0x89, 'T', 'B', '5', '\r', '\n', 0x1A, '\n'};
+static const uint8_t TB5_TRAILER_MAGIC[TB5_MAGIC_LEN] = {'T', 'B', '5', 'T', 'R', 'A', 'I', 'L'};
 
 #define TB5_CREATOR     "acart tb5"
 #define TB5_MAX_STREAMS (1u << 20)

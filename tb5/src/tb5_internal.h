@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "crc32c.h"
 #include "tbrw.h"
 #include "wire.h"
 

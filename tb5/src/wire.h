@@ -22,9 +22,6 @@
 _Static_assert(TB5_HDR_CRC + 4 == TB5_HEADER_SIZE, "header layout");
 _Static_assert(TB5_HDR_CREATOR + TB5_HDR_CREATOR_LEN == TB5_HDR_CRC, "header layout");
 
-extern const uint8_t TB5_MAGIC[TB5_MAGIC_LEN];
-extern const uint8_t TB5_TRAILER_MAGIC[TB5_MAGIC_LEN];
-
 /* The format version this library writes. It reads any file of this major or of
  * TB5_FORMAT_MAJOR_V1, and appends to a version 1 file in version 1's own layout. */
 #define TB5_FORMAT_MAJOR    2
@@ -203,8 +200,5 @@ static inline uint64_t tb5_get64(const uint8_t *p)
 {
     return (uint64_t)tb5_get32(p) | ((uint64_t)tb5_get32(p + 4) << 32);
 }
-
-/* CRC-32C (Castagnoli). Start with 0; feed the previous result to continue. */
-uint32_t tb5_crc32c(uint32_t crc, const void *data, size_t len);
 
 #endif /* TB5_WIRE_H */

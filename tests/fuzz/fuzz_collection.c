@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "counts.h"
+#include "counts_report.h"
 #include "fuzz_files.h"
 #include "ipr_report.h"
 #include "latency_report.h"
-#include "profile.h"
+#include "profile_open.h"
 #include "uncore_data.h"
 
 #define FILE_SEPARATOR "\n--acart-fuzz-file--\n"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "fuzz_files.h"
-#include "profile.h"
+#include "profile_open.h"
 #include "tb5_tools.h"
 
 static TBRW_U32 each_batch(void *data, TBRW_U32 size, TBRW_U32 n, void *ctx)

@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
-
 int cli_help(const char *usage)
 {
     fputs(usage, stdout);

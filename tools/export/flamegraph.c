@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "acart_wire.h"
 #include "flame.h"
+#include "profile_open.h"
 #include "progress.h"
 #include "stack_tally.h"
 #include "symbols.h"

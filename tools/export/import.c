@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "profile_open.h"
 #include "progress.h"
 #include "tb5_write.h"
 

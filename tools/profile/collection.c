@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 
 #include "acart_wire.h"
+#include "collection.h"
 #include "file_util.h"
-#include "profile.h"
 
 /* Records are decoded into batches of up to this many samples. */
 #define SCAN_BATCH 4096

@@ -46,14 +46,4 @@ int counts_read(const char *path, struct counts_table *t, struct diag *d);
 
 void counts_free(struct counts_table *t);
 
-/* `acart report --counts DIR` (counts_report.c): the collection's counts per event and
- * its time series. Returns 0 or a diag code. */
-int counts_report(const char *dir, struct diag *d);
-
-/* `acart export csv` of a counting collection: counters-cpu<N>-hostname-NAME.csv per CPU,
- * VTune's discrete table, a row per read with each event's cumulative count on that CPU
- * (an event keeps its count through the intervals its group did not count). */
-int counts_export_csv(const struct counts_table *t, uint32_t num_cpus, const char *outdir,
-                      const char *hostname, struct diag *d);
-
 #endif

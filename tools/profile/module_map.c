@@ -3,8 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
-
 /* The end of a lifetime that never ends. */
 #define FOREVER UINT64_MAX
 

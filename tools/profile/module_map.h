@@ -20,7 +20,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct module_info;
+/* Code modes, the numbers the wire and tb5 use (SEP_MODE_* / TBRW_MODE_*). */
+enum code_mode { CODE_MODE_UNKNOWN = 0, CODE_MODE_16 = 1, CODE_MODE_32 = 2, CODE_MODE_64 = 3 };
+
+/* A module's lifetime: loaded at tsc, unloaded at unload_tsc (exclusive). */
+struct module_info {
+    char *path;
+    const char *name; /* base name, inside path */
+    uint64_t load_address, length;
+    uint64_t tsc;        /* when it was loaded (0: before anything, like the image) */
+    uint64_t unload_tsc; /* when it was unloaded (0: it was not) */
+    uint32_t pid;        /* owning process (0: global) */
+    uint16_t selector;   /* code segment selector */
+    uint8_t mode;        /* enum code_mode */
+    bool exe, global;
+};
 
 /* No module there then. */
 #define MODULE_MAP_NONE SIZE_MAX

@@ -14,22 +14,6 @@
 #include "lbr.h"
 #include "session.h"
 
-/* Code modes, the numbers the wire and tb5 use (SEP_MODE_* / TBRW_MODE_*). */
-enum code_mode { CODE_MODE_UNKNOWN = 0, CODE_MODE_16 = 1, CODE_MODE_32 = 2, CODE_MODE_64 = 3 };
-
-/* A module's lifetime: loaded at tsc, unloaded at unload_tsc (exclusive). */
-struct module_info {
-    char *path;
-    const char *name; /* base name, inside path */
-    uint64_t load_address, length;
-    uint64_t tsc;        /* when it was loaded (0: before anything, like the image) */
-    uint64_t unload_tsc; /* when it was unloaded (0: it was not) */
-    uint32_t pid;        /* owning process (0: global) */
-    uint16_t selector;   /* code segment selector */
-    uint8_t mode;        /* enum code_mode */
-    bool exe, global;
-};
-
 /* One sample, decoded. */
 struct sample {
     uint64_t ip;
@@ -96,15 +80,6 @@ struct profile {
     void *tb5; /* TBRW handle for PROFILE_TB5 */
 };
 
-/* Opens a collection folder or a tb5 file. */
-int profile_open(const char *path, struct profile *p, struct diag *d);
-
-/* Feeds every sample to fn. Returns 0, fn's positive stop value, or a (negative) diag
- * code with d filled in. */
-int profile_scan(struct profile *p, profile_sample_fn *fn, void *ctx, struct diag *d);
-
-void profile_close(struct profile *p);
-
 /* The module holding the code at ip for process pid at time tsc (module_map.h), or NULL. */
 const struct module_info *profile_module_at(const struct profile *p, uint64_t ip, uint32_t pid,
                                             uint64_t tsc);
@@ -126,12 +101,5 @@ int profile_add_module(struct profile *p, const struct module_info *m, struct di
  * tsc. Returns whether there was such a load. Only before profile_finish_modules. */
 bool profile_unload_module(struct profile *p, uint32_t pid, uint64_t load_address, const char *path,
                            uint64_t tsc);
-
-/* Opening a collection folder and a tb5 file (collection.c, tb5_read.c). */
-int collection_open(const char *dir, struct profile *p, struct diag *d);
-int collection_scan(struct profile *p, profile_sample_fn *fn, void *ctx, struct diag *d);
-int tb5_read_open(const char *path, struct profile *p, struct diag *d);
-int tb5_read_scan(struct profile *p, profile_sample_fn *fn, void *ctx, struct diag *d);
-void tb5_read_close(struct profile *p);
 
 #endif

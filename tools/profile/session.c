@@ -133,6 +133,46 @@ static void *alloc_array(struct reader *r, size_t n, size_t size, int *rc)
     return p;
 }
 
+/* Reads one entry of a list into its struct (zeroed); i is its place in the list. */
+typedef int read_entry_fn(struct reader *r, const cJSON *e, void *entry, size_t i, void *ctx);
+
+/* The lists of session.json: every entry of arr is an object (else `entries`, the list's
+ * name with "[]", is "expected objects"), read by fn in order into the array at base of
+ * structs of size bytes each, one per entry. */
+static int read_entries(struct reader *r, const cJSON *arr, const char *entries, void *base,
+                        size_t size, read_entry_fn *fn, void *ctx)
+{
+    size_t i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, arr)
+    {
+        if (!cJSON_IsObject(e))
+            return bad(r, entries, "expected objects");
+        int rc = fn(r, e, (char *)base + i * size, i, ctx);
+        if (rc)
+            return rc;
+        i++;
+    }
+    return 0;
+}
+
+static int read_cpu(struct reader *r, const cJSON *e, void *entry, size_t i, void *ctx)
+{
+    struct session_cpu *c = entry;
+    const struct session *s = ctx;
+    int rc;
+    (void)i;
+    if ((rc = get_u32(r, e, "cpu", "target.topology[].cpu", true, &c->cpu)) ||
+        (rc = get_u32(r, e, "apic_id", "target.topology[].apic_id", false, &c->apic_id)) ||
+        (rc = get_u32(r, e, "package", "target.topology[].package", false, &c->package)) ||
+        (rc = get_u32(r, e, "core", "target.topology[].core", false, &c->core)) ||
+        (rc = get_u32(r, e, "thread", "target.topology[].thread", false, &c->thread)))
+        return rc;
+    if (c->cpu >= s->num_cpus)
+        return bad(r, "target.topology[].cpu", "not below target.num_cpus");
+    return 0;
+}
+
 static int read_target(struct reader *r, const cJSON *root, struct session *s)
 {
     const cJSON *t, *os, *sig, *topo;
@@ -167,23 +207,8 @@ static int read_target(struct reader *r, const cJSON *root, struct session *s)
     s->topology = alloc_array(r, s->num_topology, sizeof *s->topology, &rc);
     if (!s->topology)
         return rc;
-    size_t i = 0;
-    const cJSON *e;
-    cJSON_ArrayForEach(e, topo)
-    {
-        struct session_cpu *c = &s->topology[i++];
-        if (!cJSON_IsObject(e))
-            return bad(r, "target.topology[]", "expected objects");
-        if ((rc = get_u32(r, e, "cpu", "target.topology[].cpu", true, &c->cpu)) ||
-            (rc = get_u32(r, e, "apic_id", "target.topology[].apic_id", false, &c->apic_id)) ||
-            (rc = get_u32(r, e, "package", "target.topology[].package", false, &c->package)) ||
-            (rc = get_u32(r, e, "core", "target.topology[].core", false, &c->core)) ||
-            (rc = get_u32(r, e, "thread", "target.topology[].thread", false, &c->thread)))
-            return rc;
-        if (c->cpu >= s->num_cpus)
-            return bad(r, "target.topology[].cpu", "not below target.num_cpus");
-    }
-    return 0;
+    return read_entries(r, topo, "target.topology[]", s->topology, sizeof *s->topology, read_cpu,
+                        s);
 }
 
 static int compare_event_index(const void *a, const void *b)
@@ -192,9 +217,28 @@ static int compare_event_index(const void *a, const void *b)
     return (x->index > y->index) - (x->index < y->index);
 }
 
+static int read_event(struct reader *r, const cJSON *e, void *entry, size_t i, void *ctx)
+{
+    struct session_event *ev = entry;
+    int rc;
+    (void)i;
+    (void)ctx;
+    if ((rc = get_u32(r, e, "index", "events[].index", true, &ev->index)) ||
+        (rc = get_string(r, e, "name", "events[].name", true, &ev->name)) ||
+        (rc = get_uint(r, e, "sample_after", "events[].sample_after", UINT64_MAX, true,
+                       &ev->sample_after)) ||
+        (rc = get_u32(r, e, "group", "events[].group", false, &ev->group)))
+        return rc;
+    if (ev->index >= SESSION_MAX_EVENTS)
+        return bad(r, "events[].index", "must be below 256");
+    if (!ev->name[0])
+        return bad(r, "events[].name", "must not be empty");
+    return 0;
+}
+
 static int read_events(struct reader *r, const cJSON *root, struct session *s)
 {
-    const cJSON *arr, *e;
+    const cJSON *arr;
     int rc;
     if ((rc = get_array(r, root, "events", "events", true, &arr)))
         return rc;
@@ -204,26 +248,11 @@ static int read_events(struct reader *r, const cJSON *root, struct session *s)
     s->events = alloc_array(r, s->num_events, sizeof *s->events, &rc);
     if (!s->events)
         return rc;
-    size_t i = 0;
-    cJSON_ArrayForEach(e, arr)
-    {
-        struct session_event *ev = &s->events[i++];
-        if (!cJSON_IsObject(e))
-            return bad(r, "events[]", "expected objects");
-        if ((rc = get_u32(r, e, "index", "events[].index", true, &ev->index)) ||
-            (rc = get_string(r, e, "name", "events[].name", true, &ev->name)) ||
-            (rc = get_uint(r, e, "sample_after", "events[].sample_after", UINT64_MAX, true,
-                           &ev->sample_after)) ||
-            (rc = get_u32(r, e, "group", "events[].group", false, &ev->group)))
-            return rc;
-        if (ev->index >= SESSION_MAX_EVENTS)
-            return bad(r, "events[].index", "must be below 256");
-        if (!ev->name[0])
-            return bad(r, "events[].name", "must not be empty");
-    }
+    if ((rc = read_entries(r, arr, "events[]", s->events, sizeof *s->events, read_event, NULL)))
+        return rc;
     qsort(s->events, s->num_events, sizeof *s->events, compare_event_index);
     /* Samples name their event by its position in the list the host configured. */
-    for (i = 0; i < s->num_events; i++)
+    for (size_t i = 0; i < s->num_events; i++)
         if (s->events[i].index != i)
             return bad(r, "events[].index", "expected 0, 1, ... once each");
     return 0;
@@ -273,9 +302,28 @@ static int read_latency_layout(struct reader *r, const cJSON *e, struct session_
     return 0;
 }
 
+static int read_descriptor(struct reader *r, const cJSON *e, void *entry, size_t i, void *ctx)
+{
+    struct session_descriptor *desc = entry;
+    const struct session *s = ctx;
+    int rc;
+    if ((rc = get_u32(r, e, "id", "descriptors[].id", true, &desc->id)) ||
+        (rc = get_u32(r, e, "sample_size", "descriptors[].sample_size", true, &desc->sample_size)))
+        return rc;
+    if (desc->sample_size < SESSION_SAMPLE_RECORD_MIN ||
+        desc->sample_size > SESSION_SAMPLE_RECORD_MAX)
+        return bad(r, "descriptors[].sample_size", "must be 48 to 65536");
+    if ((rc = read_callstack_layout(r, e, desc)) || (rc = read_latency_layout(r, e, desc)))
+        return rc;
+    for (size_t j = 0; j < i; j++)
+        if (s->descriptors[j].id == desc->id)
+            return bad(r, "descriptors[].id", "appears twice");
+    return 0;
+}
+
 static int read_descriptors(struct reader *r, const cJSON *root, struct session *s)
 {
-    const cJSON *arr, *e;
+    const cJSON *arr;
     int rc;
     if ((rc = get_array(r, root, "descriptors", "descriptors", false, &arr)) || !arr)
         return rc;
@@ -283,26 +331,8 @@ static int read_descriptors(struct reader *r, const cJSON *root, struct session 
     s->descriptors = alloc_array(r, s->num_descriptors, sizeof *s->descriptors, &rc);
     if (!s->descriptors)
         return rc;
-    size_t i = 0;
-    cJSON_ArrayForEach(e, arr)
-    {
-        struct session_descriptor *desc = &s->descriptors[i++];
-        if (!cJSON_IsObject(e))
-            return bad(r, "descriptors[]", "expected objects");
-        if ((rc = get_u32(r, e, "id", "descriptors[].id", true, &desc->id)) ||
-            (rc = get_u32(r, e, "sample_size", "descriptors[].sample_size", true,
-                          &desc->sample_size)))
-            return rc;
-        if (desc->sample_size < SESSION_SAMPLE_RECORD_MIN ||
-            desc->sample_size > SESSION_SAMPLE_RECORD_MAX)
-            return bad(r, "descriptors[].sample_size", "must be 48 to 65536");
-        if ((rc = read_callstack_layout(r, e, desc)) || (rc = read_latency_layout(r, e, desc)))
-            return rc;
-        for (size_t j = 0; j + 1 < i; j++)
-            if (s->descriptors[j].id == desc->id)
-                return bad(r, "descriptors[].id", "appears twice");
-    }
-    return 0;
+    return read_entries(r, arr, "descriptors[]", s->descriptors, sizeof *s->descriptors,
+                        read_descriptor, s);
 }
 
 static int read_counts(struct reader *r, const cJSON *obj, const char *key, const char *field,
@@ -373,9 +403,22 @@ static int read_samples(struct reader *r, const cJSON *root, struct session *s)
     return 0;
 }
 
+static int read_task(struct reader *r, const cJSON *e, void *entry, size_t i, void *ctx)
+{
+    struct session_task *t = entry;
+    int rc;
+    (void)i;
+    (void)ctx;
+    if ((rc = get_u32(r, e, "pid", "tasks[].pid", true, &t->pid)) ||
+        (rc = get_u32(r, e, "tid", "tasks[].tid", true, &t->tid)) ||
+        (rc = get_string(r, e, "name", "tasks[].name", true, &t->name)))
+        return rc;
+    return 0;
+}
+
 static int read_tasks(struct reader *r, const cJSON *root, struct session *s)
 {
-    const cJSON *arr, *e;
+    const cJSON *arr;
     int rc;
     if ((rc = get_array(r, root, "tasks", "tasks", false, &arr)) || !arr)
         return rc;
@@ -383,23 +426,25 @@ static int read_tasks(struct reader *r, const cJSON *root, struct session *s)
     s->tasks = alloc_array(r, s->num_tasks, sizeof *s->tasks, &rc);
     if (!s->tasks)
         return rc;
-    size_t i = 0;
-    cJSON_ArrayForEach(e, arr)
-    {
-        struct session_task *t = &s->tasks[i++];
-        if (!cJSON_IsObject(e))
-            return bad(r, "tasks[]", "expected objects");
-        if ((rc = get_u32(r, e, "pid", "tasks[].pid", true, &t->pid)) ||
-            (rc = get_u32(r, e, "tid", "tasks[].tid", true, &t->tid)) ||
-            (rc = get_string(r, e, "name", "tasks[].name", true, &t->name)))
-            return rc;
-    }
+    return read_entries(r, arr, "tasks[]", s->tasks, sizeof *s->tasks, read_task, NULL);
+}
+
+static int read_module(struct reader *r, const cJSON *e, void *entry, size_t i, void *ctx)
+{
+    struct session_module *m = entry;
+    int rc;
+    (void)i;
+    (void)ctx;
+    if ((rc = get_string(r, e, "path", "modules[].path", true, &m->path)) ||
+        (rc = get_address(r, e, "load_address", "modules[].load_address", &m->load_address)) ||
+        (rc = get_address(r, e, "length", "modules[].length", &m->length)))
+        return rc;
     return 0;
 }
 
 static int read_modules(struct reader *r, const cJSON *root, struct session *s)
 {
-    const cJSON *arr, *e;
+    const cJSON *arr;
     int rc;
     if ((rc = get_array(r, root, "modules", "modules", false, &arr)) || !arr)
         return rc;
@@ -407,18 +452,7 @@ static int read_modules(struct reader *r, const cJSON *root, struct session *s)
     s->modules = alloc_array(r, s->num_modules, sizeof *s->modules, &rc);
     if (!s->modules)
         return rc;
-    size_t i = 0;
-    cJSON_ArrayForEach(e, arr)
-    {
-        struct session_module *m = &s->modules[i++];
-        if (!cJSON_IsObject(e))
-            return bad(r, "modules[]", "expected objects");
-        if ((rc = get_string(r, e, "path", "modules[].path", true, &m->path)) ||
-            (rc = get_address(r, e, "load_address", "modules[].load_address", &m->load_address)) ||
-            (rc = get_address(r, e, "length", "modules[].length", &m->length)))
-            return rc;
-    }
-    return 0;
+    return read_entries(r, arr, "modules[]", s->modules, sizeof *s->modules, read_module, NULL);
 }
 
 static int get_bool(struct reader *r, const cJSON *obj, const char *key, const char *field,
@@ -440,6 +474,19 @@ double session_pt_mtc_to_tsc(const struct session_pt *pt)
     return ldexp((double)pt->cpuid_15_ebx / pt->cpuid_15_eax, (int)pt->mtc_freq);
 }
 
+static int read_loss(struct reader *r, const cJSON *l, void *entry, size_t i, void *ctx)
+{
+    struct session_pt_loss *x = entry;
+    const struct session_pt_cpu *c = ctx;
+    int rc;
+    if ((rc = get_uint(r, l, "offset", "pt.per_cpu[].lost[].offset", c->bytes, true, &x->offset)) ||
+        (rc = get_uint(r, l, "bytes", "pt.per_cpu[].lost[].bytes", UINT64_MAX, true, &x->bytes)))
+        return rc;
+    if (i > 0 && x->offset <= c->lost[i - 1].offset)
+        return bad(r, "pt.per_cpu[].lost[].offset", "expected increasing offsets");
+    return 0;
+}
+
 static int read_pt_cpus(struct reader *r, const cJSON *pt, struct session *s)
 {
     const cJSON *arr, *e;
@@ -457,7 +504,7 @@ static int read_pt_cpus(struct reader *r, const cJSON *pt, struct session *s)
     cJSON_ArrayForEach(e, arr)
     {
         uint32_t cpu = 0;
-        const cJSON *lost, *l;
+        const cJSON *lost;
         if (!cJSON_IsObject(e))
             rc = bad(r, "pt.per_cpu[]", "expected objects");
         else if (!(rc = get_u32(r, e, "cpu", "pt.per_cpu[].cpu", true, &cpu)) &&
@@ -477,53 +524,40 @@ static int read_pt_cpus(struct reader *r, const cJSON *pt, struct session *s)
         c->lost = alloc_array(r, c->num_lost, sizeof *c->lost, &rc);
         if (!c->lost)
             break;
-        size_t i = 0;
-        cJSON_ArrayForEach(l, lost)
-        {
-            struct session_pt_loss *x = &c->lost[i];
-            if (!cJSON_IsObject(l)) {
-                rc = bad(r, "pt.per_cpu[].lost[]", "expected objects");
-                break;
-            }
-            if ((rc = get_uint(r, l, "offset", "pt.per_cpu[].lost[].offset", c->bytes, true,
-                               &x->offset)) ||
-                (rc = get_uint(r, l, "bytes", "pt.per_cpu[].lost[].bytes", UINT64_MAX, true,
-                               &x->bytes)))
-                break;
-            if (i > 0 && x->offset <= c->lost[i - 1].offset) {
-                rc = bad(r, "pt.per_cpu[].lost[].offset", "expected increasing offsets");
-                break;
-            }
-            i++;
-        }
-        if (rc)
+        if ((rc = read_entries(r, lost, "pt.per_cpu[].lost[]", c->lost, sizeof *c->lost, read_loss,
+                               c)))
             break;
     }
     free(seen);
     return rc;
 }
 
+static int read_filter(struct reader *r, const cJSON *e, void *entry, size_t i, void *ctx)
+{
+    struct session_pt_filter *f = entry;
+    int rc;
+    (void)i;
+    (void)ctx;
+    if ((rc = get_address(r, e, "start", "pt.filters[].start", &f->start)) ||
+        (rc = get_address(r, e, "end", "pt.filters[].end", &f->end)) ||
+        (rc = get_string(r, e, "name", "pt.filters[].name", false, &f->name)))
+        return rc;
+    if (f->end < f->start)
+        return bad(r, "pt.filters[].end", "below start");
+    return 0;
+}
+
 static int read_pt_filters(struct reader *r, const cJSON *pt, struct session_pt *p)
 {
-    const cJSON *arr, *e;
+    const cJSON *arr;
     int rc;
     if ((rc = get_array(r, pt, "filters", "pt.filters", false, &arr)) || !arr)
         return rc;
     if (cJSON_GetArraySize(arr) > SESSION_PT_MAX_FILTERS)
         return bad(r, "pt.filters", "at most 4 ranges (IA32_RTIT_ADDR0..3)");
-    cJSON_ArrayForEach(e, arr)
-    {
-        struct session_pt_filter *f = &p->filters[p->num_filters++];
-        if (!cJSON_IsObject(e))
-            return bad(r, "pt.filters[]", "expected objects");
-        if ((rc = get_address(r, e, "start", "pt.filters[].start", &f->start)) ||
-            (rc = get_address(r, e, "end", "pt.filters[].end", &f->end)) ||
-            (rc = get_string(r, e, "name", "pt.filters[].name", false, &f->name)))
-            return rc;
-        if (f->end < f->start)
-            return bad(r, "pt.filters[].end", "below start");
-    }
-    return 0;
+    p->num_filters = (size_t)cJSON_GetArraySize(arr);
+    return read_entries(r, arr, "pt.filters[]", p->filters, sizeof p->filters[0], read_filter,
+                        NULL);
 }
 
 static int read_pt_freeze(struct reader *r, const cJSON *pt, struct session_pt *p)
@@ -834,6 +868,13 @@ static bool add_address(cJSON *obj, const char *key, uint64_t value)
     return cJSON_AddStringToObject(obj, key, buf) != NULL;
 }
 
+/* A new object at the end of arr: the next entry of a list; NULL when out of memory. */
+static cJSON *add_entry(cJSON *arr)
+{
+    cJSON *e = cJSON_CreateObject();
+    return e && cJSON_AddItemToArray(arr, e) ? e : NULL;
+}
+
 static bool add_counts(cJSON *obj, const char *key, const uint64_t *v, uint32_t n)
 {
     cJSON *arr = cJSON_AddArrayToObject(obj, key);
@@ -872,10 +913,10 @@ static bool build_target(cJSON *root, const struct session *s)
         return false;
     for (size_t i = 0; i < s->num_topology; i++) {
         const struct session_cpu *c = &s->topology[i];
-        cJSON *e = cJSON_CreateObject();
-        if (!e || !cJSON_AddItemToArray(topo, e) || !add_number(e, "cpu", c->cpu) ||
-            !add_number(e, "apic_id", c->apic_id) || !add_number(e, "package", c->package) ||
-            !add_number(e, "core", c->core) || !add_number(e, "thread", c->thread))
+        cJSON *e = add_entry(topo);
+        if (!e || !add_number(e, "cpu", c->cpu) || !add_number(e, "apic_id", c->apic_id) ||
+            !add_number(e, "package", c->package) || !add_number(e, "core", c->core) ||
+            !add_number(e, "thread", c->thread))
             return false;
     }
     return true;
@@ -888,9 +929,8 @@ static bool build_lists(cJSON *root, const struct session *s)
         if (!descs)
             return false;
         for (size_t i = 0; i < s->num_descriptors; i++) {
-            cJSON *e = cJSON_CreateObject();
-            if (!e || !cJSON_AddItemToArray(descs, e) ||
-                !add_number(e, "id", s->descriptors[i].id) ||
+            cJSON *e = add_entry(descs);
+            if (!e || !add_number(e, "id", s->descriptors[i].id) ||
                 !add_number(e, "sample_size", s->descriptors[i].sample_size) ||
                 !add_number(e, "callstack_offset", s->descriptors[i].callstack_offset) ||
                 !add_number(e, "callstack_size", s->descriptors[i].callstack_size))
@@ -905,8 +945,8 @@ static bool build_lists(cJSON *root, const struct session *s)
     if (!events)
         return false;
     for (size_t i = 0; i < s->num_events; i++) {
-        cJSON *e = cJSON_CreateObject();
-        if (!e || !cJSON_AddItemToArray(events, e) || !add_number(e, "index", s->events[i].index) ||
+        cJSON *e = add_entry(events);
+        if (!e || !add_number(e, "index", s->events[i].index) ||
             !add_string(e, "name", s->events[i].name) ||
             !add_number(e, "sample_after", (double)s->events[i].sample_after) ||
             ((s->num_groups > 1 || s->count_interval_ms) &&
@@ -955,8 +995,8 @@ static bool build_lists(cJSON *root, const struct session *s)
         if (!tasks)
             return false;
         for (size_t i = 0; i < s->num_tasks; i++) {
-            cJSON *e = cJSON_CreateObject();
-            if (!e || !cJSON_AddItemToArray(tasks, e) || !add_number(e, "pid", s->tasks[i].pid) ||
+            cJSON *e = add_entry(tasks);
+            if (!e || !add_number(e, "pid", s->tasks[i].pid) ||
                 !add_number(e, "tid", s->tasks[i].tid) || !add_string(e, "name", s->tasks[i].name))
                 return false;
         }
@@ -966,9 +1006,8 @@ static bool build_lists(cJSON *root, const struct session *s)
         if (!modules)
             return false;
         for (size_t i = 0; i < s->num_modules; i++) {
-            cJSON *e = cJSON_CreateObject();
-            if (!e || !cJSON_AddItemToArray(modules, e) ||
-                !add_string(e, "path", s->modules[i].path) ||
+            cJSON *e = add_entry(modules);
+            if (!e || !add_string(e, "path", s->modules[i].path) ||
                 !add_address(e, "load_address", s->modules[i].load_address) ||
                 !add_address(e, "length", s->modules[i].length))
                 return false;
@@ -996,9 +1035,8 @@ static bool build_pt(cJSON *root, const struct session_pt *p, uint32_t num_cpus)
         if (!filters)
             return false;
         for (size_t i = 0; i < p->num_filters; i++) {
-            cJSON *e = cJSON_CreateObject();
-            if (!e || !cJSON_AddItemToArray(filters, e) ||
-                !add_address(e, "start", p->filters[i].start) ||
+            cJSON *e = add_entry(filters);
+            if (!e || !add_address(e, "start", p->filters[i].start) ||
                 !add_address(e, "end", p->filters[i].end) ||
                 !add_string(e, "name", p->filters[i].name))
                 return false;
@@ -1016,9 +1054,8 @@ static bool build_pt(cJSON *root, const struct session_pt *p, uint32_t num_cpus)
         return false;
     for (uint32_t n = 0; n < num_cpus; n++) {
         const struct session_pt_cpu *c = &p->per_cpu[n];
-        cJSON *e = cJSON_CreateObject();
-        if (!e || !cJSON_AddItemToArray(cpus, e) || !add_number(e, "cpu", n) ||
-            !add_number(e, "bytes", (double)c->bytes) ||
+        cJSON *e = add_entry(cpus);
+        if (!e || !add_number(e, "cpu", n) || !add_number(e, "bytes", (double)c->bytes) ||
             (c->wrapped && !cJSON_AddBoolToObject(e, "wrapped", 1)))
             return false;
         if (!c->num_lost)
@@ -1027,9 +1064,8 @@ static bool build_pt(cJSON *root, const struct session_pt *p, uint32_t num_cpus)
         if (!lost)
             return false;
         for (size_t i = 0; i < c->num_lost; i++) {
-            cJSON *l = cJSON_CreateObject();
-            if (!l || !cJSON_AddItemToArray(lost, l) ||
-                !add_number(l, "offset", (double)c->lost[i].offset) ||
+            cJSON *l = add_entry(lost);
+            if (!l || !add_number(l, "offset", (double)c->lost[i].offset) ||
                 !add_number(l, "bytes", (double)c->lost[i].bytes))
                 return false;
         }

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "collection.h"
+#include "profile_open.h"
 #include "pt_cycles.h"
 
 int pt_input_open(struct pt_input *in, const char *dir, const char *const *elfs, size_t n,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "profile_open.h"
 #include "progress.h"
 #include "text_escape.h"
 

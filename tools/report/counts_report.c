@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "counts.h"
+#include "counts_report.h"
 #include "file_util.h"
 #include "session.h"
 #include "text_escape.h"

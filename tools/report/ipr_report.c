@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 #include "acart_wire.h"
-#include "commands.h"
+#include "diag.h"
 #include "symbols.h"
 
 /* A counter's name in the file header: NUL-padded, but not NUL-terminated when it fills

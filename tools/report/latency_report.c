@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "pmu.h"
+#include "profile_open.h"
 #include "progress.h"
 #include "text_escape.h"
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "branch_report.h"
+#include "counts_report.h"
 #include "latency_report.h"
 #include "cli.h"
 #include "code_places.h"
@@ -15,6 +16,7 @@
 #include "ipr_report.h"
 #include "counts.h"
 #include "metrics.h"
+#include "profile_open.h"
 #include "progress.h"
 #include "stack_tally.h"
 #include "symbols.h"

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
 #include "samprec_shared.h"
+#include "tb5_read.h"
 #include "tb5_record.h"
 #include "tb5_strings.h"
 #include "tb5_tools.h"

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "profile_open.h"
 #include "samprec_shared.h"
 #include "tb5_record.h"
 #include "tb5_strings.h"
