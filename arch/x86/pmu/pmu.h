@@ -115,7 +115,7 @@ int pmu_probe(struct pmu_caps *caps);
  * miss, bit 5 locked), after the tables of Linux's arch/x86/events/intel/ds.c: the Sandy
  * Bridge table (pebs_data_source[]), Nehalem's changes to it
  * (intel_pmu_pebs_data_source_nhm) and Skylake's (intel_pmu_pebs_data_source_skl). The
- * host decodes with it (tools/latency_report.c); NONE: no load-latency facility known. */
+ * host decodes with it (tools/report/latency_report.c); NONE: no load-latency facility known. */
 enum pmu_pebs_dse { PMU_DSE_NONE = 0, PMU_DSE_NHM, PMU_DSE_SNB, PMU_DSE_SKL };
 
 struct pmu_model {
