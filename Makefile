@@ -61,12 +61,14 @@ lint:
 	cppcheck --enable=warning,style,performance,portability --error-exitcode=1 --inline-suppr -q \
 	  --suppress=missingIncludeSystem -D__GNUC__ -I runtime/include -I runtime/wire $(addprefix -I runtime/,agent commands sampling iprobe pt uncore) \
 	  -I arch/x86/cpu -I arch/x86/pmu -I arch/x86/kit \
-	  $$(git ls-files '*.c' | grep -v '^tests/pmu/')
-	# The simulated-PMU tests are built with these definitions (tests/pmu/CMakeLists.txt).
+	  $$(git ls-files '*.c' | grep -v '^tests/\(pmu\|sim\)/')
+	# The simulated CPU and board (tests/sim) and the tests on them (tests/pmu) are built with
+	# these definitions (tests/sim/CMakeLists.txt, tests/pmu/CMakeLists.txt).
 	cppcheck --enable=warning,style,performance,portability --error-exitcode=1 --inline-suppr -q \
 	  --suppress=missingIncludeSystem -D__GNUC__ -DACART_SIM -DACA_MAX_CPUS=3 -DSHIM_SIM_CPU=0 \
 	  -I runtime/include -I runtime/wire $(addprefix -I runtime/,agent commands sampling iprobe pt uncore) \
-	  -I arch/x86/cpu -I arch/x86/pmu -I arch/x86/kit -I tests/pmu $$(git ls-files 'tests/pmu/*.c')
+	  -I arch/x86/cpu -I arch/x86/pmu -I arch/x86/kit -I tests/sim \
+	  $$(git ls-files 'tests/pmu/*.c' 'tests/sim/*.c')
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -1,9 +1,9 @@
 /* libFuzzer target: the runtime's control channel against a hostile host. The runtime
  * (agent.c, control.c, commands.c, cmd_*.c and everything they call: ECB decoding, MSR
  * policy, sampler, rings, transfer) is built for the host with the platform faked: the
- * simulated CPUs and the board of tests/pmu (sim_cpu.c, sampler_shim_board.c; the CPUs run
- * at once, control/fuzz_cpus.c) behind acart_platform.h,
- * control/io.h for port I/O, interrupts and the TSC, and here a fake channel layer
+ * simulated CPUs and the board of tests/sim (sim_cpu.c, sampler_shim_board.c; the CPUs run
+ * at once, sampler_shim_threads.c) behind acart_platform.h,
+ * tests/sim/host/io.h for port I/O, interrupts and the TSC, and here a fake channel layer
  * (channel.h) that hands the runtime the input as what the host sent.
  *
  * Input: byte 0 chooses how the bytes arrive (bit 0: a small send window after the

@@ -1,6 +1,6 @@
 """`acart collect --uncore` end to end on the simulated board (acart_simboard: the target
 runtime on four simulated Skylakes, 06_5E, whose package has the simulated client uncore
-of tests/pmu/sim_uncore.c): the host names the events, the agent takes the uncore ECB
+of tests/sim/sim_uncore.c): the host names the events, the agent takes the uncore ECB
 through its allowlist, programs the ARB, CBo and UCLK MSRs and reads them and the IMC's
 MMIO counters every interval into uncore records on the uncore channel; `report --uncore`
 shows the counts per interval and `export csv` writes them as VTune's discrete table.

@@ -1,11 +1,11 @@
 /* acart_simboard: the whole target runtime on the host, as a board a real `acart collect`
- * talks to over loopback TCP. Four simulated CPUs (tests/pmu's sim_cpu.c, one instance
+ * talks to over loopback TCP. Four simulated CPUs (tests/sim's sim_cpu.c, one instance
  * each, strict about the SDM's #GP cases) run a workload whose trace unit writes a real
  * Intel PT packet stream (a pttc trace, read from --trace and replayed in a loop) into the
  * buffers the runtime programmed, while their counters count towards PMU samples and the
- * Skylake package's simulated uncore (tests/pmu/sim_uncore.c) counts its traffic; the
- * platform seam is tests/pmu's recording board with CPUs as threads
- * (tests/fuzz/control/fuzz_cpus.c), the network the host's sockets (sim_channel.c).
+ * Skylake package's simulated uncore (tests/sim/sim_uncore.c) counts its traffic; the
+ * platform seam is tests/sim's recording board with CPUs as threads
+ * (tests/sim/sampler_shim_threads.c), the network the host's sockets (sim_channel.c).
  *
  * It is the only place where capture, the SEP extension, the host's files and the decoder
  * meet in one test (tests/pt/test_pt_capture.py); nothing here runs on a real board.
