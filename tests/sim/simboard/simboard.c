@@ -37,7 +37,6 @@
 #include "acart_platform.h"
 #include "io.h"
 #include "msr.h"
-#include "msr_safe.h"
 #include "pt.h"
 #include "sampler.h"
 #include "sampler_shim.h"
@@ -83,29 +82,12 @@ void aca_port_log(const char *line)
     fflush(stdout);
 }
 
-/* A #GP from an MSR the CPU lacks makes the access fail, as acart's fixup does; every
- * other fault stays for the loop to report. */
-static int faulted(unsigned before)
+/* The TSC (tests/sim/host/io.h): real time at the board's 2 GHz. */
+uint64_t host_tsc(void)
 {
-    const struct sim_instance *s = shim_sim(shim_current_cpu());
-    if (s->faults() == before)
-        return 0;
-    s->clear_faults();
-    return 1;
-}
-
-int msr_read_safe(uint32_t msr, uint64_t *value)
-{
-    unsigned before = shim_sim(shim_current_cpu())->faults();
-    *value = msr_read(msr);
-    return faulted(before) ? -1 : 0;
-}
-
-int msr_write_safe(uint32_t msr, uint64_t value)
-{
-    unsigned before = shim_sim(shim_current_cpu())->faults();
-    msr_write(msr, value);
-    return faulted(before) ? -1 : 0;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 2000000000ull + (uint64_t)t.tv_nsec * 2;
 }
 
 /* ---- the workload ---- */
