@@ -13,8 +13,8 @@ misses, and each loading instruction its own row.
 import re
 import sys
 
-from ptcase import board_test_args, check, run
-from test_pt_capture import Board, collect
+from acarttest.ptcase import board_test_args, check, run
+from acarttest.simboard import Board, collect
 
 SAMPLE_AFTER = 1009
 BUCKETS = ["<8", "<16", "<32", "<64", "<128", "<256", "<512", "<1024", ">=1024"]

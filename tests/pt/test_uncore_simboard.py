@@ -17,8 +17,8 @@ import os
 import shutil
 import sys
 
-from ptcase import check, run
-from test_pt_capture import Board
+from acarttest.ptcase import check, run
+from acarttest.simboard import Board
 
 EVENTS = ["UNC_CLOCK.SOCKET", "UNC_ARB_TRK_REQUESTS.ALL", "UNC_CBO_CACHE_LOOKUP.ANY_MESI",
           "UNC_CBO_CACHE_LOOKUP.ANY_MESI:cbo=2", "UNC_IMC_DRAM_DATA_READS",
