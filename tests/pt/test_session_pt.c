@@ -7,18 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acart_check.h"
 #include "file_util.h"
 #include "session.h"
-
-static int failures;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 /* The JSON block after `marker` in the file at path. */
 static char *block_from_docs(const char *path, const char *marker)
@@ -48,7 +39,7 @@ static char *edited(const char *text, const char *from, const char *to)
     const char *at = strstr(text, from);
     if (!at) {
         fprintf(stderr, "the example has no %s\n", from);
-        failures++;
+        check_failures++;
         return NULL;
     }
     size_t n = strlen(text) - strlen(from) + strlen(to) + 1;
@@ -111,7 +102,7 @@ static void check_roundtrip(const struct session *s)
         session_free(&again);
     } else {
         fprintf(stderr, "formatted session refused: %s\n", d.msg);
-        failures++;
+        check_failures++;
     }
     free(text);
 }
@@ -136,7 +127,7 @@ static void check_snapshot(const char *session)
         session_free(&s);
     } else if (t2) {
         fprintf(stderr, "the snapshot session is refused: %s\n", d.msg);
-        failures++;
+        check_failures++;
     }
     free(text);
     free(t2);
@@ -154,7 +145,7 @@ static void check_refused(const char *session, const char *from, const char *to,
     if (rc != DIAG_INPUT || !strstr(d.msg, member)) {
         fprintf(stderr, "%s -> %s: rc %d, message \"%s\", expected one naming %s\n", from, to, rc,
                 d.msg, member);
-        failures++;
+        check_failures++;
     }
     if (rc == 0)
         session_free(&s);
@@ -216,8 +207,8 @@ int main(int argc, char **argv)
     free(pt);
     free(base);
 
-    if (failures) {
-        fprintf(stderr, "%d checks failed\n", failures);
+    if (check_failures) {
+        fprintf(stderr, "%d checks failed\n", check_failures);
         return 1;
     }
     printf("PASS\n");
