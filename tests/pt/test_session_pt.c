@@ -166,17 +166,17 @@ int main(int argc, char **argv)
     /* The pt member goes right before "transfer", a top-level member of the example. */
     char *with = malloc(strlen(member) + 32);
     sprintf(with, "%s  \"transfer\"", member);
-    char *session = edited(base, "\"transfer\"", with);
+    char *example = edited(base, "\"transfer\"", with);
     free(with);
     free(member);
-    if (!session)
+    if (!example)
         return 1;
 
     struct session s;
     struct diag d = {0};
-    if (session_parse(session, "example", &s, &d) != 0) {
+    if (session_parse(example, "example", &s, &d) != 0) {
         fprintf(stderr, "the documented example is refused: %s\n", d.msg);
-        free(session);
+        free(example);
         return 1;
     }
     check_example(&s);
@@ -186,24 +186,24 @@ int main(int argc, char **argv)
         CHECK(s.pt == NULL);
         session_free(&s);
     }
-    check_snapshot(session);
+    check_snapshot(example);
 
-    check_refused(session, "\"version\": 1,\n  \"mode\"", "\"version\": 2,\n  \"mode\"",
+    check_refused(example, "\"version\": 1,\n  \"mode\"", "\"version\": 2,\n  \"mode\"",
                   "pt.version");
-    check_refused(session, "\"mode\": \"full\"", "\"mode\": \"ring\"", "pt.mode");
-    check_refused(session, "\"rtit_ctl\": \"0x10000e70f\",", "", "pt.rtit_ctl: missing");
-    check_refused(session, "\"cpuid_15_eax\": 2,", "", "pt.cpuid_15_eax: missing");
-    check_refused(session, "\"mtc_freq\": 3", "\"mtc_freq\": 4", "pt.mtc_freq");
-    check_refused(session, "\"mtc_to_tsc\": 704", "\"mtc_to_tsc\": 700", "pt.mtc_to_tsc");
-    check_refused(session, "\"nom_freq\": 22,", "", "pt.nom_freq: missing");
-    check_refused(session, "\"nom_freq\": 22,", "\"nom_freq\": 256,", "pt.nom_freq");
-    check_refused(session, "\"end\": \"0x101fff\"", "\"end\": \"0x100fff\"", "pt.filters[].end");
-    check_refused(session, "{\"cpu\": 0, \"bytes\": 65536},", "", "pt.per_cpu");
-    check_refused(session, "{\"cpu\": 0, \"bytes\"", "{\"cpu\": 1, \"bytes\"", "pt.per_cpu[].cpu");
-    check_refused(session, "\"offset\": 16384", "\"offset\": 50000", "pt.per_cpu[].lost[].offset");
-    check_refused(session, "\"mode\": \"full\"",
+    check_refused(example, "\"mode\": \"full\"", "\"mode\": \"ring\"", "pt.mode");
+    check_refused(example, "\"rtit_ctl\": \"0x10000e70f\",", "", "pt.rtit_ctl: missing");
+    check_refused(example, "\"cpuid_15_eax\": 2,", "", "pt.cpuid_15_eax: missing");
+    check_refused(example, "\"mtc_freq\": 3", "\"mtc_freq\": 4", "pt.mtc_freq");
+    check_refused(example, "\"mtc_to_tsc\": 704", "\"mtc_to_tsc\": 700", "pt.mtc_to_tsc");
+    check_refused(example, "\"nom_freq\": 22,", "", "pt.nom_freq: missing");
+    check_refused(example, "\"nom_freq\": 22,", "\"nom_freq\": 256,", "pt.nom_freq");
+    check_refused(example, "\"end\": \"0x101fff\"", "\"end\": \"0x100fff\"", "pt.filters[].end");
+    check_refused(example, "{\"cpu\": 0, \"bytes\": 65536},", "", "pt.per_cpu");
+    check_refused(example, "{\"cpu\": 0, \"bytes\"", "{\"cpu\": 1, \"bytes\"", "pt.per_cpu[].cpu");
+    check_refused(example, "\"offset\": 16384", "\"offset\": 50000", "pt.per_cpu[].lost[].offset");
+    check_refused(example, "\"mode\": \"full\"",
                   "\"mode\": \"full\", \"freeze\": {\"reason\": \"panic\"}", "pt.freeze.reason");
-    free(session);
+    free(example);
     free(pt);
     free(base);
 
