@@ -5,6 +5,9 @@ CTEST_JOBS ?= 2
 
 PREFIX ?= /usr/local
 
+# Python with the tests' helper package (tests/acarttest) importable, for the benchmarks.
+PYTHON_TESTS = PYTHONPATH=$(CURDIR)/tests python3
+
 .PHONY: all deps build install test demo bench fuzz soak format lint clean
 
 all: build
@@ -28,9 +31,9 @@ demo: build
 
 # Benchmarks write their numbers to bench/results/; they are not tests.
 bench: build
-	python3 bench/boot_bench.py --image $(BUILD_DIR)/target/boards/qemu-pc/acart-qemu-pc.elf
-	python3 bench/board_bench.py --image $(BUILD_DIR)/target/boards/qemu-pc/acart-qemu-pc.elf
-	python3 bench/sample_cost.py --image $(BUILD_DIR)/target/boards/qemu-pc/acart-qemu-pc.elf \
+	$(PYTHON_TESTS) bench/boot_bench.py --image $(BUILD_DIR)/target/boards/qemu-pc/acart-qemu-pc.elf
+	$(PYTHON_TESTS) bench/board_bench.py --image $(BUILD_DIR)/target/boards/qemu-pc/acart-qemu-pc.elf
+	$(PYTHON_TESTS) bench/sample_cost.py --image $(BUILD_DIR)/target/boards/qemu-pc/acart-qemu-pc.elf \
 	  --acart $(BUILD_DIR)/tools/acart
 	-ninja -C $(BUILD_DIR) bench-tb5
 	ninja -C $(BUILD_DIR) bench-pt
@@ -50,7 +53,7 @@ mutants: deps
 # bench/results/soak.txt. Not a test.
 SOAK_MINUTES ?= 60
 soak: build
-	python3 bench/soak.py --image $(BUILD_DIR)/target/boards/qemu-pc/acart-qemu-pc.elf \
+	$(PYTHON_TESTS) bench/soak.py --image $(BUILD_DIR)/target/boards/qemu-pc/acart-qemu-pc.elf \
 	  --minutes $(SOAK_MINUTES)
 
 format:
@@ -61,12 +64,14 @@ lint:
 	cppcheck --enable=warning,style,performance,portability --error-exitcode=1 --inline-suppr -q \
 	  --suppress=missingIncludeSystem -D__GNUC__ -I runtime/include -I runtime/wire $(addprefix -I runtime/,agent commands sampling iprobe pt uncore) \
 	  -I arch/x86/cpu -I arch/x86/pmu -I arch/x86/kit \
-	  $$(git ls-files '*.c' | grep -v '^tests/pmu/')
-	# The simulated-PMU tests are built with these definitions (tests/pmu/CMakeLists.txt).
+	  $$(git ls-files '*.c' | grep -v '^tests/\(pmu\|sim\)/')
+	# The simulated CPU and board (tests/sim) and the tests on them (tests/pmu) are built with
+	# these definitions (tests/sim/CMakeLists.txt, tests/pmu/CMakeLists.txt).
 	cppcheck --enable=warning,style,performance,portability --error-exitcode=1 --inline-suppr -q \
 	  --suppress=missingIncludeSystem -D__GNUC__ -DACART_SIM -DACA_MAX_CPUS=3 -DSHIM_SIM_CPU=0 \
 	  -I runtime/include -I runtime/wire $(addprefix -I runtime/,agent commands sampling iprobe pt uncore) \
-	  -I arch/x86/cpu -I arch/x86/pmu -I arch/x86/kit -I tests/pmu $$(git ls-files 'tests/pmu/*.c')
+	  -I arch/x86/cpu -I arch/x86/pmu -I arch/x86/kit -I tests/sim \
+	  $$(git ls-files 'tests/pmu/*.c' 'tests/sim/*.c')
 
 clean:
 	rm -rf $(BUILD_DIR)

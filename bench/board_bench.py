@@ -14,19 +14,19 @@ noisy, so only ratios inside one run mean anything):
      delayed mode's drop-free rate (2.) while CPU 0 also drains; its drops are counted, and
      its rate is compared with bare LAPIC timer interrupts asked the same, in that boot.
 
-Writes bench/results/board.txt. Usage: board_bench.py --image IMAGE [--cpus 4]"""
+Writes bench/results/board.txt. Usage, from the top of the tree (`make bench` runs it so):
+    PYTHONPATH=tests python3 bench/board_bench.py --image IMAGE [--cpus 4]"""
 import argparse
 import os
 import socket
 import struct
 import subprocess
-import sys
 import time
 
+from acarttest import sep
+from acarttest.board import Board
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "tests", "qemu"))
-import sep  # noqa: E402
-from board import Board  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--image", required=True)

@@ -1,17 +1,18 @@
 """Boot time to "network up" (wall clock from starting the runner to the agent listening,
 and the board's own count from its first instruction), and TCP echo throughput, for 1, 2
-and 4 CPUs. Writes bench/results/boot.txt. Usage: boot_bench.py --image IMAGE"""
+and 4 CPUs. Writes bench/results/boot.txt. Usage, from the top of the tree (`make bench`
+runs it so):
+    PYTHONPATH=tests python3 bench/boot_bench.py --image IMAGE"""
 import argparse
 import os
 import re
 import socket
-import sys
 import threading
 import time
 
+from acarttest.board import Board
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "tests", "qemu"))
-from board import Board  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--image", required=True)

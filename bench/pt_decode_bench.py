@@ -17,8 +17,10 @@ instruction counts, and the cycle total, are checked against what the trace enco
 the benchmark fails rather than time a wrong decode. Every command runs under bench_run
 (CPU time and peak RSS by wait4), through tb5_import_bench's `timed`.
 
-    pt_decode_bench.py --acart ACART --run BENCH_RUN --workdir DIR [--mib N] [--rounds N]
-                       [--out FILE]
+    PYTHONPATH=tests python3 bench/pt_decode_bench.py --acart ACART --run BENCH_RUN --workdir DIR
+        [--mib N] [--rounds N] [--out FILE]
+
+(from the top of the tree; the bench-pt target runs it so)
 """
 
 import argparse
@@ -30,10 +32,10 @@ import statistics
 import subprocess
 import sys
 
+from acarttest import ptcase
+from tb5_import_bench import timed  # bench/, beside this file
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "tests", "pt"))
-import ptcase  # noqa: E402
-from tb5_import_bench import timed  # noqa: E402
 
 ORG = 0x400000
 # main: call f; dec ecx; jnz main.  f: nop; ret.  (then hlt, never reached)

@@ -18,18 +18,19 @@ hotspot's stack is 3 deep, so the walk stops at its real end), each at two rates
 slope between them is the cost of one sample, apart from what an open session costs per
 second. acart's own cost is the difference to the bare timer.
 
-Writes bench/results/sample_cost.txt. Usage: sample_cost.py --image IMAGE --acart ACART"""
+Writes bench/results/sample_cost.txt. Usage, from the top of the tree (`make bench` runs it
+so):
+    PYTHONPATH=tests python3 bench/sample_cost.py --image IMAGE --acart ACART"""
 import argparse
 import os
 import subprocess
-import sys
 import tempfile
 import time
 
+from acarttest import sep
+from acarttest.board import Board
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "tests", "qemu"))
-import sep  # noqa: E402
-from board import Board  # noqa: E402
 
 SHIFT = 3
 INSTRUCTIONS_PER_S = 1e9 / (1 << SHIFT)

@@ -7,7 +7,8 @@ active pcbs, channel slots, heap bytes, receive pbufs, queued segments) must equ
 one it printed at boot.
 
 Writes bench/results/soak.txt (what was run, for how long, and what was seen).
-Usage: soak.py --image IMAGE [--minutes 60] [--cpus 2] [--seed N]"""
+Usage, from the top of the tree (`make soak` runs it so):
+    PYTHONPATH=tests python3 bench/soak.py --image IMAGE [--minutes 60] [--cpus 2] [--seed N]"""
 import argparse
 import datetime
 import os
@@ -16,10 +17,10 @@ import subprocess
 import sys
 import time
 
+from acarttest import sep
+from acarttest.board import Board
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "tests", "qemu"))
-import sep  # noqa: E402
-from board import Board  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--image", required=True)
@@ -90,7 +91,7 @@ wall = time.time() - t0
 lines = [
     "# Soak: make soak (bench/soak.py), %s UTC, tree %s"
     % (started.strftime("%Y-%m-%d %H:%M"), tree),
-    "# command: python3 bench/soak.py --image %s --minutes %g --cpus %d --seed %d "
+    "# command: PYTHONPATH=tests python3 bench/soak.py --image %s --minutes %g --cpus %d --seed %d "
     "--max-duration %g --modes %s" % (os.path.relpath(args.image), args.minutes, args.cpus,
                                       args.seed, args.max_duration, args.modes),
     "# asked for %g minutes (%s, an equal share each); ran %.1f minutes of wall time"

@@ -1,9 +1,9 @@
 /* libFuzzer target: the runtime's control channel against a hostile host. The runtime
  * (agent.c, control.c, commands.c, cmd_*.c and everything they call: ECB decoding, MSR
  * policy, sampler, rings, transfer) is built for the host with the platform faked: the
- * simulated CPUs and the board of tests/pmu (sim_cpu.c, sampler_shim_board.c; the CPUs run
- * at once, control/fuzz_cpus.c) behind acart_platform.h,
- * control/io.h for port I/O, interrupts and the TSC, and here a fake channel layer
+ * simulated CPUs and the board of tests/sim (sim_cpu.c, sampler_shim_board.c; the CPUs run
+ * at once, sampler_shim_threads.c) behind acart_platform.h,
+ * tests/sim/host/io.h for port I/O, interrupts and the TSC, and here a fake channel layer
  * (channel.h) that hands the runtime the input as what the host sent.
  *
  * Input: byte 0 chooses how the bytes arrive (bit 0: a small send window after the
@@ -31,11 +31,15 @@
 #include "collection.h"
 #include "session.h"
 #include "target.h"
-#include "msr.h"
-#include "msr_safe.h"
 #include "sampler_shim.h"
 
-uint64_t fuzz_tsc = 1;
+/* The TSC (tests/sim/host/io.h): a counter each read advances, so runs repeat. */
+static uint64_t fuzz_tsc = 1;
+
+uint64_t host_tsc(void)
+{
+    return fuzz_tsc += 1000;
+}
 
 /* ---- the channel layer ---- */
 
@@ -247,31 +251,6 @@ void aca_port_log(const char *line)
 {
     if (verbose)
         fprintf(stderr, "%s\n", line);
-}
-
-/* The simulated CPU records an access to an MSR it lacks as a fault, where hardware
- * raises #GP and acart's fixup makes the access fail. */
-static int faulted(unsigned before)
-{
-    const struct sim_instance *s = shim_sim(shim_current_cpu());
-    if (s->faults() == before)
-        return 0;
-    s->clear_faults();
-    return 1;
-}
-
-int msr_read_safe(uint32_t msr, uint64_t *value)
-{
-    unsigned before = shim_sim(shim_current_cpu())->faults();
-    *value = msr_read(msr);
-    return faulted(before) ? -1 : 0;
-}
-
-int msr_write_safe(uint32_t msr, uint64_t value)
-{
-    unsigned before = shim_sim(shim_current_cpu())->faults();
-    msr_write(msr, value);
-    return faulted(before) ? -1 : 0;
 }
 
 /* ---- one session per input ---- */

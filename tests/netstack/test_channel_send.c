@@ -21,6 +21,7 @@
  * reached. One tcp_write per send makes all-or-nothing a property of the code, checked
  * here, rather than of a cap elsewhere.) */
 #include "acart.h"
+#include "acart_check.h"
 #include "acart_platform.h"
 #include "channel.h"
 
@@ -52,17 +53,6 @@ int aca_port_net_memory(struct aca_net_memory *out)
     out->tcp_pcbs_used = (uint32_t)lwip_stats.memp[MEMP_TCP_PCB]->used;
     return 0;
 }
-static unsigned failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
 
 u32_t sys_now(void)
 {
@@ -167,14 +157,14 @@ static void drain_ring(void)
         if (rc == ACA_ERR_BUSY && heap_free > 4 * 200)
             sends_failed_midway++;
         if (rc != ACA_OK) {
-            CHECK(rc == ACA_ERR_BUSY, "channel_send_ref: %d", rc);
-            CHECK(channel_unacked(board) == unacked_before, "a refused send queued something");
+            CHECK_MSG(rc == ACA_ERR_BUSY, "channel_send_ref: %d", rc);
+            CHECK_MSG(channel_unacked(board) == unacked_before, "a refused send queued something");
             sends_busy_memory++;
             break;
         }
-        CHECK(channel_unacked(board) == unacked_before + n * RECORD,
-              "unacknowledged bytes %" PRIu32 " after queueing %" PRIu64 " on %" PRIu32,
-              channel_unacked(board), n * RECORD, unacked_before);
+        CHECK_MSG(channel_unacked(board) == unacked_before + n * RECORD,
+                  "unacknowledged bytes %" PRIu32 " after queueing %" PRIu64 " on %" PRIu32,
+                  channel_unacked(board), n * RECORD, unacked_before);
         ring_held += n;
         sends_ok++;
     }
@@ -210,12 +200,12 @@ static void drain(void)
         if (rc == ACA_ERR_BUSY && heap_free > 4 * (TCP_MSS + 200))
             sends_failed_midway++;
         if (rc != ACA_OK) {
-            CHECK(rc == ACA_ERR_BUSY, "channel_send: %d", rc);
+            CHECK_MSG(rc == ACA_ERR_BUSY, "channel_send: %d", rc);
             /* lwIP said ERR_MEM although the room was there: nothing may have been queued
              * (the room may only shrink: the channel offers less after ERR_MEM). */
-            CHECK(channel_send_room(board) <= room && tcp_sndbuf_of_board() == sndbuf,
-                  "a refused send queued something: send buffer %" PRIu32 " -> %" PRIu32, sndbuf,
-                  tcp_sndbuf_of_board());
+            CHECK_MSG(channel_send_room(board) <= room && tcp_sndbuf_of_board() == sndbuf,
+                      "a refused send queued something: send buffer %" PRIu32 " -> %" PRIu32,
+                      sndbuf, tcp_sndbuf_of_board());
             sends_busy_memory++;
             break;
         }
@@ -380,23 +370,23 @@ int main(int argc, char **argv)
 
     struct channel_net_stats before;
     channel_net_stats(&before);
-    CHECK(channel_listen(PORT, on_board_accept, NULL) == ACA_OK, "listen");
+    CHECK_MSG(channel_listen(PORT, on_board_accept, NULL) == ACA_OK, "listen");
     struct tcp_pcb *host = tcp_new();
     tcp_recv(host, on_host_recv);
-    CHECK(tcp_connect(host, &ip, PORT, on_host_connected) == ERR_OK, "connect");
+    CHECK_MSG(tcp_connect(host, &ip, PORT, on_host_connected) == ERR_OK, "connect");
     run(50);
     host_port = host->local_port;
-    CHECK(host_connected && board, "no connection (host %d, board %p)", host_connected,
-          (void *)board);
+    CHECK_MSG(host_connected && board, "no connection (host %d, board %p)", host_connected,
+              (void *)board);
     if (!board)
         return 1;
 
     /* More than one tcp_write's worth is refused outright, and queues nothing. */
     static uint8_t big[CHANNEL_SEND_MAX + RECORD];
     uint32_t room = channel_send_room(board);
-    CHECK(room <= CHANNEL_SEND_MAX, "room %" PRIu32 " above one tcp_write", room);
-    CHECK(channel_send(board, big, sizeof big) == ACA_ERR_INVALID, "oversized send accepted");
-    CHECK(channel_send_room(board) == room, "an oversized send changed the room");
+    CHECK_MSG(room <= CHANNEL_SEND_MAX, "room %" PRIu32 " above one tcp_write", room);
+    CHECK_MSG(channel_send(board, big, sizeof big) == ACA_ERR_INVALID, "oversized send accepted");
+    CHECK_MSG(channel_send_room(board) == room, "an oversized send changed the room");
 
     for (unsigned round = 0; round < 600000 && next_expected < RECORDS; round++)
         run(1);
@@ -406,21 +396,22 @@ int main(int argc, char **argv)
            " packets lost on the wire\n",
            next_expected, RECORDS, bad_records, sends_ok, sends_busy_memory, sends_failed_midway,
            sends_busy_room, wire_dropped);
-    CHECK(next_expected == RECORDS && partial_len == 0,
-          "received %" PRIu64 " records + %" PRIu32 " bytes", next_expected, partial_len);
-    CHECK(bad_records == 0, "%" PRIu64 " records out of order, duplicated or corrupt", bad_records);
+    CHECK_MSG(next_expected == RECORDS && partial_len == 0,
+              "received %" PRIu64 " records + %" PRIu32 " bytes", next_expected, partial_len);
+    CHECK_MSG(bad_records == 0, "%" PRIu64 " records out of order, duplicated or corrupt",
+              bad_records);
     if (by_reference) {
         run(1000); /* the last acknowledgements */
-        CHECK(channel_unacked(board) == 0 && ring_tail == RECORDS && ring_held == 0,
-              "after the host has everything: %" PRIu32 " bytes unacknowledged, %" PRIu64
-              " records released, %" PRIu64 " held",
-              channel_unacked(board), ring_tail, ring_held);
+        CHECK_MSG(channel_unacked(board) == 0 && ring_tail == RECORDS && ring_held == 0,
+                  "after the host has everything: %" PRIu32 " bytes unacknowledged, %" PRIu64
+                  " records released, %" PRIu64 " held",
+                  channel_unacked(board), ring_tail, ring_held);
         /* Resends from the ring are what the test is about. */
-        CHECK(wire_dropped > 0, "no packet was lost on the wire, so nothing was resent");
+        CHECK_MSG(wire_dropped > 0, "no packet was lost on the wire, so nothing was resent");
     }
     /* The test means nothing unless lwIP really ran out of memory mid-send. */
-    CHECK(sends_failed_midway >= 10, "only %" PRIu64 " sends hit ERR_MEM half way",
-          sends_failed_midway);
+    CHECK_MSG(sends_failed_midway >= 10, "only %" PRIu64 " sends hit ERR_MEM half way",
+              sends_failed_midway);
 
     /* Close both ends; lwIP gives back all it took. */
     channel_close(board);
@@ -430,13 +421,13 @@ int main(int argc, char **argv)
     uint32_t lingering = channel_poll();
     struct channel_net_stats after;
     channel_net_stats(&after);
-    CHECK(lingering == 0, "%" PRIu32 " closed connections still lingering", lingering);
-    CHECK(after.tcp_active == before.tcp_active && after.heap_used == before.heap_used &&
-              after.tcp_segs_used == before.tcp_segs_used && after.channels_open == 0,
-          "after: %" PRIu32 " active pcbs, %" PRIu32 " heap bytes, %" PRIu32
-          " segments; before: %" PRIu32 ", %" PRIu32 ", %" PRIu32,
-          after.tcp_active, after.heap_used, after.tcp_segs_used, before.tcp_active,
-          before.heap_used, before.tcp_segs_used);
-    printf("%s\n", failures ? "FAILED" : "ok");
-    return failures ? 1 : 0;
+    CHECK_MSG(lingering == 0, "%" PRIu32 " closed connections still lingering", lingering);
+    CHECK_MSG(after.tcp_active == before.tcp_active && after.heap_used == before.heap_used &&
+                  after.tcp_segs_used == before.tcp_segs_used && after.channels_open == 0,
+              "after: %" PRIu32 " active pcbs, %" PRIu32 " heap bytes, %" PRIu32
+              " segments; before: %" PRIu32 ", %" PRIu32 ", %" PRIu32,
+              after.tcp_active, after.heap_used, after.tcp_segs_used, before.tcp_active,
+              before.heap_used, before.tcp_segs_used);
+    printf("%s\n", check_failures ? "FAILED" : "ok");
+    return check_failures ? 1 : 0;
 }

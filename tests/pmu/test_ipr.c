@@ -21,7 +21,6 @@
 #include "lapic.h"
 #include "msr.h"
 #include "msr_policy.h"
-#include "msr_safe.h"
 #include "pmu.h"
 #include "pmu_owner.h"
 #include "sampler_shim.h"
@@ -120,29 +119,6 @@ int32_t cmd_reply(struct cmd_request *req, const void *value, uint32_t len)
     memcpy(req->out, value, len);
     req->out_len = len;
     return SEP_STATUS_SUCCESS;
-}
-
-static int faulted(unsigned before)
-{
-    const struct sim_instance *s = shim_sim(shim_current_cpu());
-    if (s->faults() == before)
-        return 0;
-    s->clear_faults();
-    return 1;
-}
-
-int msr_read_safe(uint32_t msr, uint64_t *value)
-{
-    unsigned before = shim_sim(shim_current_cpu())->faults();
-    *value = msr_read(msr);
-    return faulted(before) ? -1 : 0;
-}
-
-int msr_write_safe(uint32_t msr, uint64_t value)
-{
-    unsigned before = shim_sim(shim_current_cpu())->faults();
-    msr_write(msr, value);
-    return faulted(before) ? -1 : 0;
 }
 
 static int32_t host_write_msr(uint32_t msr, uint64_t value)

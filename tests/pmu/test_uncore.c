@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "acart.h"
+#include "acart_check.h"
 #include "acart_wire.h"
 #include "channel.h"
 #include "ecb.h"
@@ -18,16 +19,6 @@
 #include "sim_cpu.h"
 #include "sim_uncore.h"
 #include "uncore.h"
-
-static int failures;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 /* ---- what uncore.c needs from the rest of the runtime ---- */
 
@@ -385,8 +376,8 @@ int main(int argc, char **argv)
     test_fixture_runs_on_goldmont(fixture, len);
     test_client_msrs_on_skylake();
     test_refused_without_uncore();
-    if (failures) {
-        fprintf(stderr, "test_uncore: %d failures\n", failures);
+    if (check_failures) {
+        fprintf(stderr, "test_uncore: %d failures\n", check_failures);
         return 1;
     }
     printf("test_uncore: all passed\n");

@@ -20,8 +20,8 @@ import re
 import sys
 import time
 
-from ptcase import board_test_args, check, run
-from test_pt_capture import Board
+from acarttest.ptcase import board_test_args, check, run
+from acarttest.simboard import Board
 
 # Events per TSC tick (simboard.c RATES) by what the simulator counts.
 RATE = {"instructions": 1.0, "cycles": 0.5, "ref_cycles": 1.0, "branches": 0.2,

@@ -11,8 +11,8 @@ import json
 import os
 import sys
 
-from ptcase import board_test_args, check, run
-from test_pt_capture import Board
+from acarttest.ptcase import board_test_args, check, run
+from acarttest.simboard import Board
 
 EVENTS = ["INST_RETIRED.ANY:sa=100000", "BR_INST_RETIRED.ALL_BRANCHES:sa=20000",
           "UOPS_ISSUED.STALL_CYCLES", "OFFCORE_RESPONSE.DEMAND_DATA_RD.ANY_RESPONSE"]

@@ -1,6 +1,6 @@
 """Load-latency PEBS end to end on the simulated board (acart_simboard --loads: four
 simulated CPUs retiring, every millisecond, loads of four kinds with known addresses,
-latencies and data sources, tests/pt/simboard/simboard.c's LOADS): `acart collect --event
+latencies and data sources, tests/sim/simboard/simboard.c's LOADS): `acart collect --event
 MEM_TRANS_RETIRED.LOAD_LATENCY_GT_32:precise` programs MSR_PEBS_LD_LAT and the load-latency
 facility (IA32_PEBS_ENABLE's LL_EN bit on the legacy-PEBS Skylake, the adaptive memory group
 on the Tiger Lake), the target writes each PEBS record's address, data source and latency
@@ -13,8 +13,8 @@ misses, and each loading instruction its own row.
 import re
 import sys
 
-from ptcase import board_test_args, check, run
-from test_pt_capture import Board, collect
+from acarttest.ptcase import board_test_args, check, run
+from acarttest.simboard import Board, collect
 
 SAMPLE_AFTER = 1009
 BUCKETS = ["<8", "<16", "<32", "<64", "<128", "<256", "<512", "<1024", ">=1024"]

@@ -13,8 +13,8 @@ import re
 import sys
 import time
 
-from ptcase import board_test_args, check, run
-from test_pt_capture import Board
+from acarttest.ptcase import board_test_args, check, run
+from acarttest.simboard import Board
 
 # (event, sample-after, what the simulator counts for it)
 EVENTS = [

@@ -15,71 +15,19 @@ runs on the simulator. Usage:
 import json
 import os
 import re
-import shutil
-import socket
 import struct
-import subprocess
 import sys
 import time
 
-from ptcase import Case, TestFailure, board_test_args, check, run
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "qemu"))
-import sep  # noqa: E402  (tests/qemu's SEP host, written from the protocol document)
+from acarttest import sep  # the SEP host of the QEMU tests, written from the protocol document
+from acarttest.ptcase import Case, TestFailure, board_test_args, check, run
+from acarttest.simboard import Board, collect
 
 OP_EXTENSIONS, OP_PT_INFO = 0x41430100, 0x41430110
 
 PSB = bytes([0x02, 0x82] * 8)
 RTIT_TRACE_EN, RTIT_OS, RTIT_USER, RTIT_TOPA = 0x1, 0x4, 0x8, 0x100
 RTIT_MTC_EN, RTIT_TSC_EN, RTIT_BRANCH_EN, RTIT_CYC_EN = 0x200, 0x400, 0x2000, 0x2
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Board:
-    """acart_simboard in the background, its log in a file."""
-
-    def __init__(self, args, name, *options):
-        self.port = free_port()
-        self.log_path = os.path.join(args.workdir, name + ".log")
-        self.log = open(self.log_path, "w")
-        self.proc = subprocess.Popen(
-            [args.simboard, "--port", str(self.port), "--seconds", "120"] + [str(o) for o in options],
-            stdout=self.log, stderr=subprocess.STDOUT)
-        deadline = time.time() + 30
-        while "listening on" not in self.text():
-            check(self.proc.poll() is None, "%s: the board exited:\n%s" % (name, self.text()))
-            check(time.time() < deadline, "%s: the board did not start:\n%s" % (name, self.text()))
-            time.sleep(0.05)
-
-    def text(self):
-        with open(self.log_path) as f:
-            return f.read()
-
-    def stop(self):
-        self.proc.terminate()
-        self.proc.wait()
-        self.log.close()
-        check("raised #GP" not in self.text() and self.proc.returncode != 3,
-              "a simulated CPU raised #GP:\n" + self.text())
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.stop()
-
-
-def collect(args, board, name, *options, expect=0):
-    folder = os.path.join(args.workdir, name)
-    shutil.rmtree(folder, ignore_errors=True)
-    out, err = run([args.acart, "collect", "--target", "127.0.0.1:%d" % board.port, "-o", folder]
-                   + [str(o) for o in options], expect=expect)
-    return folder, out, err
 
 
 def session_pt(folder):

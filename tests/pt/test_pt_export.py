@@ -12,7 +12,7 @@ import re
 import sys
 import xml.etree.ElementTree as ET
 
-from ptcase import Case, TestFailure, check, run, write_collection
+from acarttest.ptcase import Case, TestFailure, check, run, write_collection
 
 
 def load(path):

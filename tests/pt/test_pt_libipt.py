@@ -12,7 +12,8 @@ import re
 import shutil
 import sys
 
-from ptcase import TestFailure, build_elf, check, read_exp, run, settings, write_collection
+from acarttest.ptcase import (TestFailure, build_elf, check, read_exp, run, settings,
+                              write_collection)
 
 # Tests whose expectation acart cannot meet, and why. Each was looked at; none hides a
 # decoding difference of acart's own.

@@ -13,7 +13,7 @@ import re
 import shutil
 import sys
 
-from ptcase import TestFailure, check, run
+from acarttest.ptcase import TestFailure, check, run
 
 
 def ptxed_lines(path):

@@ -1,7 +1,8 @@
 """acart pt on real PT packet streams: each tests/pt/traces/*.ptt is compiled by libipt's
 pttc, decoded by `acart pt trace`, `pt calls` and `pt functions`, and every result is
 compared with the expectations the .ptt file writes down from what its assembly executes
-(ptcase.py explains the blocks). The README's `pt calls` excerpt is checked against demo.ptt's. Usage:
+(acarttest/ptcase.py explains the blocks). The README's `pt calls` excerpt is checked
+against demo.ptt's. Usage:
   test_pt_traces.py --acart ACART --pttc PTTC --traces DIR --workdir DIR
                     [--readme README.md] [NAME...]"""
 
@@ -12,7 +13,8 @@ import os
 import re
 import sys
 
-from ptcase import Case, TestFailure, call_lines, check, function_lines, run, time_lines, trace_lines
+from acarttest.ptcase import (Case, TestFailure, call_lines, check, function_lines, run, time_lines,
+                              trace_lines)
 
 
 def compare(case, what, got, want):

@@ -7,18 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acart_check.h"
 #include "file_util.h"
 #include "session.h"
-
-static int failures;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 /* The JSON block after `marker` in the file at path. */
 static char *block_from_docs(const char *path, const char *marker)
@@ -48,7 +39,7 @@ static char *edited(const char *text, const char *from, const char *to)
     const char *at = strstr(text, from);
     if (!at) {
         fprintf(stderr, "the example has no %s\n", from);
-        failures++;
+        check_failures++;
         return NULL;
     }
     size_t n = strlen(text) - strlen(from) + strlen(to) + 1;
@@ -111,7 +102,7 @@ static void check_roundtrip(const struct session *s)
         session_free(&again);
     } else {
         fprintf(stderr, "formatted session refused: %s\n", d.msg);
-        failures++;
+        check_failures++;
     }
     free(text);
 }
@@ -136,7 +127,7 @@ static void check_snapshot(const char *session)
         session_free(&s);
     } else if (t2) {
         fprintf(stderr, "the snapshot session is refused: %s\n", d.msg);
-        failures++;
+        check_failures++;
     }
     free(text);
     free(t2);
@@ -154,7 +145,7 @@ static void check_refused(const char *session, const char *from, const char *to,
     if (rc != DIAG_INPUT || !strstr(d.msg, member)) {
         fprintf(stderr, "%s -> %s: rc %d, message \"%s\", expected one naming %s\n", from, to, rc,
                 d.msg, member);
-        failures++;
+        check_failures++;
     }
     if (rc == 0)
         session_free(&s);
@@ -175,17 +166,17 @@ int main(int argc, char **argv)
     /* The pt member goes right before "transfer", a top-level member of the example. */
     char *with = malloc(strlen(member) + 32);
     sprintf(with, "%s  \"transfer\"", member);
-    char *session_text = edited(base, "\"transfer\"", with);
+    char *example = edited(base, "\"transfer\"", with);
     free(with);
     free(member);
-    if (!session_text)
+    if (!example)
         return 1;
 
     struct session s;
     struct diag d = {0};
-    if (session_parse(session_text, "example", &s, &d) != 0) {
+    if (session_parse(example, "example", &s, &d) != 0) {
         fprintf(stderr, "the documented example is refused: %s\n", d.msg);
-        free(session_text);
+        free(example);
         return 1;
     }
     check_example(&s);
@@ -195,32 +186,29 @@ int main(int argc, char **argv)
         CHECK(s.pt == NULL);
         session_free(&s);
     }
-    check_snapshot(session_text);
+    check_snapshot(example);
 
-    check_refused(session_text, "\"version\": 1,\n  \"mode\"", "\"version\": 2,\n  \"mode\"",
+    check_refused(example, "\"version\": 1,\n  \"mode\"", "\"version\": 2,\n  \"mode\"",
                   "pt.version");
-    check_refused(session_text, "\"mode\": \"full\"", "\"mode\": \"ring\"", "pt.mode");
-    check_refused(session_text, "\"rtit_ctl\": \"0x10000e70f\",", "", "pt.rtit_ctl: missing");
-    check_refused(session_text, "\"cpuid_15_eax\": 2,", "", "pt.cpuid_15_eax: missing");
-    check_refused(session_text, "\"mtc_freq\": 3", "\"mtc_freq\": 4", "pt.mtc_freq");
-    check_refused(session_text, "\"mtc_to_tsc\": 704", "\"mtc_to_tsc\": 700", "pt.mtc_to_tsc");
-    check_refused(session_text, "\"nom_freq\": 22,", "", "pt.nom_freq: missing");
-    check_refused(session_text, "\"nom_freq\": 22,", "\"nom_freq\": 256,", "pt.nom_freq");
-    check_refused(session_text, "\"end\": \"0x101fff\"", "\"end\": \"0x100fff\"",
-                  "pt.filters[].end");
-    check_refused(session_text, "{\"cpu\": 0, \"bytes\": 65536},", "", "pt.per_cpu");
-    check_refused(session_text, "{\"cpu\": 0, \"bytes\"", "{\"cpu\": 1, \"bytes\"",
-                  "pt.per_cpu[].cpu");
-    check_refused(session_text, "\"offset\": 16384", "\"offset\": 50000",
-                  "pt.per_cpu[].lost[].offset");
-    check_refused(session_text, "\"mode\": \"full\"",
+    check_refused(example, "\"mode\": \"full\"", "\"mode\": \"ring\"", "pt.mode");
+    check_refused(example, "\"rtit_ctl\": \"0x10000e70f\",", "", "pt.rtit_ctl: missing");
+    check_refused(example, "\"cpuid_15_eax\": 2,", "", "pt.cpuid_15_eax: missing");
+    check_refused(example, "\"mtc_freq\": 3", "\"mtc_freq\": 4", "pt.mtc_freq");
+    check_refused(example, "\"mtc_to_tsc\": 704", "\"mtc_to_tsc\": 700", "pt.mtc_to_tsc");
+    check_refused(example, "\"nom_freq\": 22,", "", "pt.nom_freq: missing");
+    check_refused(example, "\"nom_freq\": 22,", "\"nom_freq\": 256,", "pt.nom_freq");
+    check_refused(example, "\"end\": \"0x101fff\"", "\"end\": \"0x100fff\"", "pt.filters[].end");
+    check_refused(example, "{\"cpu\": 0, \"bytes\": 65536},", "", "pt.per_cpu");
+    check_refused(example, "{\"cpu\": 0, \"bytes\"", "{\"cpu\": 1, \"bytes\"", "pt.per_cpu[].cpu");
+    check_refused(example, "\"offset\": 16384", "\"offset\": 50000", "pt.per_cpu[].lost[].offset");
+    check_refused(example, "\"mode\": \"full\"",
                   "\"mode\": \"full\", \"freeze\": {\"reason\": \"panic\"}", "pt.freeze.reason");
-    free(session_text);
+    free(example);
     free(pt);
     free(base);
 
-    if (failures) {
-        fprintf(stderr, "%d checks failed\n", failures);
+    if (check_failures) {
+        fprintf(stderr, "%d checks failed\n", check_failures);
         return 1;
     }
     printf("PASS\n");

@@ -1,6 +1,6 @@
 """`acart collect --uncore` end to end on the simulated board (acart_simboard: the target
 runtime on four simulated Skylakes, 06_5E, whose package has the simulated client uncore
-of tests/pmu/sim_uncore.c): the host names the events, the agent takes the uncore ECB
+of tests/sim/sim_uncore.c): the host names the events, the agent takes the uncore ECB
 through its allowlist, programs the ARB, CBo and UCLK MSRs and reads them and the IMC's
 MMIO counters every interval into uncore records on the uncore channel; `report --uncore`
 shows the counts per interval and `export csv` writes them as VTune's discrete table.
@@ -17,8 +17,8 @@ import os
 import shutil
 import sys
 
-from ptcase import check, run
-from test_pt_capture import Board
+from acarttest.ptcase import check, run
+from acarttest.simboard import Board
 
 EVENTS = ["UNC_CLOCK.SOCKET", "UNC_ARB_TRK_REQUESTS.ALL", "UNC_CBO_CACHE_LOOKUP.ANY_MESI",
           "UNC_CBO_CACHE_LOOKUP.ANY_MESI:cbo=2", "UNC_IMC_DRAM_DATA_READS",

@@ -3,7 +3,7 @@ import argparse
 import re
 import sys
 
-from board import Board
+from acarttest.board import Board
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--image", required=True)

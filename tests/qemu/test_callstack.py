@@ -7,8 +7,8 @@ import struct
 import subprocess
 import time
 
-import sep
-from board import Board
+from acarttest import sep
+from acarttest.board import Board
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--image", required=True)

@@ -6,7 +6,7 @@ import argparse
 import re
 import time
 
-from board import Board, acart_collect
+from acarttest.board import Board, acart_collect
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--image", required=True)

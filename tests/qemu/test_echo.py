@@ -5,7 +5,7 @@ import socket
 import threading
 import time
 
-from board import Board
+from acarttest.board import Board
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--image", required=True)

@@ -2,7 +2,7 @@
 import argparse
 import re
 
-from board import Board
+from acarttest.board import Board
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--image", required=True)

@@ -11,8 +11,8 @@ import re
 import socket
 import time
 
-import sep
-from board import Board
+from acarttest import sep
+from acarttest.board import Board
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--image", required=True)

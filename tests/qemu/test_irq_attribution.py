@@ -13,7 +13,7 @@ import subprocess
 import sys
 import tempfile
 
-from board import Board
+from acarttest.board import Board
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--image", required=True)

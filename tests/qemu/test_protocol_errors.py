@@ -12,8 +12,8 @@ import socket
 import struct
 import time
 
-import sep
-from board import Board
+from acarttest import sep
+from acarttest.board import Board
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--image", required=True)

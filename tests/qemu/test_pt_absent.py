@@ -8,7 +8,7 @@ import json
 import os
 import re
 
-from board import Board, acart_collect
+from acarttest.board import Board, acart_collect
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--image", required=True)

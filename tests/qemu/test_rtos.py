@@ -33,8 +33,8 @@ import struct
 import subprocess
 import tempfile
 
-from board import Board
-from rtos_board import function_of, read_stats, symbols
+from acarttest.board import Board
+from acarttest.rtos_board import function_of, read_stats, symbols
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--image", required=True)

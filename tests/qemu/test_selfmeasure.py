@@ -18,7 +18,7 @@ import struct
 import subprocess
 import tempfile
 
-from board import Board
+from acarttest.board import Board
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--image", required=True)

@@ -5,7 +5,7 @@ interrupted stack pointer inside the bounds the kit reports."""
 import argparse
 import re
 
-from board import Board
+from acarttest.board import Board
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--image", required=True)

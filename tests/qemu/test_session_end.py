@@ -19,8 +19,8 @@ import subprocess
 import tempfile
 import time
 
-import sep
-from board import Board
+from acarttest import sep
+from acarttest.board import Board
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--image", required=True)

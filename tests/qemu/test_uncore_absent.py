@@ -6,7 +6,7 @@ board free for the next host (a plain collection right after succeeds)."""
 import argparse
 import re
 
-from board import Board, acart_collect
+from acarttest.board import Board, acart_collect
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--image", required=True)

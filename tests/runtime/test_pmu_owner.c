@@ -8,19 +8,11 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "acart_check.h"
 #include "acart_platform.h"
 #include "pmu_owner.h"
 
 #define TIMEOUT_MS 300
-
-static int failures;
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c);                  \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 static _Thread_local uint32_t this_cpu;
 static int inside, overlapped, calls;
@@ -99,8 +91,8 @@ int main(void)
     pthread_join(b, NULL);
     CHECK(calls == 2);
     CHECK(!overlapped);
-    if (failures) {
-        fprintf(stderr, "test_pmu_owner: %d check(s) failed\n", failures);
+    if (check_failures) {
+        fprintf(stderr, "test_pmu_owner: %d check(s) failed\n", check_failures);
         return 1;
     }
     printf("test_pmu_owner: all checks passed\n");

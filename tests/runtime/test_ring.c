@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acart_check.h"
+
 #define RECORD_SIZE 48
 #ifndef RECORDS
 #define RECORDS 2000000u /* the TSan build uses fewer: it runs far slower */
@@ -42,17 +44,6 @@ _Static_assert(sizeof(struct record) == RECORD_SIZE, "test record matches a Samp
 
 static struct ring ring;
 static volatile int producer_done;
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 static uint32_t checksum(const struct record *r)
 {
@@ -90,7 +81,7 @@ static void *producer(void *arg)
 static void test_concurrent(uint32_t bytes, int never_full)
 {
     void *mem = malloc(bytes);
-    CHECK(ring_init(&ring, mem, bytes, RECORD_SIZE) == 0, "ring_init");
+    CHECK_MSG(ring_init(&ring, mem, bytes, RECORD_SIZE) == 0, "ring_init");
     producer_done = 0;
     pthread_t t;
     pthread_create(&t, NULL, producer, NULL);
@@ -103,8 +94,8 @@ static void test_concurrent(uint32_t bytes, int never_full)
         for (uint32_t i = 0; i < n; i++) {
             struct record rec;
             memcpy(&rec, (const uint8_t *)data + (size_t)i * RECORD_SIZE, RECORD_SIZE);
-            CHECK(rec.check == checksum(&rec), "torn record seq %u", rec.seq);
-            CHECK(first || rec.seq > last, "order: %u after %u", rec.seq, last);
+            CHECK_MSG(rec.check == checksum(&rec), "torn record seq %u", rec.seq);
+            CHECK_MSG(first || rec.seq > last, "order: %u after %u", rec.seq, last);
             first = 0;
             last = rec.seq;
         }
@@ -114,15 +105,15 @@ static void test_concurrent(uint32_t bytes, int never_full)
             break;
     }
     pthread_join(t, NULL);
-    CHECK(ring.sampled == RECORDS, "sampled %u", ring.sampled);
-    CHECK(delivered + ring.dropped == RECORDS, "delivered %u + dropped %u != %u", delivered,
-          ring.dropped, RECORDS);
-    if (never_full > 0)
-        CHECK(ring.dropped == 0, "a ring of %u records dropped %u of %u", ring.capacity,
+    CHECK_MSG(ring.sampled == RECORDS, "sampled %u", ring.sampled);
+    CHECK_MSG(delivered + ring.dropped == RECORDS, "delivered %u + dropped %u != %u", delivered,
               ring.dropped, RECORDS);
+    if (never_full > 0)
+        CHECK_MSG(ring.dropped == 0, "a ring of %u records dropped %u of %u", ring.capacity,
+                  ring.dropped, RECORDS);
     else if (never_full == 0)
-        CHECK(ring.dropped > 0, "a ring of %u records never filled: the test proves nothing",
-              ring.capacity);
+        CHECK_MSG(ring.dropped > 0, "a ring of %u records never filled: the test proves nothing",
+                  ring.capacity);
     printf("ring %7u bytes (%5u records): delivered %u, dropped %u\n", bytes, ring.capacity,
            delivered, ring.dropped);
     free(mem);
@@ -162,7 +153,7 @@ static void *lockstep_producer(void *arg)
 static void test_lockstep(void)
 {
     static uint8_t mem[RECORD_SIZE * 4];
-    CHECK(ring_init(&ring, mem, sizeof(mem), RECORD_SIZE) == 0, "init");
+    CHECK_MSG(ring_init(&ring, mem, sizeof(mem), RECORD_SIZE) == 0, "init");
     pthread_t t;
     pthread_create(&t, NULL, lockstep_producer, NULL);
     uint32_t seq;
@@ -183,17 +174,17 @@ static void test_lockstep(void)
     __atomic_store_n(&lockstep_abort, 1, __ATOMIC_RELEASE);
     void *refused;
     pthread_join(t, &refused);
-    CHECK(seq == LOCKSTEP_RECORDS, "lockstep: record %u missing, torn, out of order or not alone",
-          seq);
-    CHECK(refused == NULL, "lockstep: an empty ring refused %lu records",
-          (unsigned long)(uintptr_t)refused);
+    CHECK_MSG(seq == LOCKSTEP_RECORDS,
+              "lockstep: record %u missing, torn, out of order or not alone", seq);
+    CHECK_MSG(refused == NULL, "lockstep: an empty ring refused %lu records",
+              (unsigned long)(uintptr_t)refused);
 }
 
 static void test_full_ring_drops_new(void)
 {
     uint8_t mem[RECORD_SIZE * 3 + 7];
-    CHECK(ring_init(&ring, mem, sizeof(mem), RECORD_SIZE) == 0, "init");
-    CHECK(ring.capacity == 3, "capacity %u", ring.capacity);
+    CHECK_MSG(ring_init(&ring, mem, sizeof(mem), RECORD_SIZE) == 0, "init");
+    CHECK_MSG(ring.capacity == 3, "capacity %u", ring.capacity);
     for (uint32_t i = 0; i < 5; i++) {
         struct record *r = ring_reserve(&ring);
         if (r) {
@@ -201,33 +192,34 @@ static void test_full_ring_drops_new(void)
             ring_commit(&ring);
         }
     }
-    CHECK(ring.sampled == 5 && ring.dropped == 2, "sampled %u dropped %u", ring.sampled,
-          ring.dropped);
+    CHECK_MSG(ring.sampled == 5 && ring.dropped == 2, "sampled %u dropped %u", ring.sampled,
+              ring.dropped);
     const void *data;
     uint32_t n = ring_peek(&ring, &data);
-    CHECK(n == 3, "peek %u", n);
-    CHECK(((const struct record *)data)[0].seq == 0 && ((const struct record *)data)[2].seq == 2,
-          "oldest records kept, newest dropped");
+    CHECK_MSG(n == 3, "peek %u", n);
+    CHECK_MSG(((const struct record *)data)[0].seq == 0 &&
+                  ((const struct record *)data)[2].seq == 2,
+              "oldest records kept, newest dropped");
     ring_consume(&ring, 2);
-    CHECK(ring_used(&ring) == 1, "used after consume");
+    CHECK_MSG(ring_used(&ring) == 1, "used after consume");
     /* Wrap around several times with a non-power-of-two capacity. */
     for (uint32_t i = 0; i < 100; i++) {
         struct record *r = ring_reserve(&ring);
-        CHECK(r != NULL, "room after consume at %u", i);
+        CHECK_MSG(r != NULL, "room after consume at %u", i);
         if (!r)
             break;
         r->seq = 100 + i;
         ring_commit(&ring);
         n = ring_peek(&ring, &data);
-        CHECK(n >= 1, "peek after wrap");
+        CHECK_MSG(n >= 1, "peek after wrap");
         /* Only the contiguous run: never past the end of the ring's memory. */
-        CHECK((const uint8_t *)data + (size_t)n * RECORD_SIZE <= mem + 3 * RECORD_SIZE,
-              "peek at %u: %u records from slot %ld run past the end", i, n,
-              (long)(((const uint8_t *)data - mem) / RECORD_SIZE));
+        CHECK_MSG((const uint8_t *)data + (size_t)n * RECORD_SIZE <= mem + 3 * RECORD_SIZE,
+                  "peek at %u: %u records from slot %ld run past the end", i, n,
+                  (long)(((const uint8_t *)data - mem) / RECORD_SIZE));
         ring_consume(&ring, 1);
     }
-    CHECK(ring_init(&ring, mem, RECORD_SIZE - 1, RECORD_SIZE) != 0, "too small must fail");
-    CHECK(ring_init(&ring, NULL, 4096, RECORD_SIZE) != 0, "NULL must fail");
+    CHECK_MSG(ring_init(&ring, mem, RECORD_SIZE - 1, RECORD_SIZE) != 0, "too small must fail");
+    CHECK_MSG(ring_init(&ring, NULL, 4096, RECORD_SIZE) != 0, "NULL must fail");
 }
 
 int main(void)
@@ -237,8 +229,8 @@ int main(void)
     test_concurrent(RECORD_SIZE * 64 + 5, 0);  /* tiny: many drops */
     test_concurrent(RECORD_SIZE * 1000, -1);   /* medium: either */
     test_concurrent(RECORD_SIZE * RECORDS, 1); /* big enough never to drop */
-    if (failures) {
-        fprintf(stderr, "%d failures\n", failures);
+    if (check_failures) {
+        fprintf(stderr, "%d failures\n", check_failures);
         return 1;
     }
     printf("ring: all checks passed\n");

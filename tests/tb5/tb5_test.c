@@ -7,7 +7,7 @@
 
 #include "tb5_test.h"
 
-int tb5_test_failures;
+int check_failures;
 static char scratch_dir[256];
 
 static void remove_scratch(void)
@@ -60,10 +60,10 @@ int tb5_run_tests(const struct tb5_test *tests, size_t count)
     int passed = 0, failed = 0;
 
     for (size_t i = 0; i < count; i++) {
-        int before = tb5_test_failures;
+        int before = check_failures;
         fflush(stdout);
         tests[i].fn();
-        if (tb5_test_failures == before) {
+        if (check_failures == before) {
             passed++;
             printf("ok   %s\n", tests[i].name);
         } else {

@@ -10,15 +10,10 @@
 #include "tb5_tools.h"
 #include "tbrw.h"
 
-extern int tb5_test_failures;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond);               \
-            tb5_test_failures++;                                                                   \
-        }                                                                                          \
-    } while (0)
+/* The checks (CHECK, CHECK_EQ, ...) and their count, which tb5_test.c holds: its fixtures
+ * check too. */
+#define ACART_CHECK_SHARED_COUNT
+#include "acart_check.h"
 
 #define CHECK_RC(expr, want)                                                                       \
     do {                                                                                           \
@@ -26,7 +21,7 @@ extern int tb5_test_failures;
         if (rc_ != want_) {                                                                        \
             fprintf(stderr, "%s:%d: %s = %u (%s), want %u (%s)\n", __FILE__, __LINE__, #expr, rc_, \
                     tb5_strerror(rc_), want_, tb5_strerror(want_));                                \
-            tb5_test_failures++;                                                                   \
+            check_failures++;                                                                      \
         }                                                                                          \
     } while (0)
 

@@ -242,7 +242,7 @@ static void check_damage(const char *path, TBRW_U32 want, const char *says1, con
     const char *detail = tb5_error_detail(rc);
     if (!strstr(detail, says1) || !strstr(detail, says2)) {
         fprintf(stderr, "detail \"%s\" does not say \"%s\" and \"%s\"\n", detail, says1, says2);
-        tb5_test_failures++;
+        check_failures++;
     }
 }
 

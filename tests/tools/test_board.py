@@ -17,10 +17,10 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
-import check_vtune_csv
-from tooltest import TestFailure, check, frame_tree, parse_report, run, svg_frames, symbols
-
-from board import Board  # tests/qemu, on PYTHONPATH
+from acarttest import check_vtune_csv
+from acarttest.board import Board
+from acarttest.tooltest import (TestFailure, check, frame_tree, parse_report, run, svg_frames,
+                                symbols)
 
 HOTSPOT = "acart_demo_hotspot"
 

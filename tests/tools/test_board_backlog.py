@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import sys
 
-from board import Board  # tests/qemu, on PYTHONPATH
+from acarttest.board import Board
 
 RECORD = 48
 ONE_SEND = 0xFFFF // RECORD  # CHANNEL_SEND_MAX in records

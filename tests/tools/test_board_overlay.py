@@ -14,9 +14,8 @@ import struct
 import subprocess
 import sys
 
-from tooltest import TestFailure, check, parse_report, run
-
-from board import Board  # tests/qemu, on PYTHONPATH
+from acarttest.board import Board
+from acarttest.tooltest import TestFailure, check, parse_report, run
 
 EVENT = "CPU_CLK_UNHALTED.REF_TSC"
 OVERLAYS = ("overlay-a.bin", "overlay-b.bin")

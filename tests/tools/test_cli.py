@@ -4,7 +4,7 @@
 import json
 import os
 
-from tooltest import check, main, run
+from acarttest.tooltest import check, main, run
 
 
 def expect_error(args, cmd, status, *needles):

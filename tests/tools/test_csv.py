@@ -1,11 +1,11 @@
 """acart export csv: file names, headers and rows follow VTune's external-data CSV rules
-(check_vtune_csv.py), and the rows hold the task intervals and cumulative counts that
+(acarttest/check_vtune_csv.py), and the rows hold the task intervals and cumulative counts that
 follow from the synthetic samples. The checker is first shown files it must reject."""
 
 import os
 
-import check_vtune_csv
-from tooltest import check, main, run
+from acarttest import check_vtune_csv
+from acarttest.tooltest import check, main, run
 
 HOST = "csvbox"
 EVENTS = [("CPU_CLK_UNHALTED.REF_TSC", 2200000), ("INST_RETIRED.ANY", 1000000)]

@@ -8,7 +8,7 @@ import shutil
 import struct
 import subprocess
 
-from tooltest import check, main, run
+from acarttest.tooltest import check, main, run
 
 HEADER, TRAILER, SECTION_ENTRY, BLOCK_ENTRY = 64, 48, 48, 24  # format version 2
 KINDS = {"hardware": 1, "modules": 5, "strings": 8, "events": 17}

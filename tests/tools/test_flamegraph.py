@@ -6,8 +6,8 @@ function on the function it was inlined into."""
 import os
 import re
 
-from tooltest import (check, frame, line_addresses, main, marked_lines, render_svg, run,
-                      symbols)
+from acarttest.tooltest import (check, frame, line_addresses, main, marked_lines, render_svg,
+                                run, symbols)
 
 OTHER = ("/lib/libother.so", 0x7F000000, 0x10000)
 

@@ -10,7 +10,7 @@ import os
 import subprocess
 import xml.etree.ElementTree as ET
 
-from tooltest import check, main
+from acarttest.tooltest import check, main
 
 HOST = b"evil\x1b]0;owned\x07..x\r\n"
 TASK = b"\x1b[2Jfake line\nTotal\x7f\xff\xfe\xc2\x9b\xe2\x80\xaemoc.exe"

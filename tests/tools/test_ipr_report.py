@@ -8,7 +8,7 @@ import os
 import struct
 import subprocess
 
-from tooltest import check, main, symbols
+from acarttest.tooltest import check, main, symbols
 
 DATA_PC, DATA_TSC, DATA_CPU = 0x1, 0x2, 0x4
 REC_USER, REC_SBUFFER, REC_HIST = 1, 2, 3

@@ -16,8 +16,8 @@
 
 import os
 
-from test_callstack import Workload
-from tooltest import check, main, run
+from acarttest.callstack import Workload
+from acarttest.tooltest import check, main, run
 
 IMAGE_BASE, IMAGE_SIZE = 0x400000, 0x200000
 BUCKETS = ["<8", "<16", "<32", "<64", "<128", "<256", "<512", "<1024", ">=1024"]

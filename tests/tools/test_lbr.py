@@ -13,8 +13,8 @@ ring whose top-of-stack moves from record to record).
 import os
 import re
 
-from test_callstack import Workload, caller_rows, parse_caller_report
-from tooltest import check, main, run
+from acarttest.callstack import Workload, caller_rows, parse_caller_report
+from acarttest.tooltest import check, main, run
 
 IMAGE_BASE, IMAGE_SIZE = 0x400000, 0x200000
 EDGE = re.compile(r"^\s*(\d+)\s+([\d.]+)%\s+(\S+)\s+(\S+)\s+(\S+) -> (\S+)$")

@@ -15,7 +15,7 @@ The expected attribution is computed here from the schedule, not from the record
 import os
 import re
 
-from tooltest import TestFailure, check, main, parse_report, run, svg_frames, symbols
+from acarttest.tooltest import TestFailure, check, main, parse_report, run, svg_frames, symbols
 
 T0, STEP = 1000000, 1000
 IMAGE_BASE, IMAGE_LEN = 0x400000, 0x200000

@@ -7,7 +7,7 @@ the tma1 events, --metrics with --by caller."""
 import os
 import re
 
-from tooltest import check, main, run
+from acarttest.tooltest import check, main, run
 
 # The tma1 events with their sample-after values (index = order).
 EVENTS = [("CPU_CLK_UNHALTED.THREAD", 2000), ("IDQ_UOPS_NOT_DELIVERED.CORE", 1000),

@@ -5,7 +5,7 @@ Addresses come from binutils (nm, objdump's decoded line table) at test time."""
 
 import os
 
-from tooltest import check, line_addresses, main, marked_lines, parse_report, run, symbols
+from acarttest.tooltest import check, line_addresses, main, marked_lines, parse_report, run, symbols
 
 EVENTS = [("CPU_CLK_UNHALTED.REF_TSC", 2200000), ("INST_RETIRED.ANY", 1000000)]
 OTHER_MODULE = ("/lib/libother.so", 0x7F000000, 0x10000)

@@ -9,7 +9,7 @@ import os
 import re
 import struct
 
-from tooltest import check, main, run
+from acarttest.tooltest import check, main, run
 
 CPUS = 3
 TSC_START, TSC_STEP = 7000, 50

@@ -6,18 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acart_check.h"
 #include "file_util.h"
 #include "session.h"
-
-static int failures;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 /* The JSON block after the "session example" marker of docs/cli.md. */
 static char *example_from_docs(const char *path)
@@ -111,7 +102,7 @@ static char *edited(const char *example, const char *from, const char *to)
     const char *at = strstr(example, from);
     if (!at) {
         fprintf(stderr, "the example has no %s\n", from);
-        failures++;
+        check_failures++;
         return NULL;
     }
     size_t n = strlen(example) - strlen(from) + strlen(to) + 1;
@@ -133,7 +124,7 @@ static void check_without_callstacks(const char *example)
         return;
     if (session_parse(text, "old example", &s, &d) != 0) {
         fprintf(stderr, "a descriptor without call stack members is refused: %s\n", d.msg);
-        failures++;
+        check_failures++;
     } else {
         CHECK(session_record_size(&s, 0) == 48);
         CHECK(s.descriptors[0].callstack_offset == 0 && s.descriptors[0].callstack_size == 0);
@@ -155,7 +146,7 @@ static void check_refused(const char *example, const char *from, const char *to,
     if (rc != DIAG_INPUT || !strstr(d.msg, "example: ") || !strstr(d.msg, member)) {
         fprintf(stderr, "%s -> %s: rc %d, message \"%s\", expected one naming %s\n", from, to, rc,
                 d.msg, member);
-        failures++;
+        check_failures++;
     }
     if (rc == 0)
         session_free(&s);
@@ -184,7 +175,7 @@ int main(int argc, char **argv)
         session_free(&again);
     } else {
         fprintf(stderr, "formatted session refused: %s\n", d.msg);
-        failures++;
+        check_failures++;
     }
     free(text);
     session_free(&s);
@@ -225,8 +216,8 @@ int main(int argc, char **argv)
     check_refused(example, "\n}", "", "not valid JSON");
     free(example);
 
-    if (failures) {
-        fprintf(stderr, "%d checks failed\n", failures);
+    if (check_failures) {
+        fprintf(stderr, "%d checks failed\n", check_failures);
         return 1;
     }
     printf("PASS\n");

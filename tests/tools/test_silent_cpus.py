@@ -12,7 +12,7 @@ GET_DROP_REASONS then carries each CPU's `delivered` (docs/sep-protocol.md 4.2),
 CPU's count is checked through it.
 
 The target is written from docs/sep-protocol.md with its own struct layouts, like
-tests/qemu/sep.py, not from acart_wire.h."""
+tests/acarttest/sep.py, not from acart_wire.h."""
 
 import json
 import os
@@ -21,7 +21,7 @@ import socket
 import struct
 import threading
 
-from tooltest import check, main, run
+from acarttest.tooltest import check, main, run
 
 PROTO = 6
 FIRST = struct.Struct("<IIIIQ")          # host's first message on every connection

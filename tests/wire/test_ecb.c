@@ -6,9 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acart_check.h"
 #include "ecb.h"
 #include "msr_policy.h"
-#include "wire_check.h"
+#include "wire_image.h"
 
 #define CORE_FIXTURE   "bin_ecb.config_6_0_CPU_CLK_UNHALTED.REF_TSC"
 #define UNCORE_FIXTURE "bin_ecb.config_6_0_UNC_IMC_DRAM_RW_SLICE0_UNC_IMC_DRAM_RW_SLICE1"

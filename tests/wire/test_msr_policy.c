@@ -2,8 +2,9 @@
  * and LBR ranges bounded by the CPU's counts. */
 #include <string.h>
 
+#include "acart_check.h"
 #include "msr_policy.h"
-#include "wire_check.h"
+#include "wire_image.h"
 
 #define R 0
 #define W 1

@@ -5,8 +5,9 @@
  */
 #include <string.h>
 
+#include "acart_check.h"
 #include "acart_wire.h"
-#include "wire_check.h"
+#include "wire_image.h"
 
 /* Serializes s into buf (the wire image: the structure's bytes as they go on TCP) and
  * decodes buf into back. The image is then tracked: by the next ROUND_TRIP or the end of

@@ -2,7 +2,7 @@
  *
  * On the target these are the rdmsr/wrmsr instructions. Host unit tests build the same
  * arch code with ACART_SIM defined, and then these calls go to a simulated MSR/PMU model
- * (tests/pmu/) that follows the Intel SDM, since no machine here has a PMU. */
+ * (tests/sim/) that follows the Intel SDM, since no machine here has a PMU. */
 #ifndef ACART_ARCH_X86_MSR_H
 #define ACART_ARCH_X86_MSR_H
 

@@ -6,7 +6,7 @@
  * MMIO reads dereference the physical address: the port must map the device's BAR 1:1
  * (the kit maps all 4 GiB so, uncached above 0xC0000000) and the address must lie below
  * 4 GiB, the reach of an i686 pointer. Host tests build with ACART_SIM, where these are the
- * simulated package's (tests/pmu/sim_uncore.c). Callers have checked every register
+ * simulated package's (tests/sim/sim_uncore.c). Callers have checked every register
  * against the allowlist (msr_policy.h) first. Each returns 0, or -1 when the access failed
  * (#GP, an address out of reach). */
 #ifndef ACART_ARCH_X86_UNCORE_IO_H

@@ -1,6 +1,7 @@
-/* Checking helpers of the wire tests: the common checks, and reading wire bytes. */
-#ifndef ACART_TESTS_WIRE_CHECK_H
-#define ACART_TESTS_WIRE_CHECK_H
+/* Wire bytes in the wire tests: reading little-endian fields byte by byte, and proving that
+ * every byte of a structure's image was read by a check (acart_check.h's). */
+#ifndef ACART_TESTS_WIRE_IMAGE_H
+#define ACART_TESTS_WIRE_IMAGE_H
 
 #include <stddef.h>
 #include <stdint.h>

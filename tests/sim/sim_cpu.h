@@ -34,8 +34,8 @@
  * TraceEn with PacketByteCnt 0 (or on CPUs without configurable PSB) starts the output
  * at a PSB, as the hardware's PSB+ at enable does: the source stream skips to its next
  * PSB. Physical addresses are the host's pointers, so the models report MAXPHYADDR 48. */
-#ifndef ACART_TESTS_PMU_SIM_CPU_H
-#define ACART_TESTS_PMU_SIM_CPU_H
+#ifndef ACART_TESTS_SIM_SIM_CPU_H
+#define ACART_TESTS_SIM_SIM_CPU_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -22,8 +22,8 @@
  * SIM_MCHBAR with its enable bit. It is strict like sim_cpu.c: an MSR the model lacks, a
  * write of reserved bits or of a read-only register, a PCI read elsewhere than the host
  * bridge's ID and MCHBAR, and any memory read outside the modelled counters are faults. */
-#ifndef ACART_TESTS_PMU_SIM_UNCORE_H
-#define ACART_TESTS_PMU_SIM_UNCORE_H
+#ifndef ACART_TESTS_SIM_SIM_UNCORE_H
+#define ACART_TESTS_SIM_SIM_UNCORE_H
 
 #include <stdint.h>
 

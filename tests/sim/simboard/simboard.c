@@ -1,11 +1,11 @@
 /* acart_simboard: the whole target runtime on the host, as a board a real `acart collect`
- * talks to over loopback TCP. Four simulated CPUs (tests/pmu's sim_cpu.c, one instance
+ * talks to over loopback TCP. Four simulated CPUs (tests/sim's sim_cpu.c, one instance
  * each, strict about the SDM's #GP cases) run a workload whose trace unit writes a real
  * Intel PT packet stream (a pttc trace, read from --trace and replayed in a loop) into the
  * buffers the runtime programmed, while their counters count towards PMU samples and the
- * Skylake package's simulated uncore (tests/pmu/sim_uncore.c) counts its traffic; the
- * platform seam is tests/pmu's recording board with CPUs as threads
- * (tests/fuzz/control/fuzz_cpus.c), the network the host's sockets (sim_channel.c).
+ * Skylake package's simulated uncore (tests/sim/sim_uncore.c) counts its traffic; the
+ * platform seam is tests/sim's recording board with CPUs as threads
+ * (tests/sim/sampler_shim_threads.c), the network the host's sockets (sim_channel.c).
  *
  * It is the only place where capture, the SEP extension, the host's files and the decoder
  * meet in one test (tests/pt/test_pt_capture.py); nothing here runs on a real board.
@@ -37,7 +37,6 @@
 #include "acart_platform.h"
 #include "io.h"
 #include "msr.h"
-#include "msr_safe.h"
 #include "pt.h"
 #include "sampler.h"
 #include "sampler_shim.h"
@@ -83,29 +82,12 @@ void aca_port_log(const char *line)
     fflush(stdout);
 }
 
-/* A #GP from an MSR the CPU lacks makes the access fail, as acart's fixup does; every
- * other fault stays for the loop to report. */
-static int faulted(unsigned before)
+/* The TSC (tests/sim/host/io.h): real time at the board's 2 GHz. */
+uint64_t host_tsc(void)
 {
-    const struct sim_instance *s = shim_sim(shim_current_cpu());
-    if (s->faults() == before)
-        return 0;
-    s->clear_faults();
-    return 1;
-}
-
-int msr_read_safe(uint32_t msr, uint64_t *value)
-{
-    unsigned before = shim_sim(shim_current_cpu())->faults();
-    *value = msr_read(msr);
-    return faulted(before) ? -1 : 0;
-}
-
-int msr_write_safe(uint32_t msr, uint64_t value)
-{
-    unsigned before = shim_sim(shim_current_cpu())->faults();
-    msr_write(msr, value);
-    return faulted(before) ? -1 : 0;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 2000000000ull + (uint64_t)t.tv_nsec * 2;
 }
 
 /* ---- the workload ---- */

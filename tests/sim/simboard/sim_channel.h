@@ -1,6 +1,6 @@
 /* The simulated board's channel layer: netstack/channel.h over the host's sockets. */
-#ifndef ACART_TESTS_PT_SIM_CHANNEL_H
-#define ACART_TESTS_PT_SIM_CHANNEL_H
+#ifndef ACART_TESTS_SIM_SIM_CHANNEL_H
+#define ACART_TESTS_SIM_SIM_CHANNEL_H
 
 #include "channel.h"
 

@@ -3,9 +3,10 @@
 name "[user-defined]-hostname-<hostname>.csv", one table per file with a header row,
 comma separators, and the interval or discrete column layout with its timestamp suffix.
 
-    check_vtune_csv.py [--hostname NAME] FILE...
+    python3 tests/acarttest/check_vtune_csv.py [--hostname NAME] FILE...
 
-Prints each problem and exits 1 if there is any. As a module: problems(path, hostname)."""
+Prints each problem and exits 1 if there is any. As a module (acarttest.check_vtune_csv):
+problems(path, hostname)."""
 
 import os
 import re

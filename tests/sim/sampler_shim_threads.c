@@ -1,8 +1,8 @@
-/* The simulated CPUs of fuzz_control: tests/pmu/sampler_shim_cpus.c's interface over the
- * same per-CPU simulator instances, but aca_plat_call_on_all_cpus() runs the function on
- * every CPU at once, one thread per CPU, as a board does: the runtime has code that waits
- * for the other CPUs (the TSC skew gate of the system configuration), which CPUs taken in
- * turn would never pass. The current CPU is per thread. */
+/* The simulated CPUs of fuzz_control and acart_simboard: sampler_shim_cpus.c's interface
+ * over the same per-CPU simulator instances, but aca_plat_call_on_all_cpus() runs the
+ * function on every CPU at once, one thread per CPU, as a board does: the runtime has code
+ * that waits for the other CPUs (the TSC skew gate of the system configuration), which CPUs
+ * taken in turn would never pass. The current CPU is per thread. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

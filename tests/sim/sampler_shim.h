@@ -9,8 +9,8 @@
  * performance-counter LVT entry the runtime writes, and aca_port_current_task(). Each
  * records what was asked of it, so a test can check the calls as well as their effect on
  * the simulated CPUs. */
-#ifndef ACART_TESTS_PMU_SAMPLER_SHIM_H
-#define ACART_TESTS_PMU_SAMPLER_SHIM_H
+#ifndef ACART_TESTS_SIM_SAMPLER_SHIM_H
+#define ACART_TESTS_SIM_SAMPLER_SHIM_H
 
 #include <stdint.h>
 

@@ -1,7 +1,7 @@
-/* arch/x86/cpu/io.h for the host build of the runtime in fuzz_control: the same functions,
- * without the privileged instructions a user process cannot run. Interrupts are a no-op
- * (the harness has no interrupts), port reads float high as on a bus with
- * nothing behind it, and the TSC is a counter the harness advances, so runs repeat. This
+/* arch/x86/cpu/io.h for the host builds of the whole runtime (acart_simboard, fuzz_control):
+ * the same functions, without the privileged instructions a user process cannot run.
+ * Interrupts are a no-op (nothing interrupts the simulated CPUs), port reads float high as
+ * on a bus with nothing behind it, and the TSC is the program's own (host_tsc()). This
  * folder comes before arch/x86 on the include path. */
 #ifndef ACART_ARCH_X86_IO_H
 #define ACART_ARCH_X86_IO_H
@@ -32,7 +32,7 @@ static inline uint32_t inl(uint16_t port)
     return 0xffffffffu;
 }
 
-/* No physical memory here: the runtime must not reach for any in the paths fuzzed. */
+/* No physical memory here: the runtime must not reach for any in the paths tested. */
 static inline void *phys_ptr(uintptr_t addr)
 {
     (void)addr;
@@ -59,12 +59,14 @@ static inline void irq_restore(uint32_t flags)
     (void)flags;
 }
 
-/* fuzz_control.c: advanced by the harness. */
-extern uint64_t fuzz_tsc;
+/* The program's TSC: fuzz_control's is a counter the harness advances, so runs repeat;
+ * acart_simboard's follows real time at the board's 2 GHz (the seam's aca_plat_tsc_hz), so
+ * the agent's timeouts and a host's durations agree. */
+uint64_t host_tsc(void);
 
 static inline uint64_t rdtsc(void)
 {
-    return fuzz_tsc += 1000;
+    return host_tsc();
 }
 
 #endif
