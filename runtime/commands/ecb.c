@@ -28,6 +28,7 @@
 static const uint32_t extra_msrs[ECB_MAX_EXTRA] = {0x1A6u, 0x1A7u, 0x3F6u, 0x3F7u};
 
 #define EVTSEL_INT      (1ull << 20) /* interrupt on overflow */
+#define EVTSEL_IN_TXCP  (1ull << 33) /* checkpointed: rolled back when a transaction aborts */
 #define FIXED_CTRL_PMI  0x8u         /* per-counter field bit 3 */
 #define FIXED_CTRL_BITS 4
 
@@ -60,6 +61,9 @@ const char *ecb_strerror(int err)
         return "ECB data entry is not a distinct core counter MSR";
     case ECB_ERR_COUNTER_WIDTH:
         return "ECB counter width mask invalid or preload wider than the counter";
+    case ECB_ERR_TXCP_SAMPLING:
+        return "ECB samples a checkpointed (IN_TXCP) count: overflow, abort and rollback "
+               "would loop; count it instead";
     default:
         return "unknown ECB error";
     }
@@ -307,6 +311,10 @@ static int plan_counter(const struct ecb *ecb, uint32_t entry, struct ecb_counte
     if (c->sample_after == 0)
         c->sample_after = e->max_bits + 1; /* a zero preload waits a whole period */
     attach_control(ecb, c);
+    /* A checkpointed count is rolled back when a transaction aborts, and the overflow's
+     * PMI aborts it: sampling such a counter loops (Linux's hsw_hw_config() refuses it). */
+    if (c->kind == ECB_COUNTER_GENERAL && c->pmi && (c->control & EVTSEL_IN_TXCP))
+        return ECB_ERR_TXCP_SAMPLING;
     return ECB_OK;
 }
 

@@ -42,6 +42,7 @@ enum ecb_error {
     ECB_ERR_NOT_CORE = -10,        /* planning asked for a non-core (uncore) ECB */
     ECB_ERR_COUNTER = -11,         /* a DATA entry is no counter MSR, or a counter twice */
     ECB_ERR_COUNTER_WIDTH = -12,   /* max_bits is not a low mask, or the preload exceeds it */
+    ECB_ERR_TXCP_SAMPLING = -13,   /* a sampling counter counts checkpointed (IN_TXCP) */
 };
 
 const char *ecb_strerror(int err);

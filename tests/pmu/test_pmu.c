@@ -497,6 +497,22 @@ static void test_multiple_overflows(void)
     CHECK_EQ(sim_msr(MSR_IA32_PERF_GLOBAL_STATUS), 0);
 }
 
+/* Checkpointed counting (IN_TXCP, IA32_PERFEVTSELx bit 33, with RTM): a sampling counter
+ * would loop (overflow, abort, rollback, overflow), so it is refused with its own error;
+ * counting it is allowed. */
+static void test_txcp_sampling_refused(void)
+{
+    struct pmu_plan plan = {.num_counters = 1};
+    const uint64_t in_txcp = 1ull << 33;
+
+    power_on(&sim_skylake);
+    plan.counters[0] = gp(0, EV_CYCLES | RINGS | EVTSEL_INT | in_txcp, 100000, 1);
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_ERR_TXCP_SAMPLING);
+    CHECK(strstr(pmu_strerror(PMU_ERR_TXCP_SAMPLING), "IN_TXCP") != NULL);
+    plan.counters[0] = gp(0, EV_CYCLES | RINGS | in_txcp, 0, 1);
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+}
+
 static void test_periods(void)
 {
     struct pmu_plan plan = {.num_counters = 1};
@@ -635,7 +651,7 @@ static void test_pebs_skylake(void)
     CHECK_EQ(ds()->pebs_index, base);
     CHECK_EQ(ds()->pebs_threshold, base + 0xc8); /* one format-3 record */
     CHECK_EQ(ds()->pebs_max, base + (sizeof(ds_memory) - PEBS_DS_HEADER_BYTES) / 0xc8 * 0xc8);
-    CHECK_EQ(ds()->gp_reset[0], (0 - 1000ull) & MASK48);
+    CHECK_EQ(ds()->reset[0], (0 - 1000ull) & MASK48);
     CHECK_EQ(sim_msr(MSR_IA32_PEBS_ENABLE), 0);
     pmu_start_cpu(&cpu);
     CHECK_EQ(sim_msr(MSR_IA32_PEBS_ENABLE), 1);
@@ -771,6 +787,38 @@ static void test_pebs_legacy_formats(void)
     CHECK_EQ(pebs_record_size(&f9, 0), 0);
 }
 
+/* PEBS format 5: a fixed counter's reset value lives at DS + 0x140 + 8j, after room for 32
+ * general counters, not at 0x80 + 8j as up to format 4. The simulated CPU reloads from
+ * where the SDM and Linux say; a reset written at the format-4 place would leave the
+ * counter at 0 after its record, and it would not overflow again. */
+static void test_pebs_format5_fixed_reset(void)
+{
+    struct sim_model fmt5 = sim_tigerlake;
+    struct pmu_plan plan = {.num_counters = 1, .freeze_on_pmi = 1};
+    const uint8_t *area = (const uint8_t *)ds_memory;
+    uint64_t at_0x80, at_0x140;
+
+    fmt5.name = "tigerlake-pebs-format-5";
+    fmt5.perf_capabilities = (sim_tigerlake.perf_capabilities & ~0xf00ull) | 0x500;
+    power_on(&fmt5);
+    CHECK_EQ(caps.pebs.format, 5);
+    memset(ds_memory, 0, sizeof(ds_memory));
+    CHECK_EQ(pmu_cpu_setup_pebs(&cpu, ds_memory, sizeof(ds_memory)), PMU_OK);
+    plan.counters[0] = pebs(fixed(0, FIXED_RINGS, 500, 31));
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    memcpy(&at_0x80, area + 0x80, 8);
+    memcpy(&at_0x140, area + 0x140, 8);
+    CHECK_EQ(at_0x140, (0 - 500ull) & MASK48);
+    CHECK_EQ(at_0x80, 0);
+    pmu_start_cpu(&cpu);
+    retire(510, 0, 0, 0); /* one overflow, 10 events past it */
+    CHECK_EQ(sim_pebs_records(), 1);
+    CHECK_EQ(sim_msr(MSR_IA32_FIXED_CTR0), (0 - 490ull) & MASK48); /* reloaded, then 10 */
+    CHECK_EQ(take_pmi(), 1);
+    CHECK_EQ(seen.ov[0].tag, 31);
+    pmu_stop_cpu(&cpu);
+}
+
 static void test_pebs_adaptive(void)
 {
     struct pmu_plan plan = {.num_counters = 2, .freeze_on_pmi = 1};
@@ -787,7 +835,9 @@ static void test_pebs_adaptive(void)
     CHECK_EQ(sim_msr(MSR_IA32_FIXED_CTR_CTRL), 0x3 | 1ull << 32);            /* no PMI, adaptive */
     CHECK_EQ(sim_msr(MSR_PEBS_DATA_CFG), 3);
     CHECK_EQ(ds()->pebs_threshold - ds()->pebs_base, size);
-    CHECK_EQ(ds()->fixed_reset[0], (0 - 500ull) & MASK48);
+    /* PEBS format 4: fixed counter 0's reset value at DS + 0x80 (SDM, Linux). */
+    CHECK_EQ(*(const volatile uint64_t *)((const volatile uint8_t *)ds() + 0x80),
+             (0 - 500ull) & MASK48);
     pmu_start_cpu(&cpu);
     CHECK_EQ(sim_msr(MSR_IA32_PEBS_ENABLE), 1ull << 32 | 1ull << 1);
 
@@ -1605,11 +1655,13 @@ int main(int argc, char **argv)
     RUN(test_gp_event_select);
     RUN(test_multiple_overflows);
     RUN(test_periods);
+    RUN(test_txcp_sampling_refused);
     RUN(test_plan_validation);
     RUN(test_pebs_skylake);
     RUN(test_raw_load_latency_bit);
     RUN(test_pebs_legacy_formats);
     RUN(test_pebs_adaptive);
+    RUN(test_pebs_format5_fixed_reset);
     RUN(test_pebs_load_latency);
     RUN(test_pebs_quirks);
     RUN(test_pebs_collision);

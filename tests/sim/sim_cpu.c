@@ -1133,7 +1133,16 @@ static int pebs_assist(unsigned id, uint64_t *counter, uint64_t mask, uint64_t l
         wr64(ds + 0x28, index);
         S.pebs_records++;
     }
-    reset = id < 32 ? rd64(ds + 0x40 + 8 * id) : rd64(ds + 0x80 + 8 * (id - 32));
+    /* Reset values follow the buffer fields at 0x40, one per counter (SDM vol. 3B, "DS Save
+     * Area"): IA32_PMCx at 0x40 + 8x. Fixed counter j follows the eight general counters
+     * up to PEBS format 4 (0x80 + 8j); from format 5 the area has room for 32 general
+     * counters and fixed counter j is at 0x140 + 8j (Linux intel_pmu_pebs_enable():
+     * pebs_event_reset[MAX_PEBS_EVENTS_FMT4 + j] below format 5, [MAX_PEBS_EVENTS + j]
+     * from it, MAX_PEBS_EVENTS_FMT4 = 8 and MAX_PEBS_EVENTS = 32). */
+    if (id < 32)
+        reset = rd64(ds + 0x40 + 8 * id);
+    else
+        reset = rd64(ds + (S.pebs_format < 5 ? 0x80 : 0x140) + 8 * (id - 32));
     *counter = (reset + leftover) & mask;
     if (index >= rd64(ds + 0x38)) {
         S.status |= BIT(62);

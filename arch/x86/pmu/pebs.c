@@ -111,14 +111,21 @@ int pebs_arm(struct pebs_cpu *p, uint32_t record_size)
     return PMU_OK;
 }
 
-void pebs_set_reset(struct pebs_cpu *p, unsigned counter, uint64_t value)
+int pebs_reset_slot(uint8_t format, unsigned counter)
 {
-    if (!p->ds)
-        return;
     if (counter < 8)
-        p->ds->gp_reset[counter] = value;
-    else if (counter >= 32 && counter < 36)
-        p->ds->fixed_reset[counter - 32] = value;
+        return (int)counter;
+    if (counter >= 32 && counter < 36)
+        return (int)(counter - 32) + (format < 5 ? 8 : 32);
+    return -1;
+}
+
+void pebs_set_reset(struct pebs_cpu *p, const struct pebs_caps *caps, unsigned counter,
+                    uint64_t value)
+{
+    int slot = pebs_reset_slot(caps->format, counter);
+    if (p->ds && slot >= 0)
+        p->ds->reset[slot] = value;
 }
 
 static int decode_adaptive(const uint8_t *rec, uint32_t avail, struct pebs_sample *out)

@@ -23,7 +23,7 @@
 #endif
 #define PEBS_DS_ALIGN 64
 /* The DS area proper, rounded up; records follow it. */
-#define PEBS_DS_HEADER_BYTES 256
+#define PEBS_DS_HEADER_BYTES 512
 
 #define MSR_IA32_MISC_ENABLE          0x1a0u
 #define MISC_ENABLE_PERFMON_AVAILABLE (1ull << 7)
@@ -41,18 +41,26 @@
 #define PEBS_DATA_CFG_VALID     (0xffull << PEBS_DATA_CFG_LBR_SHIFT | 0xfull)
 
 /* The DS save area in its 64-bit layout (SDM vol. 3B, "64-bit format of the DS save
- * area"); PEBS counter reset values for fixed counters exist from adaptive PEBS on. */
+ * area"). The PEBS counter reset values follow at 0x40, one per counter: IA32_PMCx at
+ * reset[x]; fixed counter j (from adaptive PEBS on) at reset[8 + j] up to PEBS format 4,
+ * and at reset[32 + j] from format 5, whose area has room for 32 general counters (Linux
+ * intel_pmu_pebs_enable(): MAX_PEBS_EVENTS_FMT4 + j, MAX_PEBS_EVENTS + j). */
+#define PEBS_MAX_RESETS 36
 struct pebs_ds_area {
     uint64_t bts_base, bts_index, bts_max, bts_threshold;
     uint64_t pebs_base, pebs_index, pebs_max, pebs_threshold;
-    uint64_t gp_reset[8];    /* reload value of IA32_PMCx after its record */
-    uint64_t fixed_reset[4]; /* reload value of IA32_FIXED_CTRx */
+    uint64_t reset[PEBS_MAX_RESETS]; /* reload value of a counter after its record */
 };
-_Static_assert(sizeof(struct pebs_ds_area) == 0xa0, "DS area size");
+_Static_assert(sizeof(struct pebs_ds_area) == 0x160, "DS area size");
 _Static_assert(__builtin_offsetof(struct pebs_ds_area, pebs_base) == 0x20, "pebs_base");
 _Static_assert(__builtin_offsetof(struct pebs_ds_area, pebs_threshold) == 0x38, "threshold");
-_Static_assert(__builtin_offsetof(struct pebs_ds_area, gp_reset) == 0x40, "gp_reset");
-_Static_assert(__builtin_offsetof(struct pebs_ds_area, fixed_reset) == 0x80, "fixed_reset");
+_Static_assert(__builtin_offsetof(struct pebs_ds_area, reset) == 0x40, "reset");
+_Static_assert(__builtin_offsetof(struct pebs_ds_area, reset[8]) == 0x80, "fixed, format < 5");
+_Static_assert(__builtin_offsetof(struct pebs_ds_area, reset[32]) == 0x140, "fixed, format >= 5");
+
+/* Where counter `counter` (0-7 general, 32-35 fixed) keeps its reset value in
+ * pebs_ds_area.reset under PEBS format `format`, or -1 for a counter PEBS cannot reload. */
+int pebs_reset_slot(uint8_t format, unsigned counter);
 _Static_assert(sizeof(struct pebs_ds_area) <= PEBS_DS_HEADER_BYTES, "header room");
 _Static_assert(PEBS_DS_BYTES_PER_CPU % PEBS_DS_ALIGN == 0, "per-CPU size keeps alignment");
 
@@ -117,7 +125,8 @@ int pebs_setup_cpu(struct pebs_cpu *p, void *memory, uint32_t bytes);
 int pebs_arm(struct pebs_cpu *p, uint32_t record_size);
 
 /* Value the CPU reloads into `counter` (status-bit id) after writing its record. */
-void pebs_set_reset(struct pebs_cpu *p, unsigned counter, uint64_t value);
+void pebs_set_reset(struct pebs_cpu *p, const struct pebs_caps *caps, unsigned counter,
+                    uint64_t value);
 
 /* Decodes the record at `rec` (`avail` bytes readable). Returns the bytes it occupies, or
  * PMU_ERR_RECORD when it is malformed or truncated. */

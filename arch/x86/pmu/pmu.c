@@ -47,6 +47,9 @@ const char *pmu_strerror(int err)
         return "memory too small or misaligned";
     case PMU_ERR_RECORD:
         return "malformed PEBS record";
+    case PMU_ERR_TXCP_SAMPLING:
+        return "a checkpointed (IN_TXCP) count cannot sample: overflow, abort and rollback "
+               "would loop";
     }
     return "unknown PMU error";
 }
@@ -283,6 +286,10 @@ static int check_counter(const struct pmu_cpu_state *cpu, const struct pmu_count
             return PMU_ERR_INVALID; /* would count at no privilege level */
         if (c->sample_after > caps->max_period_gp)
             return PMU_ERR_PERIOD;
+        /* A checkpointed count is rolled back when a transaction aborts, and the overflow's
+         * PMI aborts it: sampling it loops (Linux's hsw_hw_config() refuses it too). */
+        if ((c->control & EVTSEL_IN_TXCP) && c->sample_after)
+            return PMU_ERR_TXCP_SAMPLING;
     } else if (c->kind == PMU_COUNTER_FIXED) {
         if (c->index >= PMU_MAX_FIXED || !(caps->fixed_mask & (1u << c->index)))
             return PMU_ERR_NO_COUNTER;
@@ -425,7 +432,7 @@ static void program_counter(struct pmu_cpu_state *cpu, const struct pmu_counter_
         cpu->sampling |= 1ull << id;
     if (pebs) {
         cpu->pebs_counters |= 1ull << id;
-        pebs_set_reset(&cpu->pebs, id, preload);
+        pebs_set_reset(&cpu->pebs, &caps->pebs, id, preload);
         if ((c->flags & PMU_COUNTER_LOAD_LATENCY) && caps->version < 5)
             cpu->load_latency |= 1ull << (32 + id);
     }
@@ -616,7 +623,7 @@ int pmu_program_raw(struct pmu_cpu_state *cpu, const struct pmu_msr_write *write
         pebs_arm(&cpu->pebs, pebs_record);
         for (unsigned id = 0; id < 64; id++) {
             if (cpu->pebs_counters & (1ull << id))
-                pebs_set_reset(&cpu->pebs, id, cpu->reload[pmu_slot(id)]);
+                pebs_set_reset(&cpu->pebs, &caps->pebs, id, cpu->reload[pmu_slot(id)]);
         }
     }
     cpu->lbr_on = caps->lbr.arch ? (arch_lbr_ctl & 1) != 0

@@ -242,10 +242,8 @@ struct pmu_cpu_state {
  * per GP and per fixed counter. */
 _Static_assert(PMU_MAX_GP + (PMU_FIXED_ID(PMU_MAX_FIXED - 1) - 32) < PMU_MAX_COUNTERS,
                "every counter id has a slot");
-_Static_assert(PMU_MAX_GP <= sizeof(((struct pebs_ds_area *)0)->gp_reset) / sizeof(uint64_t),
-               "a DS reset value per GP counter");
-_Static_assert(PMU_MAX_FIXED <= sizeof(((struct pebs_ds_area *)0)->fixed_reset) / sizeof(uint64_t),
-               "a DS reset value per fixed counter");
+_Static_assert(PMU_MAX_GP <= 8 && 32 + PMU_MAX_FIXED <= PEBS_MAX_RESETS,
+               "a DS reset value per counter in every PEBS format");
 
 /* Zeroes `bytes` at `p` with word stores. The PMI, IPI and timer paths must not call
  * libc (a port's memset may use SSE, which interrupts do not save), and GCC turns a plain
