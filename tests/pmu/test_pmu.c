@@ -513,6 +513,41 @@ static void test_txcp_sampling_refused(void)
     CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
 }
 
+/* Skylake-family clients with the 2019 TSX microcode (CPUID.(7,0):EDX[13]): PMC3 counts
+ * right only while TSX_FORCE_ABORT makes transactions abort; the simulated CPU clobbers
+ * PMC3 otherwise. Set while PMC3 counts, clear when it does not and after a stop. */
+static void test_tsx_force_abort(void)
+{
+    struct sim_model tfa = sim_skylake;
+    struct pmu_plan plan = {.num_counters = 4};
+
+    tfa.name = "skylake-tsx-force-abort";
+    tfa.leaf7_edx |= CPUID7_EDX_TSX_FORCE_ABORT;
+    power_on(&tfa);
+    CHECK(caps.tsx_force_abort);
+    for (unsigned i = 0; i < 4; i++)
+        plan.counters[i] = gp(i, EV_INSTRUCTIONS | RINGS, 0, i + 1);
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    pmu_start_cpu(&cpu);
+    CHECK_EQ(sim_msr(MSR_TSX_FORCE_ABORT), TSX_FORCE_ABORT_RTM);
+    retire(1000, 0, 0, 0);
+    CHECK_EQ(pmu_read_counter(&cpu, 3), 1000);
+    CHECK_EQ(sim_pmc3_clobbered(), 0);
+    pmu_stop_cpu(&cpu);
+    CHECK_EQ(sim_msr(MSR_TSX_FORCE_ABORT), 0);
+
+    plan.num_counters = 3; /* without PMC3, transactions run */
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    pmu_start_cpu(&cpu);
+    CHECK_EQ(sim_msr(MSR_TSX_FORCE_ABORT), 0);
+    retire(1000, 0, 0, 0);
+    CHECK_EQ(pmu_read_counter(&cpu, 2), 1000);
+    pmu_stop_cpu(&cpu);
+
+    power_on(&sim_skylake); /* without the microcode's bit, MSR 0x10F is never touched */
+    CHECK(!caps.tsx_force_abort);
+}
+
 static void test_periods(void)
 {
     struct pmu_plan plan = {.num_counters = 1};
@@ -1656,6 +1691,7 @@ int main(int argc, char **argv)
     RUN(test_multiple_overflows);
     RUN(test_periods);
     RUN(test_txcp_sampling_refused);
+    RUN(test_tsx_force_abort);
     RUN(test_plan_validation);
     RUN(test_pebs_skylake);
     RUN(test_raw_load_latency_bit);

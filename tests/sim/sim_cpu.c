@@ -90,6 +90,8 @@ static struct sim {
     uint64_t fixed_ctrl, global_ctrl, status, debugctl, pebs_enable, pebs_data_cfg, ds_area;
     uint64_t lbr_select, lbr_ctl, lbr_depth;
     unsigned lbr_tos;
+    uint64_t tsx_force_abort; /* MSR 0x10F, with CPUID.(7,0):EDX[13] */
+    uint64_t pmc3_clobbered;  /* retires whose PMC3 count the TSX microcode destroyed */
     uint64_t lbr_from[MAX_LBR], lbr_to[MAX_LBR], lbr_info[MAX_LBR];
     /* the running code */
     unsigned ring;
@@ -261,6 +263,11 @@ unsigned sim_pmi_count(void)
 uint64_t sim_tsc(void)
 {
     return S.tsc;
+}
+
+uint64_t sim_pmc3_clobbered(void)
+{
+    return S.pmc3_clobbered;
 }
 
 unsigned sim_pebs_records(void)
@@ -610,6 +617,8 @@ static uint64_t read_msr(uint32_t msr, int *ok)
     uint64_t *lbr;
 
     *ok = 1;
+    if (msr == 0x10f && (m->leaf7_edx & BIT(13)))
+        return S.tsx_force_abort;
     if (in_range(msr, PMC0, S.num_gp))
         return S.pmc[msr - PMC0];
     if (S.full_width && in_range(msr, A_PMC0, S.num_gp))
@@ -779,6 +788,11 @@ void msr_write(uint32_t msr, uint64_t value)
     uint64_t *lbr;
 
     S.accesses++;
+    if (msr == 0x10f && (m->leaf7_edx & BIT(13))) {
+        if (!reserved(msr, value, BIT(0)))
+            S.tsx_force_abort = value;
+        return;
+    }
     if (in_range(msr, PMC0, S.num_gp)) {
         /* Legacy counter writes take EAX sign-extended; EDX is ignored. */
         S.pmc[msr - PMC0] = sext32(value) & mask_bits(S.gp_width);
@@ -1183,6 +1197,17 @@ void sim_retire(const struct sim_events *ev)
         return; /* counters frozen until the handler clears CTR_FRZ */
     for (unsigned i = 0; i < S.num_gp; i++)
         gp[i] = gp_increment(i, ev);
+    /* Skylake-family clients with the 2019 TSX microcode (CPUID.(7,0):EDX[13],
+     * TSX_FORCE_ABORT): unless MSR 0x10F bit 0 (RTM_FORCE_ABORT) makes every transaction
+     * abort, the microcode clobbers PMC3 whenever TSX code runs (Linux commit "perf/x86/
+     * intel: Implement support for TSX Force Abort", PMU_FL_TFA; Intel's "Performance
+     * Monitoring Impact of Intel TSX Memory Ordering Issue"). The firmware may run TSX
+     * code at any time, so here PMC3 loses what it counted. */
+    if ((S.m->leaf7_edx & BIT(13)) && !(S.tsx_force_abort & 1) && S.num_gp > 3 && gp[3]) {
+        S.pmc[3] = 0;
+        gp[3] = 0;
+        S.pmc3_clobbered++;
+    }
     for (unsigned j = 0; j < MAX_FIXED; j++) {
         if (S.fixed_mask & BIT(j))
             fx[j] = fixed_increment(j, ev);

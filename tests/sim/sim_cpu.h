@@ -133,6 +133,8 @@ uint64_t sim_msr(uint32_t msr);
 uint64_t sim_tsc(void);
 /* PEBS records written / dropped for lack of buffer space. */
 unsigned sim_pebs_records(void);
+/* Retires whose PMC3 count the TSX microcode clobbered (TSX_FORCE_ABORT clear). */
+uint64_t sim_pmc3_clobbered(void);
 unsigned sim_pebs_dropped(void);
 
 /* Overflows of sampling counters (INT/PMI set, or PEBS) so far: the samples the code

@@ -245,6 +245,7 @@ int pmu_probe(struct pmu_caps *caps)
     probe_pebs(caps, row, &r1);
     probe_status_and_controls(caps, &ra, &r7);
     probe_lbr(caps, row, r0.eax, &r7);
+    caps->tsx_force_abort = (r7.edx & CPUID7_EDX_TSX_FORCE_ABORT) && caps->num_gp > 3;
     return PMU_OK;
 }
 
@@ -395,6 +396,8 @@ static void quiesce(struct pmu_cpu_state *cpu)
     cpu->running = 0;
     __asm__ volatile("" ::: "memory"); /* a PMI from here on must not re-enable */
     msr_write(MSR_IA32_PERF_GLOBAL_CTRL, 0);
+    if (caps->tsx_force_abort)
+        msr_write(MSR_TSX_FORCE_ABORT, 0);
     if (caps->pebs.usable)
         msr_write(MSR_IA32_PEBS_ENABLE, 0);
     for (unsigned i = 0; i < caps->num_gp; i++)
@@ -646,6 +649,10 @@ void pmu_start_cpu(struct pmu_cpu_state *cpu)
         return;
     if (cpu->pebs_enable)
         msr_write(MSR_IA32_PEBS_ENABLE, cpu->pebs_enable);
+    /* As Linux does by default: transactions abort while PMC3 counts, and run again once
+     * it does not. */
+    if (cpu->caps->tsx_force_abort)
+        msr_write(MSR_TSX_FORCE_ABORT, (cpu->global_ctrl & (1ull << 3)) ? TSX_FORCE_ABORT_RTM : 0);
     cpu->running = 1;
     __asm__ volatile("" ::: "memory");
     msr_write(MSR_IA32_PERF_GLOBAL_CTRL, cpu->global_ctrl);

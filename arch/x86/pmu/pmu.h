@@ -46,6 +46,12 @@
 
 #define DEBUGCTL_FREEZE_PERFMON_ON_PMI (1ull << 12)
 
+/* Skylake-family clients with the 2019 TSX microcode: PMC3 counts right only while every
+ * RTM transaction is forced to abort (Linux: PMU_FL_TFA, intel_set_tfa()). */
+#define CPUID7_EDX_TSX_FORCE_ABORT (1u << 13)
+#define MSR_TSX_FORCE_ABORT        0x10fu
+#define TSX_FORCE_ABORT_RTM        (1ull << 0)
+
 /* IA32_PERFEVTSELx */
 #define EVTSEL_USR      (1ull << 16)
 #define EVTSEL_OS       (1ull << 17)
@@ -90,6 +96,7 @@ struct pmu_caps {
     uint8_t streamlined_freeze; /* v4+: freeze-on-PMI sets GLOBAL_STATUS bits 58/59;
                                    before, it clears GLOBAL_CTRL and DEBUGCTL.LBR */
     uint8_t pmi_ack_late;       /* unmask the LVT after the handler (pmi.h) */
+    uint8_t tsx_force_abort;    /* PMC3 needs TSX_FORCE_ABORT set while it counts */
     uint8_t reserved;
     uint32_t fixed_mask;        /* fixed counters present, bit j = IA32_FIXED_CTRj */
     uint64_t perf_capabilities; /* IA32_PERF_CAPABILITIES; 0 without CPUID PDCM */
