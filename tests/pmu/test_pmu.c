@@ -548,6 +548,36 @@ static void test_tsx_force_abort(void)
     CHECK(!caps.tsx_force_abort);
 }
 
+/* Broadwell samples INST_RETIRED.ALL right only every 128 or more events with the low 6
+ * bits clear (errata BDM11, BDM57; Linux's bdw_limit_period()): other periods are refused
+ * with their reason (the simulated Broadwell faults on them), counting and other events are
+ * not limited. */
+static void test_broadwell_inst_retired_all(void)
+{
+    struct pmu_plan plan = {.num_counters = 1};
+    const uint64_t inst_retired_all = 0x01c0;
+
+    power_on(&sim_broadwell);
+    CHECK(caps.inst_retired_all_limits);
+    plan.counters[0] = gp(0, inst_retired_all | RINGS | EVTSEL_INT, 2000003, 1);
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_ERR_PERIOD_ERRATUM);
+    CHECK(strstr(pmu_strerror(PMU_ERR_PERIOD_ERRATUM), "BDM57") != NULL);
+    plan.counters[0].sample_after = 64;
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_ERR_PERIOD_ERRATUM);
+    plan.counters[0].sample_after = 2000000 - 2000000 % 64;
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    pmu_start_cpu(&cpu); /* the simulated Broadwell faults on a period the errata break */
+    CHECK_EQ(sim_faults(), 0);
+    pmu_stop_cpu(&cpu);
+    plan.counters[0] = gp(0, inst_retired_all | RINGS, 0, 1); /* counting */
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    plan.counters[0] = gp(0, EV_INSTRUCTIONS | RINGS | EVTSEL_INT, 2000003, 1); /* umask 0 */
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+
+    power_on(&sim_haswell); /* Haswell has no such erratum */
+    CHECK(!caps.inst_retired_all_limits);
+}
+
 static void test_periods(void)
 {
     struct pmu_plan plan = {.num_counters = 1};
@@ -1692,6 +1722,7 @@ int main(int argc, char **argv)
     RUN(test_periods);
     RUN(test_txcp_sampling_refused);
     RUN(test_tsx_force_abort);
+    RUN(test_broadwell_inst_retired_all);
     RUN(test_plan_validation);
     RUN(test_pebs_skylake);
     RUN(test_raw_load_latency_bit);

@@ -781,6 +781,27 @@ unsigned sim_overflows(void)
     return S.overflows;
 }
 
+/* Broadwell's INST_RETIRED.ALL (event 0xC0, umask 0x01) on a general counter: the count
+ * to overflow must have its low 6 bits clear (erratum BDM57) and be at least 100 (BDM11);
+ * Linux's bdw_limit_period() enforces both as a period of at least 128 with the low 6
+ * bits clear. Enabling such a counter with another sampling period is a fault here: real
+ * parts count it wrongly. */
+static void check_inst_retired_all_periods(void)
+{
+    if (!S.m->inst_retired_all_limits)
+        return;
+    for (unsigned i = 0; i < S.num_gp; i++) {
+        uint64_t to_overflow = (0 - S.pmc[i]) & mask_bits(S.gp_width);
+        if (!(S.global_ctrl & BIT(i)) || (S.evtsel[i] & 0xffff) != 0x01c0 ||
+            !(S.evtsel[i] & BIT(20)))
+            continue;
+        if (to_overflow < 100 || (to_overflow & 0x3f))
+            fault("PMC%u samples INST_RETIRED.ALL every %llu: BDM11/BDM57 need at least 100 "
+                  "and the low 6 bits clear",
+                  i, (unsigned long long)to_overflow);
+    }
+}
+
 void msr_write(uint32_t msr, uint64_t value)
 {
     const struct sim_model *m = S.m;
@@ -843,8 +864,10 @@ void msr_write(uint32_t msr, uint64_t value)
     case GLOBAL_CTRL:
         if (S.version < 2)
             break;
-        if (!reserved(msr, value, S.global_ctrl_valid))
+        if (!reserved(msr, value, S.global_ctrl_valid)) {
             S.global_ctrl = value;
+            check_inst_retired_all_periods();
+        }
         return;
     case GLOBAL_OVF_CTRL:
         if (S.version < 2)

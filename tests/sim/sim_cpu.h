@@ -59,6 +59,7 @@ struct sim_model {
     uint8_t lbr_depth;                   /* model-specific LBR stack */
     uint32_t lbr_from, lbr_to, lbr_info; /* lbr_info 0: no LBR_INFO MSRs */
     uint8_t lbr_callstack;               /* MSR_LBR_SELECT bit 9 (else reserved) */
+    uint8_t inst_retired_all_limits;     /* Broadwell errata BDM11 and BDM57 */
     struct cpuid_regs leaf_14[2];        /* Intel PT, sub-leaves 0 and 1 */
     struct cpuid_regs leaf_15;           /* TSC / crystal clock */
     uint64_t platform_info;              /* MSR_PLATFORM_INFO; 0: the MSR is absent */

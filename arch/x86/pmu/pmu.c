@@ -47,6 +47,10 @@ const char *pmu_strerror(int err)
         return "memory too small or misaligned";
     case PMU_ERR_RECORD:
         return "malformed PEBS record";
+    case PMU_ERR_PERIOD_ERRATUM:
+        return "Broadwell samples INST_RETIRED.ALL (event 0xC0, umask 0x01) correctly only every "
+               "128 or more events, a multiple of 64 (errata BDM11, BDM57): choose such a "
+               "period";
     case PMU_ERR_TXCP_SAMPLING:
         return "a checkpointed (IN_TXCP) count cannot sample: overflow, abort and rollback "
                "would loop";
@@ -238,6 +242,7 @@ int pmu_probe(struct pmu_caps *caps)
     row = pmu_model_lookup(caps->family, caps->model);
     if (row)
         caps->uarch = row->uarch;
+    caps->inst_retired_all_limits = row ? row->inst_retired_all_limits : 0;
     /* Linux acknowledges late on every model since Haswell; unknown ones are newer. */
     caps->pmi_ack_late = row ? row->pmi_ack_late : 1;
 
@@ -291,6 +296,11 @@ static int check_counter(const struct pmu_cpu_state *cpu, const struct pmu_count
          * PMI aborts it: sampling it loops (Linux's hsw_hw_config() refuses it too). */
         if ((c->control & EVTSEL_IN_TXCP) && c->sample_after)
             return PMU_ERR_TXCP_SAMPLING;
+        /* Linux rounds such a period (bdw_limit_period()); acart refuses it, because the
+         * host weighs each sample by the period it asked for. */
+        if (caps->inst_retired_all_limits && (c->control & 0xffff) == 0x01c0 && c->sample_after &&
+            (c->sample_after < 128 || (c->sample_after & 0x3f)))
+            return PMU_ERR_PERIOD_ERRATUM;
     } else if (c->kind == PMU_COUNTER_FIXED) {
         if (c->index >= PMU_MAX_FIXED || !(caps->fixed_mask & (1u << c->index)))
             return PMU_ERR_NO_COUNTER;
