@@ -116,13 +116,17 @@ void idt_set_gp_fixup(gp_fixup_fn fn)
 
 static void nmi(struct trap_frame *frame)
 {
+    int claimed = 0;
+    /* Every handler sees every NMI (NMIs from several sources coalesce), as Linux's
+     * nmi_handle() runs every local handler. */
     for (int i = 0; i < NMI_CHAIN_MAX; i++) {
         nmi_handler_fn fn = __atomic_load_n(&nmi_chain[i], __ATOMIC_ACQUIRE);
         if (!fn)
             break;
-        if (fn(frame))
-            return;
+        claimed |= fn(frame) != 0;
     }
+    if (claimed)
+        return;
     /* Nobody's: counted (the stats service shows it), never printed from an NMI. */
     nmi_unclaimed++;
 }

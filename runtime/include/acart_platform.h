@@ -51,7 +51,10 @@ void aca_plat_call_on_all_cpus(aca_plat_cpu_fn fn, void *arg);
 typedef int (*aca_plat_handler_fn)(const struct aca_frame *frame);
 
 /* Installs fn on the NMI, alongside any NMI handler the platform already has: the
- * platform calls fn first for every NMI and calls its others when fn returns 0. Returns
+ * platform calls fn first for every NMI and then its others, whatever fn returned (NMIs
+ * from several sources coalesce into one, so a PMI acart claims may carry another
+ * source's NMI; Linux's nmi_handle() runs every handler the same way). Each of the
+ * platform's handlers checks its own source; an NMI no handler claims is unknown. Returns
  * 0, or a negative ACA_ERR_* when the platform cannot share its NMI. Net context. */
 int aca_plat_nmi_install(aca_plat_handler_fn fn);
 void aca_plat_nmi_remove(aca_plat_handler_fn fn);

@@ -1,5 +1,6 @@
 /* See pmi_lvt.h. The only local-APIC register acart touches itself. */
 #include "pmi_lvt.h"
+#include "acart_opts.h"
 #include "acart_platform.h"
 
 #include "msr.h"
@@ -11,6 +12,14 @@
 
 /* The same entry value on every CPU; written in net context before any CPU arms. */
 static uint32_t lvt_value;
+/* Per CPU, written only on that CPU: routed and not masked since. */
+static volatile uint8_t armed[ACA_MAX_CPUS];
+
+static volatile uint8_t *armed_here(void)
+{
+    uint32_t cpu = aca_plat_cpu_index();
+    return cpu < ACA_MAX_CPUS ? &armed[cpu] : 0;
+}
 
 static void lvt_write(uint32_t value)
 {
@@ -22,16 +31,24 @@ static void lvt_write(uint32_t value)
 
 void pmi_lvt_route(int use_nmi, uint8_t vector)
 {
+    volatile uint8_t *a = armed_here();
     lvt_value = use_nmi ? LVT_DELIVER_NMI : vector;
     lvt_write(lvt_value);
+    if (a)
+        *a = 1;
 }
 
 void pmi_lvt_unmask(void)
 {
-    lvt_write(lvt_value);
+    const volatile uint8_t *a = armed_here();
+    if (a && *a)
+        lvt_write(lvt_value);
 }
 
 void pmi_lvt_mask(void)
 {
+    volatile uint8_t *a = armed_here();
+    if (a)
+        *a = 0;
     lvt_write(LVT_MASKED | lvt_value);
 }

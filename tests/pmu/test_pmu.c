@@ -513,6 +513,71 @@ static void test_txcp_sampling_refused(void)
     CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
 }
 
+/* Skylake-family clients with the 2019 TSX microcode (CPUID.(7,0):EDX[13]): PMC3 counts
+ * right only while TSX_FORCE_ABORT makes transactions abort; the simulated CPU clobbers
+ * PMC3 otherwise. Set while PMC3 counts, clear when it does not and after a stop. */
+static void test_tsx_force_abort(void)
+{
+    struct sim_model tfa = sim_skylake;
+    struct pmu_plan plan = {.num_counters = 4};
+
+    tfa.name = "skylake-tsx-force-abort";
+    tfa.leaf7_edx |= CPUID7_EDX_TSX_FORCE_ABORT;
+    power_on(&tfa);
+    CHECK(caps.tsx_force_abort);
+    for (unsigned i = 0; i < 4; i++)
+        plan.counters[i] = gp(i, EV_INSTRUCTIONS | RINGS, 0, i + 1);
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    pmu_start_cpu(&cpu);
+    CHECK_EQ(sim_msr(MSR_TSX_FORCE_ABORT), TSX_FORCE_ABORT_RTM);
+    retire(1000, 0, 0, 0);
+    CHECK_EQ(pmu_read_counter(&cpu, 3), 1000);
+    CHECK_EQ(sim_pmc3_clobbered(), 0);
+    pmu_stop_cpu(&cpu);
+    CHECK_EQ(sim_msr(MSR_TSX_FORCE_ABORT), 0);
+
+    plan.num_counters = 3; /* without PMC3, transactions run */
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    pmu_start_cpu(&cpu);
+    CHECK_EQ(sim_msr(MSR_TSX_FORCE_ABORT), 0);
+    retire(1000, 0, 0, 0);
+    CHECK_EQ(pmu_read_counter(&cpu, 2), 1000);
+    pmu_stop_cpu(&cpu);
+
+    power_on(&sim_skylake); /* without the microcode's bit, MSR 0x10F is never touched */
+    CHECK(!caps.tsx_force_abort);
+}
+
+/* Broadwell samples INST_RETIRED.ALL right only every 128 or more events with the low 6
+ * bits clear (errata BDM11, BDM57; Linux's bdw_limit_period()): other periods are refused
+ * with their reason (the simulated Broadwell faults on them), counting and other events are
+ * not limited. */
+static void test_broadwell_inst_retired_all(void)
+{
+    struct pmu_plan plan = {.num_counters = 1};
+    const uint64_t inst_retired_all = 0x01c0;
+
+    power_on(&sim_broadwell);
+    CHECK(caps.inst_retired_all_limits);
+    plan.counters[0] = gp(0, inst_retired_all | RINGS | EVTSEL_INT, 2000003, 1);
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_ERR_PERIOD_ERRATUM);
+    CHECK(strstr(pmu_strerror(PMU_ERR_PERIOD_ERRATUM), "BDM57") != NULL);
+    plan.counters[0].sample_after = 64;
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_ERR_PERIOD_ERRATUM);
+    plan.counters[0].sample_after = 2000000 - 2000000 % 64;
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    pmu_start_cpu(&cpu); /* the simulated Broadwell faults on a period the errata break */
+    CHECK_EQ(sim_faults(), 0);
+    pmu_stop_cpu(&cpu);
+    plan.counters[0] = gp(0, inst_retired_all | RINGS, 0, 1); /* counting */
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    plan.counters[0] = gp(0, EV_INSTRUCTIONS | RINGS | EVTSEL_INT, 2000003, 1); /* umask 0 */
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+
+    power_on(&sim_haswell); /* Haswell has no such erratum */
+    CHECK(!caps.inst_retired_all_limits);
+}
+
 static void test_periods(void)
 {
     struct pmu_plan plan = {.num_counters = 1};
@@ -1656,6 +1721,8 @@ int main(int argc, char **argv)
     RUN(test_multiple_overflows);
     RUN(test_periods);
     RUN(test_txcp_sampling_refused);
+    RUN(test_tsx_force_abort);
+    RUN(test_broadwell_inst_retired_all);
     RUN(test_plan_validation);
     RUN(test_pebs_skylake);
     RUN(test_raw_load_latency_bit);

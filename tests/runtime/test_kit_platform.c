@@ -156,10 +156,12 @@ static void test_nmi_chain(void)
     CHECK_EQ(aca_plat_nmi_install(acart_nmi), ACA_OK);
     CHECK(handlers[TRAP_VECTOR_NMI] != board_nmi);
 
-    acart_claims = 1; /* a PMI: acart's alone */
+    /* A PMI acart claims still reaches the board's handler: NMIs coalesce, so it may carry
+     * the board's own source too (Linux's nmi_handle() runs every handler). */
+    acart_claims = 1;
     nmi();
     CHECK_EQ(acart_nmis, 1);
-    CHECK_EQ(board_nmis, 0);
+    CHECK_EQ(board_nmis, 1);
     acart_claims = 0; /* not a PMI: the board's */
     nmi();
     CHECK_EQ(acart_nmis, 1);

@@ -100,6 +100,9 @@ int shim_raise_pmi(uint32_t cpu, struct trap_frame *frame);
 /* An NMI from elsewhere (a watchdog, another CPU) on `cpu`. SHIM_UNCLAIMED without an NMI
  * handler. */
 int shim_raise_nmi(uint32_t cpu, struct trap_frame *frame);
+/* NMIs acart's handler did not claim (or that came with none installed), since reset. The
+ * board's handler sees every NMI, claimed or not. */
+unsigned shim_nmis_declined(void);
 
 /* The sampling timer of `cpu` as the runtime armed it: its period in TSC ticks, 0 while
  * disarmed. shim_timer_tick() is its interrupt: aca_sample_tick() on `cpu` with `frame`. */

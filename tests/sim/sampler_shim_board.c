@@ -19,6 +19,7 @@ static trap_handler_fn handlers[256];
 static unsigned task_calls_off_cpu;
 static unsigned in_interrupt[SHIM_CPUS]; /* interrupt depth per CPU */
 static aca_plat_handler_fn acart_nmi;    /* acart's share of the NMI */
+static unsigned nmis_declined;           /* NMIs acart did not claim */
 static aca_plat_handler_fn acart_vectors[256];
 static uint64_t timer_period[SHIM_CPUS];
 
@@ -35,6 +36,12 @@ void shim_board_reset(void)
         lapics[cpu].lvt_pc = LAPIC_LVT_MASKED;
     }
     task_calls_off_cpu = 0;
+    nmis_declined = 0;
+}
+
+unsigned shim_nmis_declined(void)
+{
+    return nmis_declined;
 }
 
 const struct shim_lapic *shim_lapic(uint32_t cpu)
@@ -184,7 +191,7 @@ trap_handler_fn trap_get_handler(uint8_t vector)
 }
 
 /* Runs the vector's handler on `cpu`, as the CPU's interrupt entry would. The NMI goes to
- * acart first and, when acart says it was not its, to the board's handler. */
+ * acart first and then to the board's handler, whatever acart answered. */
 static int interrupt(uint32_t cpu, uint8_t vector, struct trap_frame *frame)
 {
     uint32_t interrupted = shim_current_cpu();
@@ -197,12 +204,14 @@ static int interrupt(uint32_t cpu, uint8_t vector, struct trap_frame *frame)
         struct aca_frame f;
 
         frame_from_trap(&f, frame);
-        if (!(acart_nmi && acart_nmi(&f))) {
-            if (handlers[vector])
-                handlers[vector](frame);
-            else if (!acart_nmi)
-                result = SHIM_UNCLAIMED;
-        }
+        /* Every handler sees every NMI, as the kit's and Linux's nmi_handle() run them. */
+        int claimed = acart_nmi && acart_nmi(&f);
+        if (!claimed)
+            nmis_declined++;
+        if (handlers[vector])
+            handlers[vector](frame);
+        else if (!claimed && !acart_nmi)
+            result = SHIM_UNCLAIMED;
     } else if (handlers[vector]) {
         handlers[vector](frame);
     } else {

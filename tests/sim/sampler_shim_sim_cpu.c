@@ -24,6 +24,7 @@
 #define sim_msr               SHIM_NAME(sim_msr)
 #define sim_tsc               SHIM_NAME(sim_tsc)
 #define sim_pebs_records      SHIM_NAME(sim_pebs_records)
+#define sim_pmc3_clobbered    SHIM_NAME(sim_pmc3_clobbered)
 #define sim_pebs_dropped      SHIM_NAME(sim_pebs_dropped)
 #define sim_overflows         SHIM_NAME(sim_overflows)
 #define sim_reassert_overflow SHIM_NAME(sim_reassert_overflow)

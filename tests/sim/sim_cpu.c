@@ -90,6 +90,8 @@ static struct sim {
     uint64_t fixed_ctrl, global_ctrl, status, debugctl, pebs_enable, pebs_data_cfg, ds_area;
     uint64_t lbr_select, lbr_ctl, lbr_depth;
     unsigned lbr_tos;
+    uint64_t tsx_force_abort; /* MSR 0x10F, with CPUID.(7,0):EDX[13] */
+    uint64_t pmc3_clobbered;  /* retires whose PMC3 count the TSX microcode destroyed */
     uint64_t lbr_from[MAX_LBR], lbr_to[MAX_LBR], lbr_info[MAX_LBR];
     /* the running code */
     unsigned ring;
@@ -261,6 +263,11 @@ unsigned sim_pmi_count(void)
 uint64_t sim_tsc(void)
 {
     return S.tsc;
+}
+
+uint64_t sim_pmc3_clobbered(void)
+{
+    return S.pmc3_clobbered;
 }
 
 unsigned sim_pebs_records(void)
@@ -610,6 +617,8 @@ static uint64_t read_msr(uint32_t msr, int *ok)
     uint64_t *lbr;
 
     *ok = 1;
+    if (msr == 0x10f && (m->leaf7_edx & BIT(13)))
+        return S.tsx_force_abort;
     if (in_range(msr, PMC0, S.num_gp))
         return S.pmc[msr - PMC0];
     if (S.full_width && in_range(msr, A_PMC0, S.num_gp))
@@ -772,6 +781,27 @@ unsigned sim_overflows(void)
     return S.overflows;
 }
 
+/* Broadwell's INST_RETIRED.ALL (event 0xC0, umask 0x01) on a general counter: the count
+ * to overflow must have its low 6 bits clear (erratum BDM57) and be at least 100 (BDM11);
+ * Linux's bdw_limit_period() enforces both as a period of at least 128 with the low 6
+ * bits clear. Enabling such a counter with another sampling period is a fault here: real
+ * parts count it wrongly. */
+static void check_inst_retired_all_periods(void)
+{
+    if (!S.m->inst_retired_all_limits)
+        return;
+    for (unsigned i = 0; i < S.num_gp; i++) {
+        uint64_t to_overflow = (0 - S.pmc[i]) & mask_bits(S.gp_width);
+        if (!(S.global_ctrl & BIT(i)) || (S.evtsel[i] & 0xffff) != 0x01c0 ||
+            !(S.evtsel[i] & BIT(20)))
+            continue;
+        if (to_overflow < 100 || (to_overflow & 0x3f))
+            fault("PMC%u samples INST_RETIRED.ALL every %llu: BDM11/BDM57 need at least 100 "
+                  "and the low 6 bits clear",
+                  i, (unsigned long long)to_overflow);
+    }
+}
+
 void msr_write(uint32_t msr, uint64_t value)
 {
     const struct sim_model *m = S.m;
@@ -779,6 +809,11 @@ void msr_write(uint32_t msr, uint64_t value)
     uint64_t *lbr;
 
     S.accesses++;
+    if (msr == 0x10f && (m->leaf7_edx & BIT(13))) {
+        if (!reserved(msr, value, BIT(0)))
+            S.tsx_force_abort = value;
+        return;
+    }
     if (in_range(msr, PMC0, S.num_gp)) {
         /* Legacy counter writes take EAX sign-extended; EDX is ignored. */
         S.pmc[msr - PMC0] = sext32(value) & mask_bits(S.gp_width);
@@ -829,8 +864,10 @@ void msr_write(uint32_t msr, uint64_t value)
     case GLOBAL_CTRL:
         if (S.version < 2)
             break;
-        if (!reserved(msr, value, S.global_ctrl_valid))
+        if (!reserved(msr, value, S.global_ctrl_valid)) {
             S.global_ctrl = value;
+            check_inst_retired_all_periods();
+        }
         return;
     case GLOBAL_OVF_CTRL:
         if (S.version < 2)
@@ -1183,6 +1220,17 @@ void sim_retire(const struct sim_events *ev)
         return; /* counters frozen until the handler clears CTR_FRZ */
     for (unsigned i = 0; i < S.num_gp; i++)
         gp[i] = gp_increment(i, ev);
+    /* Skylake-family clients with the 2019 TSX microcode (CPUID.(7,0):EDX[13],
+     * TSX_FORCE_ABORT): unless MSR 0x10F bit 0 (RTM_FORCE_ABORT) makes every transaction
+     * abort, the microcode clobbers PMC3 whenever TSX code runs (Linux commit "perf/x86/
+     * intel: Implement support for TSX Force Abort", PMU_FL_TFA; Intel's "Performance
+     * Monitoring Impact of Intel TSX Memory Ordering Issue"). The firmware may run TSX
+     * code at any time, so here PMC3 loses what it counted. */
+    if ((S.m->leaf7_edx & BIT(13)) && !(S.tsx_force_abort & 1) && S.num_gp > 3 && gp[3]) {
+        S.pmc[3] = 0;
+        gp[3] = 0;
+        S.pmc3_clobbered++;
+    }
     for (unsigned j = 0; j < MAX_FIXED; j++) {
         if (S.fixed_mask & BIT(j))
             fx[j] = fixed_increment(j, ev);

@@ -59,6 +59,7 @@ struct sim_model {
     uint8_t lbr_depth;                   /* model-specific LBR stack */
     uint32_t lbr_from, lbr_to, lbr_info; /* lbr_info 0: no LBR_INFO MSRs */
     uint8_t lbr_callstack;               /* MSR_LBR_SELECT bit 9 (else reserved) */
+    uint8_t inst_retired_all_limits;     /* Broadwell errata BDM11 and BDM57 */
     struct cpuid_regs leaf_14[2];        /* Intel PT, sub-leaves 0 and 1 */
     struct cpuid_regs leaf_15;           /* TSC / crystal clock */
     uint64_t platform_info;              /* MSR_PLATFORM_INFO; 0: the MSR is absent */
@@ -133,6 +134,8 @@ uint64_t sim_msr(uint32_t msr);
 uint64_t sim_tsc(void);
 /* PEBS records written / dropped for lack of buffer space. */
 unsigned sim_pebs_records(void);
+/* Retires whose PMC3 count the TSX microcode clobbered (TSX_FORCE_ABORT clear). */
+uint64_t sim_pmc3_clobbered(void);
 unsigned sim_pebs_dropped(void);
 
 /* Overflows of sampling counters (INT/PMI set, or PEBS) so far: the samples the code

@@ -309,6 +309,7 @@ const struct sim_model sim_broadwell = {
     .vendor = INTEL,
     .max_leaf = 0x14,
     .signature = 0x306d4, /* 06_3D */
+    .inst_retired_all_limits = 1,
     .leaf1_ecx = ECX_DTES64 | ECX_PDCM,
     .leaf1_edx = EDX_DS,
     .leaf7_ebx = EBX_HLE | EBX_RTM | EBX_PT,

@@ -66,8 +66,11 @@ static void on_nmi(struct trap_frame *t)
     struct aca_frame f;
     frame_from_trap(&f, t);
     aca_plat_handler_fn mine = acart_nmi;
-    if (mine && mine(&f))
-        return;
+    /* Every handler sees every NMI, as Linux's nmi_handle() runs every local handler: a
+     * PMI and another source that raise NMIs together arrive as one, so acart claiming
+     * it says nothing about the board's source. */
+    if (mine)
+        (void)mine(&f);
     if (other_nmi)
         other_nmi(t);
 }

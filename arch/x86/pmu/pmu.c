@@ -47,6 +47,10 @@ const char *pmu_strerror(int err)
         return "memory too small or misaligned";
     case PMU_ERR_RECORD:
         return "malformed PEBS record";
+    case PMU_ERR_PERIOD_ERRATUM:
+        return "Broadwell samples INST_RETIRED.ALL (event 0xC0, umask 0x01) correctly only every "
+               "128 or more events, a multiple of 64 (errata BDM11, BDM57): choose such a "
+               "period";
     case PMU_ERR_TXCP_SAMPLING:
         return "a checkpointed (IN_TXCP) count cannot sample: overflow, abort and rollback "
                "would loop";
@@ -238,6 +242,7 @@ int pmu_probe(struct pmu_caps *caps)
     row = pmu_model_lookup(caps->family, caps->model);
     if (row)
         caps->uarch = row->uarch;
+    caps->inst_retired_all_limits = row ? row->inst_retired_all_limits : 0;
     /* Linux acknowledges late on every model since Haswell; unknown ones are newer. */
     caps->pmi_ack_late = row ? row->pmi_ack_late : 1;
 
@@ -245,6 +250,7 @@ int pmu_probe(struct pmu_caps *caps)
     probe_pebs(caps, row, &r1);
     probe_status_and_controls(caps, &ra, &r7);
     probe_lbr(caps, row, r0.eax, &r7);
+    caps->tsx_force_abort = (r7.edx & CPUID7_EDX_TSX_FORCE_ABORT) && caps->num_gp > 3;
     return PMU_OK;
 }
 
@@ -290,6 +296,11 @@ static int check_counter(const struct pmu_cpu_state *cpu, const struct pmu_count
          * PMI aborts it: sampling it loops (Linux's hsw_hw_config() refuses it too). */
         if ((c->control & EVTSEL_IN_TXCP) && c->sample_after)
             return PMU_ERR_TXCP_SAMPLING;
+        /* Linux rounds such a period (bdw_limit_period()); acart refuses it, because the
+         * host weighs each sample by the period it asked for. */
+        if (caps->inst_retired_all_limits && (c->control & 0xffff) == 0x01c0 && c->sample_after &&
+            (c->sample_after < 128 || (c->sample_after & 0x3f)))
+            return PMU_ERR_PERIOD_ERRATUM;
     } else if (c->kind == PMU_COUNTER_FIXED) {
         if (c->index >= PMU_MAX_FIXED || !(caps->fixed_mask & (1u << c->index)))
             return PMU_ERR_NO_COUNTER;
@@ -395,6 +406,8 @@ static void quiesce(struct pmu_cpu_state *cpu)
     cpu->running = 0;
     __asm__ volatile("" ::: "memory"); /* a PMI from here on must not re-enable */
     msr_write(MSR_IA32_PERF_GLOBAL_CTRL, 0);
+    if (caps->tsx_force_abort)
+        msr_write(MSR_TSX_FORCE_ABORT, 0);
     if (caps->pebs.usable)
         msr_write(MSR_IA32_PEBS_ENABLE, 0);
     for (unsigned i = 0; i < caps->num_gp; i++)
@@ -646,6 +659,10 @@ void pmu_start_cpu(struct pmu_cpu_state *cpu)
         return;
     if (cpu->pebs_enable)
         msr_write(MSR_IA32_PEBS_ENABLE, cpu->pebs_enable);
+    /* As Linux does by default: transactions abort while PMC3 counts, and run again once
+     * it does not. */
+    if (cpu->caps->tsx_force_abort)
+        msr_write(MSR_TSX_FORCE_ABORT, (cpu->global_ctrl & (1ull << 3)) ? TSX_FORCE_ABORT_RTM : 0);
     cpu->running = 1;
     __asm__ volatile("" ::: "memory");
     msr_write(MSR_IA32_PERF_GLOBAL_CTRL, cpu->global_ctrl);

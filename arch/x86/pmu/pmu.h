@@ -46,6 +46,12 @@
 
 #define DEBUGCTL_FREEZE_PERFMON_ON_PMI (1ull << 12)
 
+/* Skylake-family clients with the 2019 TSX microcode: PMC3 counts right only while every
+ * RTM transaction is forced to abort (Linux: PMU_FL_TFA, intel_set_tfa()). */
+#define CPUID7_EDX_TSX_FORCE_ABORT (1u << 13)
+#define MSR_TSX_FORCE_ABORT        0x10fu
+#define TSX_FORCE_ABORT_RTM        (1ull << 0)
+
 /* IA32_PERFEVTSELx */
 #define EVTSEL_USR      (1ull << 16)
 #define EVTSEL_OS       (1ull << 17)
@@ -86,10 +92,12 @@ struct pmu_caps {
     uint8_t version;                  /* CPUID.0AH:EAX[7:0] */
     uint8_t num_gp, gp_width;         /* counters we use (at most PMU_MAX_GP), their bits */
     uint8_t num_fixed, fixed_width;
-    uint8_t full_width_write;   /* GP counters preloaded through IA32_A_PMCx */
-    uint8_t streamlined_freeze; /* v4+: freeze-on-PMI sets GLOBAL_STATUS bits 58/59;
-                                   before, it clears GLOBAL_CTRL and DEBUGCTL.LBR */
-    uint8_t pmi_ack_late;       /* unmask the LVT after the handler (pmi.h) */
+    uint8_t full_width_write;        /* GP counters preloaded through IA32_A_PMCx */
+    uint8_t streamlined_freeze;      /* v4+: freeze-on-PMI sets GLOBAL_STATUS bits 58/59;
+                                        before, it clears GLOBAL_CTRL and DEBUGCTL.LBR */
+    uint8_t pmi_ack_late;            /* unmask the LVT after the handler (pmi.h) */
+    uint8_t tsx_force_abort;         /* PMC3 needs TSX_FORCE_ABORT set while it counts */
+    uint8_t inst_retired_all_limits; /* Broadwell: INST_RETIRED.ALL periods (BDM11, BDM57) */
     uint8_t reserved;
     uint32_t fixed_mask;        /* fixed counters present, bit j = IA32_FIXED_CTRj */
     uint64_t perf_capabilities; /* IA32_PERF_CAPABILITIES; 0 without CPUID PDCM */
@@ -126,6 +134,8 @@ struct pmu_model {
     uint8_t pebs_dse;     /* enum pmu_pebs_dse */
     uint8_t ldlat_gp;     /* GP counters (bit n: PMCn) the load-latency facility works on;
                              0: none. Linux's INTEL_PLD_CONSTRAINT of the model's PEBS table */
+    uint8_t inst_retired_all_limits; /* periods of INST_RETIRED.ALL: >= 128, low 6 bits clear
+                                        (Broadwell errata BDM11, BDM57; bdw_limit_period) */
 };
 
 /* A PEBS erratum fixed by microcode (pebs_quirks.c): on this model and stepping (0xff:

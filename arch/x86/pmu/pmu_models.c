@@ -56,6 +56,14 @@ static const struct pmu_model haswell = {.uarch = "haswell",
                                          .pmi_ack_late = 1,
                                          .pebs_dse = PMU_DSE_SNB,
                                          .ldlat_gp = 0xf};
+/* Haswell's PMU with the INST_RETIRED.ALL period errata. */
+static const struct pmu_model broadwell = {.uarch = "broadwell",
+                                           .lbr = LBR_NHM(1),
+                                           .pebs_gp = 4,
+                                           .pmi_ack_late = 1,
+                                           .pebs_dse = PMU_DSE_SNB,
+                                           .ldlat_gp = 0xf,
+                                           .inst_retired_all_limits = 1};
 static const struct pmu_model skylake = {.uarch = "skylake",
                                          .lbr = LBR_SKL(1),
                                          .pebs_gp = 4,
@@ -113,10 +121,10 @@ static const struct {
     {0x3f, &haswell},        /* Haswell-X */
     {0x45, &haswell},        /* Haswell-L */
     {0x46, &haswell},        /* Haswell-G */
-    {0x3d, &haswell},        /* Broadwell */
-    {0x47, &haswell},        /* Broadwell-G */
-    {0x4f, &haswell},        /* Broadwell-X */
-    {0x56, &haswell},        /* Broadwell-D */
+    {0x3d, &broadwell},      /* Broadwell */
+    {0x47, &broadwell},      /* Broadwell-G */
+    {0x4f, &broadwell},      /* Broadwell-X */
+    {0x56, &broadwell},      /* Broadwell-D */
     {0x4e, &skylake},        /* Skylake-L */
     {0x5e, &skylake},        /* Skylake */
     {0x55, &skylake},        /* Skylake-X, Cascade Lake */
