@@ -30,8 +30,6 @@
 
 #include <string.h>
 
-struct target target;
-
 /* A refused host gets this long to send its first message before it is dropped. */
 #define REFUSED_TIMEOUT_MS 2000
 

@@ -8,10 +8,6 @@
 #include <stdint.h>
 
 void transfer_pump(void);
-void transfer_queue_modules(void);
-/* At STOP: load and unload records for what the port loaded or unloaded since then. */
-void transfer_queue_module_changes(uint64_t since_tsc);
-uint64_t transfer_records_committed(void);
 /* A data connection whose host stopped reading (see ACA_DRAIN_STALL_MS), or NULL. */
 const struct data_link *transfer_stalled(uint64_t now_ms);
 

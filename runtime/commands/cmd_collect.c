@@ -4,7 +4,7 @@
 #include "collection.h"
 #include "session.h"
 #include "target.h"
-#include "transfer.h"
+#include "module_records.h"
 #include "commands.h"
 #include "log.h"
 #include "msr_policy.h"
@@ -302,7 +302,7 @@ int32_t cmd_start(struct cmd_request *req)
         uncore_start(target_now_ms(), coll->drv_config.unc_timer_interval) != 0)
         return SEP_STATUS_UNSUPPORTED_UNCORE_ARCH_TYPE;
     coll->start_tsc = rdtsc();
-    transfer_queue_modules();
+    module_records_queue_initial(coll->start_tsc);
     int err = sampler_start();
     if (err) {
         uncore_reset();
@@ -346,7 +346,7 @@ int32_t cmd_stop(struct cmd_request *req)
     sampler_stop();
     uncore_stop();
     coll->stop_tsc = rdtsc();
-    transfer_queue_module_changes(coll->start_tsc);
+    module_records_queue_changes(coll->start_tsc);
     coll->state = COLLECTION_STOPPED;
     uint32_t dropped = 0;
     /* A time-based collection long enough for 20 ticks on every CPU: a CPU that took
@@ -366,7 +366,7 @@ int32_t cmd_stop(struct cmd_request *req)
                       (unsigned)i, (unsigned long long)ticks_expected);
     }
     agent_log("acart: collection stopped: %llu samples kept, %u dropped",
-              (unsigned long long)transfer_records_committed(), (unsigned)dropped);
+              (unsigned long long)sampler_records_committed(), (unsigned)dropped);
     /* The drain starts at the next poll, once STOP's answer is queued ahead of it. */
     return SEP_STATUS_SUCCESS;
 }
@@ -397,7 +397,7 @@ int32_t cmd_resume(struct cmd_request *req)
 
 int32_t cmd_get_num_samples(struct cmd_request *req)
 {
-    uint64_t n = transfer_records_committed();
+    uint64_t n = sampler_records_committed();
     return cmd_reply(req, &n, sizeof(n));
 }
 

@@ -866,3 +866,14 @@ void sampler_counts(uint32_t cpu, struct sampler_cpu_counts *out)
     out->pending = ring_used(&c->ring);
     out->unclaimed = c->pmu.unclaimed;
 }
+
+uint64_t sampler_records_committed(void)
+{
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < sampler_num_cpus(); i++) {
+        struct sampler_cpu_counts c;
+        sampler_counts(i, &c);
+        total += c.sampled - c.dropped;
+    }
+    return total;
+}

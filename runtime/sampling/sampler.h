@@ -174,4 +174,7 @@ struct sampler_selftest_counts {
 void sampler_selftest_begin(void);
 uint32_t sampler_selftest_end(struct sampler_selftest_counts *out, uint32_t max);
 
+/* Records every CPU's ring took in this collection (sampled minus dropped). */
+uint64_t sampler_records_committed(void);
+
 #endif

@@ -1,0 +1,4 @@
+/* See target.h: aca_start() fills it, everything else reads it. */
+#include "target.h"
+
+struct target target;
