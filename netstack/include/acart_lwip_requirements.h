@@ -1,9 +1,9 @@
-/* What acart's channel layer (netstack/channel.c, inside libacart.a) needs from the
- * lwIP it is linked with. libacart.a is compiled against lwIP's headers with acart's
- * lwipopts.h; the port's lwIP must agree on every option below, because channel.c reads
- * and writes struct tcp_pcb fields through lwIP's own macros (tcp_sndbuf, keepalive
- * settings, the remote address) whose offsets these options decide. Include this header
- * at the end of the port's lwipopts.h: a mismatch is then a compile error in the port,
+/* For a port (installed; its lwipopts.h includes it): What acart's channel layer
+ * (netstack/channel.c, inside libacart.a) needs from the lwIP it is linked with. libacart.a is
+ * compiled against lwIP's headers with acart's lwipopts.h; the port's lwIP must agree on every
+ * option below, because channel.c reads and writes struct tcp_pcb fields through lwIP's own macros
+ * (tcp_sndbuf, keepalive settings, the remote address) whose offsets these options decide. Include
+ * this header at the end of the port's lwipopts.h: a mismatch is then a compile error in the port,
  * never a silent corruption at run time. */
 #ifndef ACART_LWIP_REQUIREMENTS_H
 #define ACART_LWIP_REQUIREMENTS_H

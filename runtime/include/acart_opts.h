@@ -1,5 +1,6 @@
-/* Every build-time option of acart with its default, in one place. A board overrides
- * any of them by defining it first (e.g. with -D or a forced include). */
+/* For the application and the port (installed): Every build-time option of acart with its default,
+ * in one place. A board overrides any of them by defining it first (e.g. with -D or a forced
+ * include). */
 #ifndef ACART_OPTS_H
 #define ACART_OPTS_H
 

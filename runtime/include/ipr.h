@@ -1,6 +1,6 @@
-/* ipr.h: the IPROBE API (seed 002) on x86: a program on the target owns the performance
- * counters, counts, samples into buffers, keeps histograms and writes sample files, with
- * no host and no file system. docs/iprobe.md maps every function to what it does here.
+/* For the application (installed): ipr.h: the IPROBE API (seed 002) on x86: a program on the target
+ * owns the performance counters, counts, samples into buffers, keeps histograms and writes sample
+ * files, with no host and no file system. docs/iprobe.md maps every function to what it does here.
  *
  * Names, arguments and semantics are the seed's. Where x86 differs:
  *  - "process" is the calling task (aca_port_current_task's tid) or, where the port

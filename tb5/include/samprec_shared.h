@@ -1,4 +1,5 @@
 /*
+ * For the host tools:
  * samprec_shared.h - data descriptor types (ST_*) and subtypes (SST_*) of the TBRW
  * API, as listed in chapter 8.11 of the TBRW user guide. A data descriptor entry
  * (TBRW_SAMPREC_DESC_ENTRY) names one field of a stream's fixed-size record with

@@ -1,4 +1,5 @@
 /*
+ * For the host tools:
  * tb5_tools.h - the guide's example programs (chapter 2) as library functions, and
  * a few conveniences beyond the TBRW API for host tools (the acart CLI).
  * Functions return TBRW_SUCCESS or a TBRW error code (tbrw.h).

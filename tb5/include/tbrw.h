@@ -1,4 +1,5 @@
 /*
+ * For the host tools:
  * tbrw.h - the TBRW reader/writer API (chapter 9 of the TBRW user guide),
  * implemented by acart's tb5 library on an open container format
  * (docs/tb5-format.md). Files are TBRW-API-compatible, not byte-compatible with

@@ -1,4 +1,5 @@
 /*
+ * For the host tools:
  * tbrw_types.h - data types of the TBRW reader/writer API (acart's tb5 library).
  *
  * The names, members and values follow the public "VTune Performance Analyzer

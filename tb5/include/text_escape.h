@@ -1,8 +1,8 @@
-/* Escaping of untrusted text: every string that came from a target or a file (task and
- * module names, host names, tb5 strings, paths found in a collection) passes through one of
- * these before it reaches a terminal, a file name or an SVG. A hostile board must not be
- * able to forge report lines, send terminal escape sequences, write outside an output
- * folder or break a flame graph.
+/* For the host tools: Escaping of untrusted text: every string that came from a target or a file
+ * (task and module names, host names, tb5 strings, paths found in a collection) passes through one
+ * of these before it reaches a terminal, a file name or an SVG. A hostile board must not be able to
+ * forge report lines, send terminal escape sequences, write outside an output folder or break a
+ * flame graph.
  *
  * All three share one strict UTF-8 decoder: overlong forms, surrogates and code points
  * above U+10FFFF are invalid, and an invalid byte is escaped on its own. */

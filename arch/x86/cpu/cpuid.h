@@ -1,4 +1,5 @@
-/* CPUID. Host unit tests (ACART_SIM) answer from the simulated CPU model instead. */
+/* For a board that uses the kit (installed with libacart_x86.a): CPUID. Host unit tests (ACART_SIM)
+ * answer from the simulated CPU model instead. */
 #ifndef ACART_ARCH_X86_CPUID_H
 #define ACART_ARCH_X86_CPUID_H
 

@@ -1,4 +1,4 @@
-/* Port I/O. */
+/* For a board that uses the kit (installed with libacart_x86.a): Port I/O. */
 #ifndef ACART_ARCH_X86_IO_H
 #define ACART_ARCH_X86_IO_H
 

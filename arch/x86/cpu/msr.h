@@ -1,4 +1,4 @@
-/* Model-specific register access.
+/* For a board that uses the kit (installed with libacart_x86.a): Model-specific register access.
  *
  * On the target these are the rdmsr/wrmsr instructions. Host unit tests build the same
  * arch code with ACART_SIM defined, and then these calls go to a simulated MSR/PMU model

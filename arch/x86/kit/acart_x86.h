@@ -1,5 +1,6 @@
-/* acart's x86 kit (libacart_x86.a): bring-up for boards that have no OS of their own,
- * and the implementation of acart's platform seam (acart_platform.h) on top of it.
+/* For a board that uses the kit (installed with libacart_x86.a): acart's x86 kit (libacart_x86.a):
+ * bring-up for boards that have no OS of their own, and the implementation of acart's platform seam
+ * (acart_platform.h) on top of it.
  *
  * Sequence for a kit board (boards/qemu-pc/main.c):
  *   x86_kit_init(boot_stack, boot_stack_top);  first thing, on the boot CPU

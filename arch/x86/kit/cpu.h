@@ -1,4 +1,5 @@
-/* Per-CPU control-register setup (the x86 kit). */
+/* For a board that uses the kit (installed with libacart_x86.a): Per-CPU control-register setup
+ * (the x86 kit). */
 #ifndef ACART_ARCH_X86_CPU_H
 #define ACART_ARCH_X86_CPU_H
 

@@ -1,5 +1,6 @@
-/* Local APIC, in x2APIC mode when CPUID offers it, else xAPIC through MMIO.
- * (QEMU TCG has no x2APIC; hardware and KVM usually do.) */
+/* For a board that uses the kit (installed with libacart_x86.a): Local APIC, in x2APIC mode when
+ * CPUID offers it, else xAPIC through MMIO. (QEMU TCG has no x2APIC; hardware and KVM usually do.)
+ */
 #ifndef ACART_ARCH_X86_LAPIC_H
 #define ACART_ARCH_X86_LAPIC_H
 

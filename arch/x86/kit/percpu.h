@@ -1,4 +1,4 @@
-/* Per-CPU data.
+/* For a board that uses the kit (installed with libacart_x86.a): Per-CPU data.
  *
  * Each CPU's GS segment has its struct percpu as base, so the interrupt path finds its
  * own CPU's data with one GS-relative load and no lock, on any CPU count. CPU indexes are

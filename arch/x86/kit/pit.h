@@ -1,4 +1,5 @@
-/* The 8254 PIT channel 0 as a periodic tick (IRQ 0). */
+/* For a board that uses the kit (installed with libacart_x86.a): The 8254 PIT channel 0 as a
+ * periodic tick (IRQ 0). */
 #ifndef ACART_ARCH_X86_PIT_H
 #define ACART_ARCH_X86_PIT_H
 

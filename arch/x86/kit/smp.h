@@ -1,4 +1,5 @@
-/* Starting application processors and running a function on every CPU. */
+/* For a board that uses the kit (installed with libacart_x86.a): Starting application processors
+ * and running a function on every CPU. */
 #ifndef ACART_ARCH_X86_SMP_H
 #define ACART_ARCH_X86_SMP_H
 

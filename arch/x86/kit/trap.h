@@ -1,4 +1,4 @@
-/* Interrupt and exception entry.
+/* For a board that uses the kit (installed with libacart_x86.a): Interrupt and exception entry.
  *
  * Every vector has its own stub (isr_stubs.S) that builds a struct trap_frame and calls
  * trap_dispatch(). Code that owns a vector (the board's devices, the runtime's sampling

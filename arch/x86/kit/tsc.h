@@ -1,5 +1,6 @@
-/* Time-stamp counter frequency: from CPUID 0x15/0x16 when the CPU reports it, else
- * measured against the PIT (QEMU TCG reports neither). */
+/* For a board that uses the kit (installed with libacart_x86.a): Time-stamp counter frequency: from
+ * CPUID 0x15/0x16 when the CPU reports it, else measured against the PIT (QEMU TCG reports
+ * neither). */
 #ifndef ACART_ARCH_X86_TSC_H
 #define ACART_ARCH_X86_TSC_H
 
