@@ -122,12 +122,12 @@ int ipr_pmi(const struct aca_frame *frame)
         return 0;
     struct ipr_cpu *c = &ipr_cpus[cpu];
     if (!ipr_layout.caps.pmi_ack_late)
-        pmi_lvt_unmask();
+        pmi_lvt_unmask(cpu);
     __atomic_add_fetch(&c->seq, 1, __ATOMIC_ACQ_REL);
     unsigned handled = pmu_handle_overflow(&c->pmu, on_overflow, (void *)frame);
     __atomic_add_fetch(&c->seq, 1, __ATOMIC_ACQ_REL);
     if (ipr_layout.caps.pmi_ack_late)
-        pmi_lvt_unmask();
+        pmi_lvt_unmask(cpu);
     return handled != 0;
 }
 
@@ -348,7 +348,7 @@ static void program_cpu(uint32_t cpu, void *arg)
         program_error[cpu] = pmu_program_cpu(&c->pmu, &plan);
         if (program_error[cpu])
             c->selected &= 1;
-        pmi_lvt_route(1, 0);
+        pmi_lvt_route(cpu, 1, 0);
         apply_running(c);
     }
 }

@@ -105,7 +105,7 @@ static void quiet_cpu(uint32_t cpu, void *arg)
     c->timer_armed = 0;
     if (ipr_layout.pmu) {
         pmu_stop_cpu(&c->pmu);
-        pmi_lvt_mask();
+        pmi_lvt_mask(cpu);
     }
 }
 

@@ -15,12 +15,6 @@ static uint32_t lvt_value;
 /* Per CPU, written only on that CPU: routed and not masked since. */
 static volatile uint8_t armed[ACA_MAX_CPUS];
 
-static volatile uint8_t *armed_here(void)
-{
-    uint32_t cpu = aca_plat_cpu_index();
-    return cpu < ACA_MAX_CPUS ? &armed[cpu] : 0;
-}
-
 static void lvt_write(uint32_t value)
 {
     if (aca_plat_apic_mode() == ACA_APIC_X2APIC)
@@ -29,26 +23,23 @@ static void lvt_write(uint32_t value)
         *(volatile uint32_t *)(aca_plat_apic_mmio_base() + LVT_PC_OFFSET) = value;
 }
 
-void pmi_lvt_route(int use_nmi, uint8_t vector)
+void pmi_lvt_route(uint32_t cpu, int use_nmi, uint8_t vector)
 {
-    volatile uint8_t *a = armed_here();
     lvt_value = use_nmi ? LVT_DELIVER_NMI : vector;
     lvt_write(lvt_value);
-    if (a)
-        *a = 1;
+    if (cpu < ACA_MAX_CPUS)
+        armed[cpu] = 1;
 }
 
-void pmi_lvt_unmask(void)
+void pmi_lvt_unmask(uint32_t cpu)
 {
-    const volatile uint8_t *a = armed_here();
-    if (a && *a)
+    if (cpu < ACA_MAX_CPUS && armed[cpu])
         lvt_write(lvt_value);
 }
 
-void pmi_lvt_mask(void)
+void pmi_lvt_mask(uint32_t cpu)
 {
-    volatile uint8_t *a = armed_here();
-    if (a)
-        *a = 0;
+    if (cpu < ACA_MAX_CPUS)
+        armed[cpu] = 0;
     lvt_write(LVT_MASKED | lvt_value);
 }

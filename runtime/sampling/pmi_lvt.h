@@ -5,11 +5,12 @@
 
 #include <stdint.h>
 
-void pmi_lvt_route(int use_nmi, uint8_t vector); /* on the calling CPU, unmasked */
+/* Each on the calling CPU, `cpu` (its aca_plat_cpu_index(), which every caller has). */
+void pmi_lvt_route(uint32_t cpu, int use_nmi, uint8_t vector); /* unmasked */
 /* After a PMI: the CPU masked the entry when it delivered it. Does nothing on a CPU whose
  * entry pmi_lvt_mask() masked since it was routed: an NMI that arrives after a stop (the
  * board's, or a late one) must not arm the PMI again. */
-void pmi_lvt_unmask(void);
-void pmi_lvt_mask(void); /* on the calling CPU, until it is routed again */
+void pmi_lvt_unmask(uint32_t cpu);
+void pmi_lvt_mask(uint32_t cpu); /* until it is routed again */
 
 #endif

@@ -298,13 +298,13 @@ static int on_pmi(const struct aca_frame *frame)
         return 0;
     if (cpus[cpu].switching) {
         /* A switch on this CPU was interrupted: it takes the pending overflows itself. */
-        pmi_lvt_unmask();
+        pmi_lvt_unmask(cpu);
         if (!config.use_nmi)
             aca_plat_eoi();
         return 1;
     }
     if (!pmu_caps.pmi_ack_late)
-        pmi_lvt_unmask();
+        pmi_lvt_unmask(cpu);
     /* The trace unit first: its status bit is not the PMU's to clear. */
     unsigned handled = trace_pmi ? (unsigned)trace_pmi() : 0;
     handled += pmu_handle_overflow(pmu, on_overflow, (void *)frame);
@@ -317,7 +317,7 @@ static int on_pmi(const struct aca_frame *frame)
     if (cpus[cpu].switch_due)
         switch_on_this_cpu(&cpus[cpu], frame);
     if (pmu_caps.pmi_ack_late)
-        pmi_lvt_unmask();
+        pmi_lvt_unmask(cpu);
     if (!config.use_nmi)
         aca_plat_eoi();
     return handled != 0; /* 0: not ours, the platform passes the NMI on */
@@ -511,7 +511,7 @@ static void start_on_this_cpu(void *arg)
     if (config.source == SAMPLER_SOURCE_TIMER) {
         c->active = 1;
         if (trace_pmi)
-            pmi_lvt_route(config.use_nmi, config.vector);
+            pmi_lvt_route(cpu, config.use_nmi, config.vector);
         int err = aca_plat_timer_arm(config.events[0].sample_after);
         /* No timer for acart: the port's own tick calls aca_sample_tick(). */
         c->timer_armed = err == 0;
@@ -534,7 +534,7 @@ static void start_on_this_cpu(void *arg)
     c->group_since = rdtsc();
     c->count_since = c->group_since;
     c->active = 1;
-    pmi_lvt_route(config.use_nmi, config.vector);
+    pmi_lvt_route(cpu, config.use_nmi, config.vector);
     pmu_start_cpu(&c->pmu);
 }
 
@@ -549,14 +549,14 @@ static void stop_on_this_cpu(void *arg)
             aca_plat_timer_disarm();
         cpus[cpu].timer_armed = 0;
         if (trace_pmi)
-            pmi_lvt_mask();
+            pmi_lvt_mask(cpu);
     } else {
         struct sampler_cpu *c = &cpus[cpu];
         if (c->timer_armed)
             aca_plat_timer_disarm();
         c->timer_armed = 0;
         pmu_stop_cpu(&c->pmu);
-        pmi_lvt_mask();
+        pmi_lvt_mask(cpu);
         if (c->active)
             account_turn(c, rdtsc());
     }
