@@ -37,6 +37,10 @@ C_KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "typedef", "st
 INCLUDE_RE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
 
 
+def is_test(f):
+    return "tests" in f.split(os.sep)
+
+
 def source_files(root):
     """Every .c and .h under root, as paths relative to it, build trees left out."""
     out = []
@@ -266,9 +270,6 @@ class Graph:
         def public(h):
             return "include" in h.split(os.sep)[:-1]
 
-        def is_test(f):
-            return "tests" in f.split(os.sep)
-
         for f in self.files:
             if not f.endswith(".c") or stem(f) + ".h" in self.fileset:
                 continue
@@ -316,7 +317,6 @@ class Graph:
                 add(self.unit[f], self.unit[target], f'{f} includes "{name}" ({target})')
         # A definition counts where the defining file sees the declaration (it includes
         # the header), and a test's stand-in for a function counts only for a test header.
-        is_test = lambda f: "tests" in f.split(os.sep)
         for h, u in self.own_header.items():
             for n in sorted(self.declared.get(h, ())):
                 for c in definers.get(n, ()):

@@ -111,7 +111,9 @@ int pebs_arm(struct pebs_cpu *p, uint32_t record_size)
     return PMU_OK;
 }
 
-int pebs_reset_slot(uint8_t format, unsigned counter)
+/* Where counter `counter` (0-7 general, 32-35 fixed) keeps its reset value in
+ * pebs_ds_area.reset under PEBS format `format`, or -1 for a counter PEBS cannot reload. */
+static int reset_slot(uint8_t format, unsigned counter)
 {
     if (counter < 8)
         return (int)counter;
@@ -123,7 +125,7 @@ int pebs_reset_slot(uint8_t format, unsigned counter)
 void pebs_set_reset(struct pebs_cpu *p, const struct pebs_caps *caps, unsigned counter,
                     uint64_t value)
 {
-    int slot = pebs_reset_slot(caps->format, counter);
+    int slot = reset_slot(caps->format, counter);
     if (p->ds && slot >= 0)
         p->ds->reset[slot] = value;
 }

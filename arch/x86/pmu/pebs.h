@@ -58,9 +58,6 @@ _Static_assert(__builtin_offsetof(struct pebs_ds_area, reset) == 0x40, "reset");
 _Static_assert(__builtin_offsetof(struct pebs_ds_area, reset[8]) == 0x80, "fixed, format < 5");
 _Static_assert(__builtin_offsetof(struct pebs_ds_area, reset[32]) == 0x140, "fixed, format >= 5");
 
-/* Where counter `counter` (0-7 general, 32-35 fixed) keeps its reset value in
- * pebs_ds_area.reset under PEBS format `format`, or -1 for a counter PEBS cannot reload. */
-int pebs_reset_slot(uint8_t format, unsigned counter);
 _Static_assert(sizeof(struct pebs_ds_area) <= PEBS_DS_HEADER_BYTES, "header room");
 _Static_assert(PEBS_DS_BYTES_PER_CPU % PEBS_DS_ALIGN == 0, "per-CPU size keeps alignment");
 
