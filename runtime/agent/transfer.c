@@ -12,7 +12,6 @@
 #include "target.h"
 #include "transfer.h"
 #include "pt_session.h"
-#include "task_events.h"
 #include "uncore.h"
 
 #include <string.h>
