@@ -2,6 +2,8 @@
 # idempotent), so both work on a fresh Debian 12 machine as root.
 BUILD_DIR ?= build
 CTEST_JOBS ?= 2
+# The board's mode for `make demo`: i686 (32-bit protected mode) or x86_64 (long mode).
+ARCH ?= i686
 
 PREFIX ?= /usr/local
 
@@ -19,15 +21,17 @@ build: deps
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 	ninja -C $(BUILD_DIR)
 
-# libacart.a, libacart_x86.a, include/acart/, lib/cmake/acart/, lib/pkgconfig/.
+# Both architectures side by side: lib/i686/ and lib/x86_64/ (libacart.a, libacart_x86.a,
+# libacart_perfmon.a, pkgconfig/), include/acart/, lib/cmake/acart/.
 install: build
 	cmake --install $(BUILD_DIR)/target --prefix $(PREFIX)
+	cmake --install $(BUILD_DIR)/target-x86_64 --prefix $(PREFIX)
 
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(CTEST_JOBS)
 
 demo: build
-	scripts/demo $(BUILD_DIR)
+	scripts/demo $(BUILD_DIR) $(ARCH)
 
 # Benchmarks write their numbers to bench/results/; they are not tests.
 bench: build

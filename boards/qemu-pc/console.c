@@ -26,7 +26,7 @@ FILE *const stderr = &console_file;
 
 int console_printf(const char *fmt, ...)
 {
-    uint32_t flags = irq_save();
+    uintptr_t flags = irq_save();
     while (__atomic_exchange_n(&console_lock, 1, __ATOMIC_ACQUIRE))
         cpu_relax();
     va_list ap;

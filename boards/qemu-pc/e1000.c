@@ -109,7 +109,7 @@ int e1000_probe(void)
     uint32_t bar0 = pci_read32(&dev, 0x10);
     if (bar0 & 1)
         return -1; /* an I/O BAR: not how QEMU or real 82540EMs are set up */
-    mmio = (volatile uint32_t *)(bar0 & ~0xfu);
+    mmio = (volatile uint32_t *)(uintptr_t)(bar0 & ~0xfu);
     pci_write32(&dev, 0x04, pci_read32(&dev, 0x04) | 0x6); /* memory space, bus master */
 
     reg_write(REG_IMC, 0xffffffffu);
@@ -137,7 +137,7 @@ static err_t e1000_linkoutput(struct netif *netif, struct pbuf *p)
         cpu_relax();
     }
     pbuf_copy_partial(p, tx_buf[tx_next], p->tot_len, 0);
-    d->addr = (uint32_t)tx_buf[tx_next];
+    d->addr = (uint32_t)(uintptr_t)tx_buf[tx_next];
     d->length = p->tot_len;
     d->status = 0;
     d->cmd = TXCMD_EOP | TXCMD_IFCS | TXCMD_RS;
@@ -168,8 +168,8 @@ err_t e1000_netif_init(struct netif *netif)
 
     memset(rx_ring, 0, sizeof(rx_ring));
     for (int i = 0; i < NUM_RX; i++)
-        rx_ring[i].addr = (uint32_t)rx_buf[i];
-    reg_write(REG_RDBAL, (uint32_t)rx_ring);
+        rx_ring[i].addr = (uint32_t)(uintptr_t)rx_buf[i];
+    reg_write(REG_RDBAL, (uint32_t)(uintptr_t)rx_ring);
     reg_write(REG_RDBAH, 0);
     reg_write(REG_RDLEN, sizeof(rx_ring));
     reg_write(REG_RDH, 0);
@@ -179,7 +179,7 @@ err_t e1000_netif_init(struct netif *netif)
     reg_write(REG_RCTL, RCTL_EN | RCTL_BAM | RCTL_SECRC); /* 2 KiB buffers */
 
     memset(tx_ring, 0, sizeof(tx_ring));
-    reg_write(REG_TDBAL, (uint32_t)tx_ring);
+    reg_write(REG_TDBAL, (uint32_t)(uintptr_t)tx_ring);
     reg_write(REG_TDBAH, 0);
     reg_write(REG_TDLEN, sizeof(tx_ring));
     reg_write(REG_TDH, 0);

@@ -210,7 +210,7 @@ void board_main(uint32_t magic, const struct multiboot_info *mbi)
     serial_init();
     console_printf("\nacart qemu-pc board\n");
     if (magic == MULTIBOOT_BOOTLOADER_MAGIC && (mbi->flags & (1u << 2)))
-        parse_cmdline((const char *)mbi->cmdline, &opt);
+        parse_cmdline((const char *)(uintptr_t)mbi->cmdline, &opt);
     workload = workload_find(opt.workload);
     if (!workload) {
         console_printf("unknown workload '%s', using idle\n", opt.workload);

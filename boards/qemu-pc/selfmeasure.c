@@ -26,6 +26,25 @@
  * address range is exact (selfmeasure_filter .. selfmeasure_filter_end). */
 uint32_t selfmeasure_filter(const uint32_t *x, uint32_t n, uint32_t state);
 extern const char selfmeasure_filter_end[];
+#ifdef __x86_64__
+__asm__(".text\n"
+        ".global selfmeasure_filter, selfmeasure_filter_end\n"
+        ".type selfmeasure_filter, @function\n"
+        ".p2align 4\n"
+        "selfmeasure_filter:\n\t"
+        "movl %edx, %eax\n"
+        "1:\n\t"
+        "movl (%rdi), %ecx\n\t"
+        "subl %eax, %ecx\n\t"
+        "sarl $3, %ecx\n\t"
+        "addl %ecx, %eax\n\t"
+        "addq $4, %rdi\n\t"
+        "decl %esi\n\t"
+        "jnz 1b\n\t"
+        "ret\n"
+        "selfmeasure_filter_end:\n\t"
+        ".size selfmeasure_filter, selfmeasure_filter_end - selfmeasure_filter\n");
+#else
 __asm__(".text\n"
         ".global selfmeasure_filter, selfmeasure_filter_end\n"
         ".type selfmeasure_filter, @function\n"
@@ -47,6 +66,7 @@ __asm__(".text\n"
         "ret\n"
         "selfmeasure_filter_end:\n\t"
         ".size selfmeasure_filter, selfmeasure_filter_end - selfmeasure_filter\n");
+#endif
 
 extern const char __text_start[], __text_end[];
 

@@ -38,7 +38,11 @@ __attribute__((noinline, noreturn)) void acart_demo_hotspot(uint32_t *buffer, ui
                      "movl %1, %%ecx\n\t"
                      ".global acart_demo_hotspot_loop\n"
                      "acart_demo_hotspot_loop:\n\t"
+#ifdef __x86_64__
+                     "incl -4(%0,%%rcx,4)\n\t" /* movl zero-extended RCX; loop counts RCX */
+#else
                      "incl -4(%0,%%ecx,4)\n\t"
+#endif
                      "loop acart_demo_hotspot_loop\n\t"
                      "jmp 1b" ::"r"(buffer),
                      "r"(words), "r"(passes)

@@ -2,6 +2,7 @@
 #include "module_records.h"
 #include "acart_opts.h"
 #include "acart_platform.h"
+#include "code_mode.h"
 #include "collection.h"
 #include "task_events.h"
 
@@ -31,7 +32,7 @@ static void append_module(uint32_t pid, uint64_t start, uint64_t length, const c
     struct sep_module_record r;
     memset(&r, 0, sizeof(r));
     r.rec_length = (uint16_t)rec_len;
-    r.segment_bits = SEP_MODE_32BIT & SEP_MODREC_SEG_TYPE_MASK;
+    r.segment_bits = (CPU_LONG_MODE ? SEP_MODE_64BIT : SEP_MODE_32BIT) & SEP_MODREC_SEG_TYPE_MASK;
     if (unload)
         r.segment_bits |= SEP_MODREC_SEG_UNLOAD;
     r.selector = 0x08;    /* the board's one code segment */

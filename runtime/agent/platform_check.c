@@ -84,7 +84,7 @@ static int check_stack_bounds_here(void)
     struct aca_frame here;
     uintptr_t lo, hi;
     memset(&here, 0, sizeof(here));
-    here.fp = (uint32_t)(uintptr_t)__builtin_frame_address(0);
+    here.fp = (uintptr_t)__builtin_frame_address(0);
     here.sp = here.fp;
     if (aca_plat_stack_bounds(&here, &lo, &hi) != 0) {
         agent_log("acart selftest: no stack bounds for the calling task: call stacks off");

@@ -19,13 +19,15 @@
 
 #include <stdint.h>
 
-/* What acart records from an interrupted context. Ring 0, 32-bit, flat segments. */
+/* What acart records from an interrupted context. Ring 0, flat segments; pointer-sized
+ * fields, so the same seam serves 32-bit protected mode (EIP, EFLAGS, EBP, ESP) and
+ * 64-bit long mode (RIP, RFLAGS, RBP, RSP). */
 struct aca_frame {
-    uint32_t ip;    /* EIP of the interrupted instruction */
-    uint32_t cs;    /* its code segment */
-    uint32_t flags; /* its EFLAGS */
-    uint32_t fp;    /* its EBP: the start of the frame-pointer chain for call stacks */
-    uint32_t sp;    /* its ESP (the stack it was running on; see aca_plat_stack_bounds) */
+    uintptr_t ip;    /* EIP/RIP of the interrupted instruction */
+    uint32_t cs;     /* its code segment */
+    uintptr_t flags; /* its EFLAGS/RFLAGS */
+    uintptr_t fp;    /* its EBP/RBP: the start of the frame-pointer chain for call stacks */
+    uintptr_t sp;    /* its ESP/RSP (the stack it was running on; aca_plat_stack_bounds) */
 };
 
 /* ---- CPUs ---- */
@@ -109,7 +111,7 @@ int aca_plat_stack_bounds(const struct aca_frame *frame, uintptr_t *lo, uintptr_
 
 /* rdmsr/wrmsr of an MSR the CPU may not have. acart's own aca_msr_read_safe() and
  * aca_msr_write_safe() do the access; when it raises #GP, the port's #GP handler must
- * call aca_fixup_gp() (acart.h) with the faulting EIP before anything else, and resume
+ * call aca_fixup_gp() (acart.h) with the faulting EIP/RIP before anything else, and resume
  * where it says. A port that cannot do that makes host-named MSRs fail cleanly only if
  * they exist. */
 
@@ -125,7 +127,7 @@ void aca_sample_tick(const struct aca_frame *frame);
  * guarded MSR accesses (an MSR the host named that this CPU lacks), moves *ip to that
  * access's failure path and returns 1; the handler then returns from the exception.
  * Returns 0 for any other #GP. */
-int aca_fixup_gp(uint32_t *ip);
+int aca_fixup_gp(uintptr_t *ip);
 
 /* ---- Port: implemented by the RTOS port (the qemu-pc board is the worked example). ---- */
 

@@ -9,6 +9,7 @@
 #include "pmi_lvt.h"
 #include "pmu_owner.h"
 
+#include "code_mode.h"
 #include "io.h"
 #include "msr.h"
 #include "pebs.h"
@@ -59,25 +60,27 @@ static void switch_tick(const struct aca_frame *frame);
  * inside the stack the platform says the interrupted code ran on (a task's own stack or
  * the CPU's), and only upwards, so a corrupt or absent frame ends the walk instead of
  * touching memory-mapped devices. When the interrupt hit a function
- * before its prologue saved EBP, the first entry is its caller's caller: a known limit of
- * frame-pointer walks. Writes whole u64 entries (high word 0) and returns how many; the
- * caller zeroes the rest. */
+ * before its prologue saved EBP/RBP, the first entry is its caller's caller: a known limit
+ * of frame-pointer walks. A frame is two pointer-sized words (saved frame pointer, return
+ * address) in either mode. Writes whole u64 entries and returns how many; the caller
+ * zeroes the rest. */
 static uint32_t record_callstack(uint32_t *out, uint32_t depth, const struct aca_frame *interrupted)
 {
+    const uintptr_t frame_bytes = 2 * sizeof(uintptr_t);
     uintptr_t lo, hi;
-    if (aca_plat_stack_bounds(interrupted, &lo, &hi) != 0 || hi - lo < 8)
+    if (aca_plat_stack_bounds(interrupted, &lo, &hi) != 0 || hi - lo < frame_bytes)
         return 0;
-    uint32_t fp = interrupted->fp;
+    uintptr_t fp = interrupted->fp;
     uint32_t n = 0;
     while (n < depth) {
-        if (fp < lo || fp > hi - 8 || (fp & 3))
+        if (fp < lo || fp > hi - frame_bytes || (fp & (sizeof(uintptr_t) - 1)))
             break;
-        const uint32_t *frame = (const uint32_t *)(uintptr_t)fp;
-        uint32_t return_address = frame[1], caller_fp = frame[0];
+        const uintptr_t *frame = (const uintptr_t *)fp;
+        uintptr_t return_address = frame[1], caller_fp = frame[0];
         if (return_address == 0)
             break;
-        out[2 * n] = return_address; /* u64 little-endian: low word, high word 0 */
-        out[2 * n + 1] = 0;
+        out[2 * n] = (uint32_t)return_address; /* u64 little-endian: low word, high word */
+        out[2 * n + 1] = (uint32_t)((uint64_t)return_address >> 32);
         n++;
         if (caller_fp <= fp)
             break;
@@ -156,7 +159,7 @@ record_overflow_data(uint32_t *tail, const struct sampler_event *ev, const struc
  * the interrupted EIP, or the event's exact IP when PEBS recorded it; `ov` the counter
  * overflow that took the sample (record_overflow_data), NULL for the timer's, which pay
  * one test for it. */
-static void record_sample(const struct aca_frame *frame, uint32_t ip,
+static void record_sample(const struct aca_frame *frame, uint64_t ip,
                           const struct sampler_event *ev, const struct pmu_overflow *ov)
 {
     uint32_t cpu = aca_plat_cpu_index();
@@ -179,10 +182,11 @@ static void record_sample(const struct aca_frame *frame, uint32_t ip,
     s->descriptor_id = ev->descriptor_id;
     s->osid = 0;
     s->iip = ip;
-    s->ipsr = frame->flags; /* CPL 0: bits 63:32 stay 0 */
+    s->ipsr = (uint32_t)frame->flags; /* the reference's EFLAGS | (CPL << 32), CPL 0 */
     s->cs = (uint16_t)frame->cs;
     s->cpu_and_os = (uint16_t)((cpu & SEP_SAMPLE_CPU_NUM_MASK) |
-                               (SEP_MODE_32BIT << SEP_SAMPLE_CODE_MODE_SHIFT));
+                               ((CPU_LONG_MODE ? SEP_MODE_64BIT : SEP_MODE_32BIT)
+                                << SEP_SAMPLE_CODE_MODE_SHIFT));
     s->tid = tid;
     s->pid_rec_index = pid;
     s->bit_fields2 =
@@ -272,7 +276,7 @@ static void switch_on_this_cpu(struct sampler_cpu *c, const struct aca_frame *fr
 static void on_overflow(void *ctx, const struct pmu_overflow *ov)
 {
     const struct aca_frame *frame = ctx;
-    uint32_t ip = ov->pebs ? (uint32_t)ov->pebs->ip : frame->ip;
+    uint64_t ip = ov->pebs ? ov->pebs->ip : frame->ip;
     if (ov->tag < config.num_events) {
         const struct sampler_event *ev = &config.events[ov->tag];
         record_sample(frame, ip, ev, ov);

@@ -22,7 +22,7 @@ static uint64_t now(void)
  * CPU would otherwise spin on an odd seq forever. */
 static void write_begin(void)
 {
-    uint32_t flags = irq_save();
+    uintptr_t flags = irq_save();
     while (__atomic_exchange_n(&writer_lock, 1, __ATOMIC_ACQUIRE))
         cpu_relax();
     writer_irq_flags = flags;

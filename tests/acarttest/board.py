@@ -14,6 +14,31 @@ TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 RUN_BOARD = os.path.join(TOP, "scripts", "run-board")
 
 
+def image_arch(image):
+    """"i686" for an ELF32 board image, "x86_64" for an ELF64 one (its EI_CLASS byte)."""
+    with open(image, "rb") as f:
+        head = f.read(5)
+    assert head[:4] == b"\x7fELF", "%s is not an ELF image" % image
+    return {1: "i686", 2: "x86_64"}[head[4]]
+
+
+# The SEP code mode samples and module records of an image carry (SEP_MODE_32BIT/64BIT).
+CODE_MODE = {"i686": 2, "x86_64": 3}
+
+
+def exception_report_re(arch):
+    """The board's exception report (boards/qemu-pc/trap_report.c) as a regex whose groups
+    are cpu, vector, vector name, instruction pointer and stack pointer (hex)."""
+    if arch == "x86_64":
+        return (r"EXCEPTION on cpu (\d+): vector (\d+) \(([^)]*)\) error code 0x[0-9a-f]{8}\n"
+                r"  rip=0x([0-9a-f]{16}) cs=0x0008 rflags=0x[0-9a-f]{8}\n"
+                r"  rax=.*\n  rsi=0x[0-9a-f]{16} rdi=0x[0-9a-f]{16} rbp=0x[0-9a-f]{16} "
+                r"rsp=0x([0-9a-f]{16})\n")
+    return (r"EXCEPTION on cpu (\d+): vector (\d+) \(([^)]*)\) error code 0x[0-9a-f]{8}\n"
+            r"  eip=0x([0-9a-f]{8}) cs=0x0008 eflags=0x[0-9a-f]{8}\n"
+            r"  eax=.*\n  esi=0x[0-9a-f]{8} edi=0x[0-9a-f]{8} ebp=0x[0-9a-f]{8} esp=0x([0-9a-f]{8})\n")
+
+
 def acart_collect(acart, port, *options):
     """`acart collect` of one second from the board at port into a fresh folder; the
     finished process (stdout and stderr as text), the folder as its `folder`."""

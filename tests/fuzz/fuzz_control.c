@@ -327,7 +327,7 @@ static void run_cpus(void)
             shim_sim(cpu)->retire(&ev);
             struct trap_frame f;
             memset(&f, 0, sizeof f);
-            f.eip = 0x100100;
+            f.ip = 0x100100;
             f.cs = 0x08;
             shim_raise_pmi(cpu, &f);
         }

@@ -62,7 +62,7 @@ static int pmi(uint32_t cpu, uint32_t ip)
 {
     struct trap_frame f;
     memset(&f, 0, sizeof(f));
-    f.eip = ip;
+    f.ip = ip;
     f.cs = 0x08;
     return shim_raise_pmi(cpu, &f);
 }

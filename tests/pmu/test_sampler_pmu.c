@@ -90,9 +90,9 @@ static struct trap_frame frame_at(uint32_t eip)
     struct trap_frame f;
 
     memset(&f, 0, sizeof(f));
-    f.eip = eip;
+    f.ip = eip;
     f.cs = 0x08;
-    f.eflags = 0x246 | (eip & 0x1) << 11; /* varies with the IP, to be told apart */
+    f.flags = 0x246 | (eip & 0x1) << 11; /* varies with the IP, to be told apart */
     return f;
 }
 
@@ -143,7 +143,7 @@ static void check_record(const struct sep_sample_pc *s, uint32_t cpu, uint64_t i
     CHECK_EQ(s->descriptor_id, descriptor);
     CHECK_EQ(s->osid, 0);
     CHECK_EQ(s->iip, ip);
-    CHECK_EQ(s->ipsr, f->eflags);
+    CHECK_EQ(s->ipsr, f->flags);
     CHECK_EQ(s->cs, f->cs);
     CHECK_EQ(s->cpu_and_os, cpu | SEP_MODE_32BIT << SEP_SAMPLE_CODE_MODE_SHIFT);
     CHECK_EQ(s->pid_rec_index, idle ? 0 : SHIM_PID_BASE + cpu);
@@ -310,7 +310,7 @@ static void test_fixture_on_every_cpu(void)
             uint64_t after = rdtsc();
 
             CHECK_EQ(shim_nmis_declined(), 0);  /* acart's PMI ... */
-            CHECK_EQ(board_nmi_frame.eip, eip); /* ... and the board's handler saw it too */
+            CHECK_EQ(board_nmi_frame.ip, eip); /* ... and the board's handler saw it too */
             CHECK_EQ(records(cpu, rec, 4), round + 1);
             check_record(&rec[round], cpu, eip, &f, 0, 0);
             CHECK(rec[round].tsc >= before && rec[round].tsc <= after);
@@ -337,7 +337,7 @@ static void test_fixture_on_every_cpu(void)
     struct trap_frame other = frame_at(0xc0ffee);
     CHECK_EQ(shim_raise_nmi(1, &other), SHIM_DELIVERED);
     CHECK_EQ(shim_nmis_declined(), 1);
-    CHECK_EQ(board_nmi_frame.eip, 0xc0ffee);
+    CHECK_EQ(board_nmi_frame.ip, 0xc0ffee);
     CHECK_EQ(count_records(1), 2);
     check_counts(1, 2, 0, 2, 1);
     CHECK_EQ(msr(1, MSR_IA32_PERF_GLOBAL_CTRL), FIXED2); /* still counting */

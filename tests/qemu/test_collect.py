@@ -13,7 +13,7 @@ import struct
 import subprocess
 import tempfile
 
-from acarttest.board import Board
+from acarttest.board import Board, CODE_MODE, image_arch
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--image", required=True)
@@ -67,6 +67,8 @@ assert sorted(reasons) == ["collision", "malformed", "no_counter", "ring_full", 
 assert all(r == [0] * args.cpus for r in reasons.values()), reasons
 
 total = inside = 0
+arch = image_arch(args.image)
+code_mode = CODE_MODE[arch]
 for cpu in range(args.cpus):
     data = open(os.path.join(out, "cpu%d.bin" % cpu), "rb").read()
     assert len(data) % 48 == 0, "cpu%d.bin holds a partial record (%d bytes)" % (cpu, len(data))
@@ -79,6 +81,9 @@ for cpu in range(args.cpus):
         ip, = struct.unpack_from("<Q", data, 48 * i + 8)
         cpu_field, = struct.unpack_from("<H", data, 48 * i + 26)
         assert cpu_field & 0xfff == cpu, "record of cpu %d on channel %d" % (cpu_field & 0xfff, cpu)
+        # The code mode (bits 14:13) says the image's: 64-bit samples from a long-mode board.
+        assert (cpu_field >> 13) & 3 == code_mode, "sample in code mode %d, want %d (%s)" % (
+            (cpu_field >> 13) & 3, code_mode, arch)
         inside += hot_lo <= ip < hot_hi
     total += n
 assert total == total_reported, "received %d records, GET_NUM_SAMPLES %d" % (total, total_reported)
@@ -90,8 +95,10 @@ mod = open(os.path.join(out, "module.bin"), "rb").read()
 covered = False
 at = 0
 while at < len(mod):
-    rec_len, = struct.unpack_from("<H", mod, at)
+    rec_len, seg_bits = struct.unpack_from("<HH", mod, at)
     assert rec_len >= 80, "module record of length %d" % rec_len
+    assert seg_bits & 3 == code_mode, "module record in code mode %d, want %d" % (seg_bits & 3,
+                                                                              code_mode)
     length, load = struct.unpack_from("<QQ", mod, at + 16)
     path_len, = struct.unpack_from("<H", mod, at + 52)
     path = mod[at + 80: at + 80 + path_len - 1].decode()

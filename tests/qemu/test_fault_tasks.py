@@ -1,4 +1,6 @@
-"""NMI and #DF run as their own tasks on their own stacks (arch/x86/kit/tss.c):
+"""NMI and #DF run on their own stacks: as their own tasks in 32-bit mode
+(arch/x86/kit/i686/tss.c), through the interrupt stack table in long mode
+(arch/x86/kit/x86_64/tss.c):
 - a stack overflow on cpu 1 hits the guard page below its stack; the CPU cannot push the
   #PF frame, raises #DF, and the #DF task prints the exception report (no triple fault,
   which would end QEMU without a report), with the interrupted stack pointer just above
@@ -12,15 +14,13 @@ import socket
 import time
 
 from acarttest import sep
-from acarttest.board import Board
+from acarttest.board import Board, exception_report_re, image_arch
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--image", required=True)
 args = ap.parse_args()
 
-REPORT = (r"EXCEPTION on cpu (\d+): vector (\d+) \(([^)]*)\) error code 0x[0-9a-f]{8}\n"
-          r"  eip=0x([0-9a-f]{8}) cs=0x0008 eflags=0x[0-9a-f]{8}\n"
-          r"  eax=.*\n  esi=0x[0-9a-f]{8} edi=0x[0-9a-f]{8} ebp=0x[0-9a-f]{8} esp=0x([0-9a-f]{8})\n")
+REPORT = exception_report_re(image_arch(args.image))
 
 with Board(args.image, cpus=2, workload="stack-overflow") as b:
     b.wait_for(r"^cpu 1 halted$", timeout=120)

@@ -41,7 +41,7 @@ void trap_fatal(struct trap_frame *frame)
     fatal_traps++;
 }
 
-int aca_fixup_gp(uint32_t *ip)
+int aca_fixup_gp(uintptr_t *ip)
 {
     (void)ip;
     return 0;
@@ -142,7 +142,7 @@ static void nmi(void)
     struct trap_frame t;
     memset(&t, 0, sizeof t);
     t.vector = TRAP_VECTOR_NMI;
-    t.eip = 0x1234;
+    t.ip = 0x1234;
     board_nmis = acart_nmis = other_acart_nmis = 0;
     trap_handler_fn h = handlers[TRAP_VECTOR_NMI];
     CHECK(h != NULL);

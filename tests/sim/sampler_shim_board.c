@@ -80,11 +80,11 @@ void shim_lvt_pc_write(uint32_t value)
 
 static void frame_from_trap(struct aca_frame *f, const struct trap_frame *t)
 {
-    f->ip = t->eip;
+    f->ip = t->ip;
     f->cs = t->cs;
-    f->flags = t->eflags;
-    f->fp = t->ebp;
-    f->sp = t->esp_at_pusha;
+    f->flags = t->flags;
+    f->fp = trap_frame_fp(t);
+    f->sp = trap_frame_sp(t);
 }
 
 aca_plat_handler_fn shim_acart_nmi(void)

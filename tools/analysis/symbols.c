@@ -3,6 +3,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +53,13 @@ void symbols_close(struct symbols *sym)
 const char *symbols_image_name(const struct symbols *sym)
 {
     return sym->name;
+}
+
+unsigned symbols_image_bits(const struct symbols *sym)
+{
+    GElf_Addr bias;
+    Elf *elf = dwfl_module_getelf(sym->mod, &bias);
+    return elf && gelf_getclass(elf) == ELFCLASS64 ? 64 : 32;
 }
 
 static const char *die_name(Dwarf_Die *die)

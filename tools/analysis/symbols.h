@@ -39,6 +39,9 @@ void symbols_close(struct symbols *sym);
 /* The image's base name, for messages. */
 const char *symbols_image_name(const struct symbols *sym);
 
+/* The image's ELF class: 32 (ELF32, i686 code) or 64 (ELF64, x86_64 code). */
+unsigned symbols_image_bits(const struct symbols *sym);
+
 /* Describes the code at address. Returns 1 if the image covers the address (loc filled),
  * 0 if the address is outside the image. */
 int symbols_lookup(struct symbols *sym, uint64_t address, struct code_location *loc);

@@ -46,7 +46,20 @@ int cli_open_symbols(const struct profile *p, const char *elf_path, struct symbo
     for (size_t i = 0; i < p->num_modules; i++)
         if (strcmp(p->modules[i].name, base) == 0)
             load_address = p->modules[i].load_address;
-    return symbols_open(elf_path, load_address, out, d);
+    int rc = symbols_open(elf_path, load_address, out, d);
+    if (rc)
+        return rc;
+    /* An image of the other mode would name every sample wrongly, or not at all. */
+    unsigned mode = profile_code_mode(p), bits = symbols_image_bits(*out);
+    if ((mode == CODE_MODE_64 && bits != 64) || (mode == CODE_MODE_32 && bits != 32)) {
+        symbols_close(*out);
+        *out = NULL;
+        return diag_fail(d, DIAG_INPUT,
+                         "%s is an ELF%u image, but the collection is of %s (its module "
+                         "records say so): give the image the target ran",
+                         elf_path, bits, profile_code_mode_name(mode));
+    }
+    return 0;
 }
 
 const struct session_event *cli_find_event(const struct session *s, const char *name_or_index)

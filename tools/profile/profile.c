@@ -81,6 +81,28 @@ const struct module_info *profile_module_at(const struct profile *p, uint64_t ip
     return i == MODULE_MAP_NONE ? NULL : &p->modules[i];
 }
 
+unsigned profile_code_mode(const struct profile *p)
+{
+    for (size_t i = 0; i < p->num_modules; i++)
+        if (p->modules[i].exe)
+            return p->modules[i].mode;
+    return p->num_modules ? p->modules[0].mode : CODE_MODE_UNKNOWN;
+}
+
+const char *profile_code_mode_name(unsigned mode)
+{
+    switch (mode) {
+    case CODE_MODE_64:
+        return "64-bit code (Intel 64)";
+    case CODE_MODE_32:
+        return "32-bit code (IA-32)";
+    case CODE_MODE_16:
+        return "16-bit code";
+    default:
+        return "code mode unknown";
+    }
+}
+
 unsigned profile_check_counts(const struct profile *p, const char *command)
 {
     unsigned mismatches = 0;

@@ -84,6 +84,14 @@ struct profile {
 const struct module_info *profile_module_at(const struct profile *p, uint64_t ip, uint32_t pid,
                                             uint64_t tsc);
 
+/* The code mode of the collection's image (enum code_mode): its executable module's, else
+ * its first module's; CODE_MODE_UNKNOWN without module records. A long-mode target's
+ * samples and modules are 64-bit code, a 32-bit target's 32-bit. */
+unsigned profile_code_mode(const struct profile *p);
+
+/* "64-bit code (Intel 64)", "32-bit code (IA-32)", ...: for reports. */
+const char *profile_code_mode_name(unsigned mode);
+
 /* Writes a warning line to stderr for each CPU whose record count differs from what the
  * target reported in session.json; returns the number of such CPUs. */
 unsigned profile_check_counts(const struct profile *p, const char *command);

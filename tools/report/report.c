@@ -456,9 +456,10 @@ static void print_header(const struct report *r, const char *elf)
     char source[1024], host[256];
     printf("Source: %s (%s)\n", text_term(source, sizeof source, r->p->source),
            r->p->kind == PROFILE_COLLECTION ? "collection folder" : "tb5 file");
-    printf("Target: %s, %" PRIu32 " CPUs, TSC %.3f MHz, %.3f s, %s transfer\n",
+    printf("Target: %s, %" PRIu32 " CPUs, TSC %.3f MHz, %.3f s, %s transfer, %s\n",
            text_term(host, sizeof host, s->hostname), s->num_cpus, (double)s->tsc_hz / 1e6,
-           s->duration_s, s->transfer == SESSION_TRANSFER_IMMEDIATE ? "immediate" : "delayed");
+           s->duration_s, s->transfer == SESSION_TRANSFER_IMMEDIATE ? "immediate" : "delayed",
+           profile_code_mode_name(profile_code_mode(r->p)));
     printf("Samples: %" PRIu64 " read, %" PRIu64 " dropped by the target\n", r->p->num_records,
            dropped);
     print_drop_reasons(s);

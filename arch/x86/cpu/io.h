@@ -53,14 +53,14 @@ static inline void irq_disable(void)
 }
 
 /* Returns the previous EFLAGS.IF so a caller can restore it. */
-static inline uint32_t irq_save(void)
+static inline uintptr_t irq_save(void)
 {
-    uint32_t flags;
-    __asm__ volatile("pushfl; popl %0; cli" : "=r"(flags)::"memory");
+    uintptr_t flags;
+    __asm__ volatile("pushf; pop %0; cli" : "=r"(flags)::"memory");
     return flags;
 }
 
-static inline void irq_restore(uint32_t flags)
+static inline void irq_restore(uintptr_t flags)
 {
     if (flags & (1u << 9))
         irq_enable();

@@ -6,14 +6,14 @@
 extern const char msr_read_safe_insn[], msr_read_safe_fault[];
 extern const char msr_write_safe_insn[], msr_write_safe_fault[];
 
-int aca_fixup_gp(uint32_t *ip)
+int aca_fixup_gp(uintptr_t *ip)
 {
-    if (*ip == (uint32_t)(uintptr_t)msr_read_safe_insn) {
-        *ip = (uint32_t)(uintptr_t)msr_read_safe_fault;
+    if (*ip == (uintptr_t)msr_read_safe_insn) {
+        *ip = (uintptr_t)msr_read_safe_fault;
         return 1;
     }
-    if (*ip == (uint32_t)(uintptr_t)msr_write_safe_insn) {
-        *ip = (uint32_t)(uintptr_t)msr_write_safe_fault;
+    if (*ip == (uintptr_t)msr_write_safe_insn) {
+        *ip = (uintptr_t)msr_write_safe_fault;
         return 1;
     }
     return 0;

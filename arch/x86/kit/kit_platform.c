@@ -21,7 +21,7 @@ static uint64_t lapic_per_tsc_q32;
 
 static void on_general_protection(struct trap_frame *t)
 {
-    if (!aca_fixup_gp(&t->eip)) /* else: an MSR the host named that this CPU lacks */
+    if (!aca_fixup_gp(&t->ip)) /* else: an MSR the host named that this CPU lacks */
         trap_fatal(t);
 }
 
@@ -36,14 +36,11 @@ void kit_platform_init(void)
 
 static void frame_from_trap(struct aca_frame *f, const struct trap_frame *t)
 {
-    f->ip = t->eip;
-    f->cs = t->cs;
-    f->flags = t->eflags;
-    f->fp = t->ebp;
-    /* As the stubs' pushal records it (ring 0 to ring 0: the interrupted ESP is just above
-     * the frame), and as tss.c rebuilds it for the NMI task, whose frame sits on another
-     * stack: the one formula for both. */
-    f->sp = t->esp_at_pusha + 20;
+    f->ip = t->ip;
+    f->cs = (uint32_t)t->cs;
+    f->flags = t->flags;
+    f->fp = trap_frame_fp(t);
+    f->sp = trap_frame_sp(t);
 }
 
 uint32_t aca_plat_cpu_index(void)

@@ -16,7 +16,10 @@
 
 extern const uint8_t ap_trampoline_entry[], ap_trampoline_end[], ap_trampoline_gdtr[],
     ap_trampoline_stack[], ap_trampoline_index[];
-extern const uint8_t gdt_pointer[6];
+#ifdef __x86_64__
+extern const uint8_t ap_trampoline_cr3[]; /* long mode: the page tables to enter it on */
+#endif
+extern const uint8_t gdt_pointer[];
 
 /* Each AP's stack sits above a guard page that paging leaves unmapped. */
 #define SMP_GUARD_SIZE 4096
@@ -86,8 +89,8 @@ static void patch_trampoline(uint32_t field_offset, const void *value, uint32_t 
 static int start_one(uint32_t index, uint32_t apic_id)
 {
     paging_guard_page(ap_stacks[index]);
-    uint32_t stack = (uint32_t)(ap_stacks[index] + SMP_GUARD_SIZE + SMP_STACK_SIZE);
-    patch_trampoline(TRAMPOLINE_OFFSET(ap_trampoline_stack), &stack, 4);
+    uintptr_t stack = (uintptr_t)(ap_stacks[index] + SMP_GUARD_SIZE + SMP_STACK_SIZE);
+    patch_trampoline(TRAMPOLINE_OFFSET(ap_trampoline_stack), &stack, sizeof(stack));
     patch_trampoline(TRAMPOLINE_OFFSET(ap_trampoline_index), &index, 4);
 
     lapic_send_init(apic_id);
@@ -113,7 +116,13 @@ uint32_t smp_start_aps(smp_ap_entry_fn entry)
     ap_entry = entry;
     memcpy(phys_ptr(SMP_TRAMPOLINE_ADDR), ap_trampoline_entry,
            (uint32_t)((uintptr_t)ap_trampoline_end - (uintptr_t)ap_trampoline_entry));
+    /* Real mode's lgdtl reads a 6-byte pointer: the limit and the low 32 bits of the base,
+     * which is all there is (the image lies below 4 GiB) in either mode. */
     patch_trampoline(TRAMPOLINE_OFFSET(ap_trampoline_gdtr), gdt_pointer, 6);
+#ifdef __x86_64__
+    uint32_t cr3 = paging_cr3();
+    patch_trampoline(TRAMPOLINE_OFFSET(ap_trampoline_cr3), &cr3, sizeof(cr3));
+#endif
 
     for (int i = 0; i < n; i++) {
         if (ids[i] == self)
@@ -137,7 +146,7 @@ uint32_t smp_num_cpus(void)
 
 void smp_call_all(smp_call_fn fn, void *arg)
 {
-    uint32_t flags = irq_save();
+    uintptr_t flags = irq_save();
     while (__atomic_exchange_n(&call.lock, 1, __ATOMIC_ACQUIRE))
         cpu_relax();
     call.fn = fn;

@@ -2,6 +2,20 @@
 #include "trap.h"
 #include "percpu.h"
 
+#ifdef __x86_64__
+/* SDM 6.14.1: 16 bytes, with the interrupt stack table index in bits 2:0 of byte 4. */
+struct idt_gate {
+    uint16_t offset_lo;
+    uint16_t selector;
+    uint8_t ist;
+    uint8_t type_attr;
+    uint16_t offset_mid;
+    uint32_t offset_hi;
+    uint32_t reserved;
+} __attribute__((packed));
+
+_Static_assert(sizeof(struct idt_gate) == 16, "long-mode IDT gate is 16 bytes");
+#else
 struct idt_gate {
     uint16_t offset_lo;
     uint16_t selector;
@@ -11,11 +25,16 @@ struct idt_gate {
 } __attribute__((packed));
 
 _Static_assert(sizeof(struct idt_gate) == 8, "IDT gate is 8 bytes");
+#endif
 
-extern const uint32_t isr_stub_table[256];
+#define INTERRUPT_GATE 0x8e /* present, ring 0, interrupt gate (32- or 64-bit per mode) */
+#define TASK_GATE      0x85 /* present, ring 0, task gate (32-bit mode only) */
 
-/* Each CPU has its own IDT: the same interrupt gates, but task gates for NMI and #DF that
- * name that CPU's own TSSs (a TSS is busy while its task runs, so CPUs cannot share). */
+extern const uintptr_t isr_stub_table[256];
+
+/* Each CPU has its own IDT: the same interrupt gates, but NMI and #DF entries of its own:
+ * in 32-bit mode task gates that name that CPU's own TSSs (a TSS is busy while its task
+ * runs, so CPUs cannot share), in long mode the stacks of that CPU's TSS. */
 static struct idt_gate idt_template[256];
 static struct idt_gate idt[ARCH_MAX_CPUS][256] __attribute__((aligned(8)));
 static volatile trap_handler_fn handlers[256];
@@ -37,17 +56,31 @@ void trap_fatal(struct trap_frame *frame)
 void trap_init(void)
 {
     for (int v = 0; v < 256; v++) {
-        uint32_t addr = isr_stub_table[v];
-        idt_template[v].offset_lo = (uint16_t)addr;
-        idt_template[v].selector = 0x08;
-        idt_template[v].zero = 0;
-        idt_template[v].type_attr = 0x8e; /* present, ring 0, 32-bit interrupt gate */
-        idt_template[v].offset_hi = (uint16_t)(addr >> 16);
+        uintptr_t addr = isr_stub_table[v];
+        struct idt_gate *g = &idt_template[v];
+        g->offset_lo = (uint16_t)addr;
+        g->selector = 0x08;
+        g->type_attr = INTERRUPT_GATE;
+#ifdef __x86_64__
+        g->offset_mid = (uint16_t)(addr >> 16);
+        g->offset_hi = (uint32_t)((uint64_t)addr >> 32);
+#else
+        g->offset_hi = (uint16_t)(addr >> 16);
+#endif
     }
 }
 
-#define TASK_GATE 0x85 /* present, ring 0, task gate */
+/* Marks the NMI and #DF entries tss.c gave a CPU, which trap_load_idt() keeps. */
+static uint8_t own_entry[ARCH_MAX_CPUS][256];
 
+#ifdef __x86_64__
+void trap_set_ist(uint32_t cpu, uint8_t vector, uint8_t ist)
+{
+    idt[cpu][vector] = idt_template[vector];
+    idt[cpu][vector].ist = ist & 7;
+    own_entry[cpu][vector] = 1;
+}
+#else
 void trap_set_task_gate(uint32_t cpu, uint8_t vector, uint16_t tss_selector)
 {
     struct idt_gate *g = &idt[cpu][vector];
@@ -56,19 +89,21 @@ void trap_set_task_gate(uint32_t cpu, uint8_t vector, uint16_t tss_selector)
     g->zero = 0;
     g->type_attr = TASK_GATE;
     g->offset_hi = 0;
+    own_entry[cpu][vector] = 1;
 }
+#endif
 
 void trap_load_idt(void)
 {
-    struct idt_gate *mine = idt[this_cpu_index()];
-    /* The task gates tss.c set for this CPU stay; everything else is the template. */
+    uint32_t cpu = this_cpu_index();
+    struct idt_gate *mine = idt[cpu];
     for (int v = 0; v < 256; v++)
-        if (mine[v].type_attr != TASK_GATE)
+        if (!own_entry[cpu][v])
             mine[v] = idt_template[v];
     struct {
         uint16_t limit;
-        uint32_t base;
-    } __attribute__((packed)) idtr = {sizeof(idt[0]) - 1, (uint32_t)mine};
+        uintptr_t base;
+    } __attribute__((packed)) idtr = {sizeof(idt[0]) - 1, (uintptr_t)mine};
     __asm__ volatile("lidt %0" ::"m"(idtr));
 }
 

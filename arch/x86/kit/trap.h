@@ -10,18 +10,58 @@
 
 #include <stdint.h>
 
-/* Pushed by isr_stubs.S: pushal, then vector and error code, then the CPU's own frame.
- * Ring 0 only, so the CPU pushes no ESP/SS. */
+#ifdef __x86_64__
+/* Pushed by x86_64/isr_stubs.S: the general registers, then vector and error code, then
+ * the CPU's own frame, which in long mode always holds the interrupted RSP and SS. */
+struct trap_frame {
+    uint64_t r15, r14, r13, r12, r11, r10, r9, r8, rdi, rsi, rbp, rbx, rdx, rcx, rax;
+    uint64_t vector;
+    uint64_t error_code;
+    uintptr_t ip;
+    uint64_t cs;
+    uintptr_t flags;
+    uint64_t sp;
+    uint64_t ss;
+};
+
+_Static_assert(sizeof(struct trap_frame) == 176, "trap frame layout is fixed by isr_stubs.S");
+
+/* The interrupted code's frame and stack pointers. */
+static inline uintptr_t trap_frame_fp(const struct trap_frame *f)
+{
+    return f->rbp;
+}
+
+static inline uintptr_t trap_frame_sp(const struct trap_frame *f)
+{
+    return f->sp;
+}
+#else
+/* Pushed by i686/isr_stubs.S: pushal, then vector and error code, then the CPU's own
+ * frame (EIP, CS, EFLAGS). Ring 0 only, so the CPU pushes no ESP/SS. */
 struct trap_frame {
     uint32_t edi, esi, ebp, esp_at_pusha, ebx, edx, ecx, eax;
     uint32_t vector;
     uint32_t error_code;
-    uint32_t eip;
+    uintptr_t ip;
     uint32_t cs;
-    uint32_t eflags;
+    uintptr_t flags;
 };
 
 _Static_assert(sizeof(struct trap_frame) == 52, "trap frame layout is fixed by isr_stubs.S");
+
+static inline uintptr_t trap_frame_fp(const struct trap_frame *f)
+{
+    return f->ebp;
+}
+
+/* As the stubs' pushal records it (ring 0 to ring 0: the interrupted ESP is just above the
+ * frame), and as tss.c rebuilds it for the NMI task, whose frame sits on another stack. */
+static inline uintptr_t trap_frame_sp(const struct trap_frame *f)
+{
+    return f->esp_at_pusha + 20;
+}
+#endif
 
 #define TRAP_VECTOR_NMI      2
 #define TRAP_VECTOR_UD       6
@@ -39,9 +79,15 @@ _Static_assert(sizeof(struct trap_frame) == 52, "trap frame layout is fixed by i
 typedef void (*trap_handler_fn)(struct trap_frame *frame);
 
 void trap_init(void);     /* build the IDT once, on the boot CPU */
-void trap_load_idt(void); /* this CPU's copy, with its task gates (tss.c), on every CPU */
+void trap_load_idt(void); /* this CPU's copy, with its own NMI and #DF entries (tss.c) */
+#ifdef __x86_64__
+/* Vector `vector` of CPU `cpu` runs on stack `ist` (1..7) of that CPU's TSS (tss.c: NMI
+ * and #DF). */
+void trap_set_ist(uint32_t cpu, uint8_t vector, uint8_t ist);
+#else
 /* Vector `vector` of CPU `cpu` enters the task of `tss_selector` (tss.c: NMI and #DF). */
 void trap_set_task_gate(uint32_t cpu, uint8_t vector, uint16_t tss_selector);
+#endif
 void trap_set_handler(uint8_t vector, trap_handler_fn fn);
 trap_handler_fn trap_get_handler(uint8_t vector);
 void trap_dispatch(struct trap_frame *frame);

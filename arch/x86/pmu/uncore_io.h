@@ -38,7 +38,7 @@ static inline int uncore_pci_read32(uint8_t bus, uint8_t dev, uint8_t func, uint
 {
     if (dev > 31 || func > 7 || offset > 0xfc || (offset & 3))
         return -1;
-    uint32_t flags = irq_save(); /* the 0xCF8/0xCFC pair must not interleave */
+    uintptr_t flags = irq_save(); /* the 0xCF8/0xCFC pair must not interleave */
     outl(0xcf8,
          0x80000000u | (uint32_t)bus << 16 | (uint32_t)dev << 11 | (uint32_t)func << 8 | offset);
     *value = inl(0xcfc);

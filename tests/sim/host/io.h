@@ -49,12 +49,12 @@ static inline void irq_enable(void) {}
 
 static inline void irq_disable(void) {}
 
-static inline uint32_t irq_save(void)
+static inline uintptr_t irq_save(void)
 {
     return 0;
 }
 
-static inline void irq_restore(uint32_t flags)
+static inline void irq_restore(uintptr_t flags)
 {
     (void)flags;
 }

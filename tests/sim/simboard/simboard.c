@@ -156,9 +156,9 @@ static struct trap_frame frame_of(uint32_t cpu)
 {
     struct trap_frame frame;
     memset(&frame, 0, sizeof frame);
-    frame.eip = MODULE_START + 0x10 * cpu;
+    frame.ip = MODULE_START + 0x10 * cpu;
     frame.cs = 0x08;
-    frame.eflags = 0x202;
+    frame.flags = 0x202;
     return frame;
 }
 
@@ -175,7 +175,7 @@ static void rates_step(void)
         uint64_t now = rdtsc();
         if (!last_tsc[cpu])
             last_tsc[cpu] = now;
-        s->set_ip(frame.eip);
+        s->set_ip(frame.ip);
         while (last_tsc[cpu] < now) {
             uint64_t t = now - last_tsc[cpu] < SLICE_TSC ? now - last_tsc[cpu] : SLICE_TSC;
             uint64_t n[10];
@@ -308,10 +308,10 @@ static void workload_step(void)
         struct trap_frame frame;
 
         memset(&frame, 0, sizeof frame);
-        frame.eip = MODULE_START + 0x10 * cpu;
+        frame.ip = MODULE_START + 0x10 * cpu;
         frame.cs = 0x08;
-        frame.eflags = 0x202;
-        s->set_ip(frame.eip);
+        frame.flags = 0x202;
+        s->set_ip(frame.ip);
         /* A loop's two taken branches, recorded when a session enabled LBRs: its back edge
          * (mispredicted every other millisecond, 6 cycles) and a call-free jump (2 cycles). */
         s->branch_kind(MODULE_START + 0x100, MODULE_START + 0x40, SIM_BR_JCC, (int)(step_count & 1),

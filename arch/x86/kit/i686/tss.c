@@ -96,9 +96,9 @@ static void frame_from_task(struct trap_frame *f, const struct tss32 *t, uint32_
     f->eax = t->eax;
     f->vector = vector;
     f->error_code = error_code;
-    f->eip = t->eip;
+    f->ip = t->eip;
     f->cs = t->cs;
-    f->eflags = t->eflags;
+    f->flags = t->eflags;
 }
 
 void nmi_task_main(void)
