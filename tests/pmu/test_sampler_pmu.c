@@ -145,7 +145,9 @@ static void check_record(const struct sep_sample_pc *s, uint32_t cpu, uint64_t i
     CHECK_EQ(s->iip, ip);
     CHECK_EQ(s->ipsr, f->flags);
     CHECK_EQ(s->cs, f->cs);
-    CHECK_EQ(s->cpu_and_os, cpu | SEP_MODE_32BIT << SEP_SAMPLE_CODE_MODE_SHIFT);
+    /* The code mode of this very program: the sampler is built for the same one. */
+    const uint32_t mode = sizeof(void *) == 8 ? SEP_MODE_64BIT : SEP_MODE_32BIT;
+    CHECK_EQ(s->cpu_and_os, cpu | mode << SEP_SAMPLE_CODE_MODE_SHIFT);
     CHECK_EQ(s->pid_rec_index, idle ? 0 : SHIM_PID_BASE + cpu);
     CHECK_EQ(s->tid, idle ? 0 : SHIM_TID_BASE + cpu);
     CHECK_EQ(s->bit_fields2, event_index << SEP_SAMPLE_EVENT_INDEX_SHIFT | SEP_SAMPLE_TID_IS_RAW |

@@ -10,7 +10,9 @@
 #define LWIP_NO_UNISTD_H 1
 #endif
 
+#ifndef BYTE_ORDER
 #define BYTE_ORDER LITTLE_ENDIAN
+#endif
 #define LWIP_PLATFORM_DIAG(x)                                                                      \
     do {                                                                                           \
     } while (0)
