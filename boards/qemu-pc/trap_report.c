@@ -48,24 +48,23 @@ void trap_report_fatal(struct trap_frame *f)
                      : "=r"(cr0), "=r"(cr2), "=r"(cr3), "=r"(cr4));
     const char *name = f->vector < 32 && exception_names[f->vector] ? exception_names[f->vector]
                                                                     : "unexpected interrupt";
-    int n = snprintf(buf, sizeof(buf),
-                     "\nEXCEPTION on cpu %lu: vector %lu (%s) error code 0x%08lx\n",
-                     (unsigned long)this_cpu_index(), (unsigned long)f->vector, name,
-                     (unsigned long)f->error_code);
+    int n =
+        snprintf(buf, sizeof(buf), "\nEXCEPTION on cpu %lu: vector %lu (%s) error code 0x%08lx\n",
+                 (unsigned long)this_cpu_index(), (unsigned long)f->vector, name,
+                 (unsigned long)f->error_code);
 #ifdef __x86_64__
-    n += snprintf(buf + n, sizeof(buf) - (size_t)n,
-                  "  rip=0x%016lx cs=0x%04lx rflags=0x%08lx\n"
-                  "  rax=0x%016lx rbx=0x%016lx rcx=0x%016lx rdx=0x%016lx\n"
-                  "  rsi=0x%016lx rdi=0x%016lx rbp=0x%016lx rsp=0x%016lx\n"
-                  "  r8=0x%016lx r9=0x%016lx r10=0x%016lx r11=0x%016lx\n"
-                  "  r12=0x%016lx r13=0x%016lx r14=0x%016lx r15=0x%016lx\n",
-                  (unsigned long)f->ip, (unsigned long)f->cs, (unsigned long)f->flags,
-                  (unsigned long)f->rax, (unsigned long)f->rbx, (unsigned long)f->rcx,
-                  (unsigned long)f->rdx, (unsigned long)f->rsi, (unsigned long)f->rdi,
-                  (unsigned long)f->rbp, (unsigned long)f->sp, (unsigned long)f->r8,
-                  (unsigned long)f->r9, (unsigned long)f->r10, (unsigned long)f->r11,
-                  (unsigned long)f->r12, (unsigned long)f->r13, (unsigned long)f->r14,
-                  (unsigned long)f->r15);
+    n += snprintf(
+        buf + n, sizeof(buf) - (size_t)n,
+        "  rip=0x%016lx cs=0x%04lx rflags=0x%08lx\n"
+        "  rax=0x%016lx rbx=0x%016lx rcx=0x%016lx rdx=0x%016lx\n"
+        "  rsi=0x%016lx rdi=0x%016lx rbp=0x%016lx rsp=0x%016lx\n"
+        "  r8=0x%016lx r9=0x%016lx r10=0x%016lx r11=0x%016lx\n"
+        "  r12=0x%016lx r13=0x%016lx r14=0x%016lx r15=0x%016lx\n",
+        (unsigned long)f->ip, (unsigned long)f->cs, (unsigned long)f->flags, (unsigned long)f->rax,
+        (unsigned long)f->rbx, (unsigned long)f->rcx, (unsigned long)f->rdx, (unsigned long)f->rsi,
+        (unsigned long)f->rdi, (unsigned long)f->rbp, (unsigned long)f->sp, (unsigned long)f->r8,
+        (unsigned long)f->r9, (unsigned long)f->r10, (unsigned long)f->r11, (unsigned long)f->r12,
+        (unsigned long)f->r13, (unsigned long)f->r14, (unsigned long)f->r15);
 #else
     n += snprintf(buf + n, sizeof(buf) - (size_t)n,
                   "  eip=0x%08lx cs=0x%04lx eflags=0x%08lx\n"

@@ -33,20 +33,29 @@ extern const char acart_demo_hotspot_loop[];
 __attribute__((noinline, noreturn)) void acart_demo_hotspot(uint32_t *buffer, uint32_t words,
                                                             volatile uint32_t *passes)
 {
-    __asm__ volatile("1:\n\t"
-                     "incl (%2)\n\t"
-                     "movl %1, %%ecx\n\t"
-                     ".global acart_demo_hotspot_loop\n"
-                     "acart_demo_hotspot_loop:\n\t"
+    /* GCC 12 leaves an x86_64 leaf function without a frame even under
+     * -fno-omit-frame-pointer (its arguments come in registers): a frame-pointer walk from
+     * here would skip run_hotspot. This one never returns, so it builds its frame itself,
+     * as every non-leaf function does (docs/porting.md: leaf functions and call stacks). */
+    __asm__ volatile(
 #ifdef __x86_64__
-                     "incl -4(%0,%%rcx,4)\n\t" /* movl zero-extended RCX; loop counts RCX */
-#else
-                     "incl -4(%0,%%ecx,4)\n\t"
+        "pushq %%rbp\n\t"
+        "movq %%rsp, %%rbp\n"
 #endif
-                     "loop acart_demo_hotspot_loop\n\t"
-                     "jmp 1b" ::"r"(buffer),
-                     "r"(words), "r"(passes)
-                     : "ecx", "memory");
+        "1:\n\t"
+        "incl (%2)\n\t"
+        "movl %1, %%ecx\n\t"
+        ".global acart_demo_hotspot_loop\n"
+        "acart_demo_hotspot_loop:\n\t"
+#ifdef __x86_64__
+        "incl -4(%0,%%rcx,4)\n\t" /* movl zero-extended RCX; loop counts RCX */
+#else
+        "incl -4(%0,%%ecx,4)\n\t"
+#endif
+        "loop acart_demo_hotspot_loop\n\t"
+        "jmp 1b" ::"r"(buffer),
+        "r"(words), "r"(passes)
+        : "ecx", "memory");
     __builtin_unreachable();
 }
 

@@ -311,7 +311,7 @@ static void test_fixture_on_every_cpu(void)
             deliver(cpu, eip);
             uint64_t after = rdtsc();
 
-            CHECK_EQ(shim_nmis_declined(), 0);  /* acart's PMI ... */
+            CHECK_EQ(shim_nmis_declined(), 0); /* acart's PMI ... */
             CHECK_EQ(board_nmi_frame.ip, eip); /* ... and the board's handler saw it too */
             CHECK_EQ(records(cpu, rec, 4), round + 1);
             check_record(&rec[round], cpu, eip, &f, 0, 0);

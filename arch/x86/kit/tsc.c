@@ -80,9 +80,18 @@ void tsc_init(void)
             return;
         }
     }
-    /* The median of three measurements. */
-    uint64_t a = tsc_measure_against_pit(), b = tsc_measure_against_pit();
-    uint64_t c = tsc_measure_against_pit();
+    /* The median of three good measurements. A measurement fails (0) when this CPU was
+     * away for most of its window, as a virtual CPU on a crowded host can be for seconds:
+     * keep measuring, boundedly, rather than take a zero rate that every division by it
+     * would turn into a #DE. */
+    uint64_t good[3] = {0, 0, 0};
+    uint32_t n = 0;
+    for (int tries = 0; tries < 30 && n < 3; tries++) {
+        uint64_t rate = tsc_measure_against_pit();
+        if (rate)
+            good[n++] = rate;
+    }
+    uint64_t a = good[0], b = n > 1 ? good[1] : a, c = n > 2 ? good[2] : b;
     hz = a > b ? (b > c ? b : (a > c ? c : a)) : (a > c ? a : (b > c ? c : b));
     source = TSC_FROM_PIT;
 }

@@ -16,7 +16,7 @@ struct gdt_entry {
 
 _Static_assert(sizeof(struct gdt_entry) == 8, "GDT entry is 8 bytes");
 
-#define GDT_FIRST_TSS  4 /* a TSS descriptor takes two entries in long mode (SDM 8.2.3) */
+#define GDT_FIRST_TSS    4 /* a TSS descriptor takes two entries in long mode (SDM 8.2.3) */
 #define MSR_IA32_GS_BASE 0xc0000101u
 
 struct percpu percpu_table[ARCH_MAX_CPUS];

@@ -3,14 +3,12 @@
 #define ACART_LWIP_ARCH_CC_H
 
 #include <stdint.h>
-#include <sys/types.h>
-
-/* picolibc has ssize_t (long on x86_64) but no SSIZE_MAX without POSIX: without one lwIP
- * would define ssize_t itself as int, which conflicts on x86_64. */
-#ifndef SSIZE_MAX
+/* ssize_t as the libc has it (picolibc: int on i686, long on x86_64, as ptrdiff_t): lwIP
+ * would otherwise define it as int, since picolibc has no SSIZE_MAX. No libc header here:
+ * lwIP's arch.h defines LITTLE_ENDIAN before it includes this file. */
+typedef __PTRDIFF_TYPE__ ssize_t;
 #define SSIZE_MAX        __PTRDIFF_MAX__
 #define LWIP_NO_UNISTD_H 1
-#endif
 
 #define LWIP_NO_INTTYPES_H 0
 #define BYTE_ORDER         LITTLE_ENDIAN

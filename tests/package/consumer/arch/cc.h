@@ -2,17 +2,14 @@
 #ifndef CONSUMER_ARCH_CC_H
 #define CONSUMER_ARCH_CC_H
 
-#include <sys/types.h>
-
-/* picolibc's ssize_t is long on x86_64; without SSIZE_MAX lwIP would define it as int. */
-#ifndef SSIZE_MAX
+/* ssize_t as the libc has it (picolibc: int on i686, long on x86_64, as ptrdiff_t): lwIP
+ * would otherwise define it as int, since picolibc has no SSIZE_MAX. No libc header here:
+ * lwIP's arch.h defines LITTLE_ENDIAN before it includes this file. */
+typedef __PTRDIFF_TYPE__ ssize_t;
 #define SSIZE_MAX        __PTRDIFF_MAX__
 #define LWIP_NO_UNISTD_H 1
-#endif
 
-#ifndef BYTE_ORDER
 #define BYTE_ORDER LITTLE_ENDIAN
-#endif
 #define LWIP_PLATFORM_DIAG(x)                                                                      \
     do {                                                                                           \
     } while (0)
