@@ -34,14 +34,21 @@ demo: build
 	scripts/demo $(BUILD_DIR) $(ARCH)
 
 # Benchmarks write their numbers to bench/results/; they are not tests.
+# Both architectures side by side: the i686 run writes each file, the x86_64 run adds to it.
+IMAGE_I686 = $(BUILD_DIR)/target/boards/qemu-pc/acart-qemu-pc.elf
+IMAGE_X86_64 = $(BUILD_DIR)/target-x86_64/boards/qemu-pc/acart-qemu-pc.elf
 bench: build
-	$(PYTHON_TESTS) bench/boot_bench.py --image $(BUILD_DIR)/target/boards/qemu-pc/acart-qemu-pc.elf
-	$(PYTHON_TESTS) bench/board_bench.py --image $(BUILD_DIR)/target/boards/qemu-pc/acart-qemu-pc.elf
-	$(PYTHON_TESTS) bench/sample_cost.py --image $(BUILD_DIR)/target/boards/qemu-pc/acart-qemu-pc.elf \
-	  --acart $(BUILD_DIR)/tools/acart
+	$(PYTHON_TESTS) bench/boot_bench.py --image $(IMAGE_I686)
+	$(PYTHON_TESTS) bench/board_bench.py --image $(IMAGE_I686)
+	$(PYTHON_TESTS) bench/sample_cost.py --image $(IMAGE_I686) --acart $(BUILD_DIR)/tools/acart
+	$(PYTHON_TESTS) bench/sample_cost.py --image $(IMAGE_X86_64) --acart $(BUILD_DIR)/tools/acart \
+	  --append
+	$(PYTHON_TESTS) bench/drain_cost.py --image $(IMAGE_I686)
+	$(PYTHON_TESTS) bench/drain_cost.py --image $(IMAGE_X86_64) --append
 	-ninja -C $(BUILD_DIR) bench-tb5
 	ninja -C $(BUILD_DIR) bench-pt
-	python3 bench/footprint.py --lib $(BUILD_DIR)/target/runtime/libacart.a
+	python3 bench/footprint.py --lib $(BUILD_DIR)/target/runtime/libacart.a \
+	  --lib $(BUILD_DIR)/target-x86_64/runtime/libacart.a
 
 # The fuzzing campaign: every libFuzzer target from its corpus; figures to bench/results/fuzz.txt.
 # FUZZ_ARGS passes options to bench/fuzz.py (e.g. --runs-for tb5=3000000 --parallel 2).

@@ -1,6 +1,6 @@
 """Footprint of libacart.a (issue 12 P5): code and static data per component, from the
-section sizes of each object in the archive (`size -A`), as the i686 target build makes
-them. Code is .text plus read-only data (.rodata*); static data is .data plus .bss, with
+section sizes of each object in the archive (`size -A`), as the target builds make them:
+one section per --lib (the i686 and the x86_64 library side by side). Code is .text plus read-only data (.rodata*); static data is .data plus .bss, with
 the buffers a port sizes at build time (the sample rings, the PEBS DS areas, the IPROBE
 pool and file store, the Intel PT pool) shown apart, as they are the rings' kind of RAM.
 
@@ -11,7 +11,8 @@ pmi*, pebs, lbr, msr_*, topology, tsc). A program that never calls IPROBE or PT 
 of their objects' code only once they are split into libraries of their own; today every
 image that links aca_start() pulls them in, and the figures say so.
 
-Writes bench/results/footprint.txt. Usage: footprint.py --lib build/target/runtime/libacart.a"""
+Writes bench/results/footprint.txt. Usage:
+    footprint.py --lib build/target/runtime/libacart.a [--lib build/target-x86_64/...]"""
 import argparse
 import os
 import re
@@ -20,7 +21,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ap = argparse.ArgumentParser()
-ap.add_argument("--lib", required=True)
+ap.add_argument("--lib", required=True, action="append")
 ap.add_argument("--out", default=os.path.join(HERE, "results", "footprint.txt"))
 args = ap.parse_args()
 
@@ -45,60 +46,69 @@ def component(obj):
     return "SEP agent, sampler, rings, transfer"
 
 
-text = subprocess.run(["size", "-A", args.lib], check=True, capture_output=True,
-                      text=True).stdout
-code, data, buffers = {}, {}, {}
-obj = None
-for line in text.splitlines():
-    m = re.match(r"^(\S+)\s+\(ex .*\):$", line)
-    if m:
-        obj = m.group(1)
-        continue
-    parts = line.split()
-    if obj is None or len(parts) != 3 or not parts[1].isdigit():
-        continue
-    name, size = parts[0], int(parts[1])
-    comp = component(obj)
-    if name in BUFFERS:
-        buffers[name] = buffers.get(name, 0) + size
-    elif name.startswith(".text") or name.startswith(".rodata"):
-        code[comp] = code.get(comp, 0) + size
-    elif name.startswith(".data") or name.startswith(".bss"):
-        data[comp] = data.get(comp, 0) + size
+def archive_arch(path):
+    """i686 or x86_64: the ELF class of the archive's first member."""
+    data = open(path, "rb").read(1 << 16)
+    at = data.find(b"\x7fELF")
+    return {1: "i686", 2: "x86_64"}.get(data[at + 4] if at >= 0 else 0, "unknown")
+
 
 lines = []
 commit = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"],
                         capture_output=True, text=True).stdout.strip()
-lines.append("# bench/footprint.py, %s, commit %s: %s (i686, -O2; the control plane -Os)" % (
-    time.strftime("%Y-%m-%d %H:%M:%S"), commit, os.path.relpath(args.lib)))
-lines.append("%-44s %10s %12s" % ("component", "code KiB", "data KiB"))
-for comp in sorted(set(code) | set(data), key=lambda c: -code.get(c, 0)):
-    lines.append("%-44s %10.1f %12.1f" % (comp, code.get(comp, 0) / 1024,
-                                          data.get(comp, 0) / 1024))
-total_code, total_data = sum(code.values()), sum(data.values())
-lines.append("%-44s %10.1f %12.1f" % ("libacart.a", total_code / 1024, total_data / 1024))
-core = "SEP agent, sampler, rings, transfer"
-lines.append("code: %.1f KiB in all, %.1f KiB without IPROBE and PT (target: at most 32 KiB)"
-             % (total_code / 1024, (code.get(core, 0) + code.get(
-                 "CPU code (arch/x86: PMU, PEBS, LBR)", 0)) / 1024))
-lines.append("static data besides the rings and the buffers below: %.1f KiB (target: at most "
-             "64 KiB)" % (total_data / 1024))
-for name, size in sorted(buffers.items(), key=lambda kv: -kv[1]):
-    lines.append("  buffer %-22s %10.1f KiB  %s" % (name, size / 1024, BUFFERS[name]))
+for lib in args.lib:
+    text = subprocess.run(["size", "-A", lib], check=True, capture_output=True,
+                          text=True).stdout
+    code, data, buffers = {}, {}, {}
+    obj = None
+    for line in text.splitlines():
+        m = re.match(r"^(\S+)\s+\(ex .*\):$", line)
+        if m:
+            obj = m.group(1)
+            continue
+        parts = line.split()
+        if obj is None or len(parts) != 3 or not parts[1].isdigit():
+            continue
+        name, size = parts[0], int(parts[1])
+        comp = component(obj)
+        if name in BUFFERS:
+            buffers[name] = buffers.get(name, 0) + size
+        elif name.startswith(".text") or name.startswith(".rodata"):
+            code[comp] = code.get(comp, 0) + size
+        elif name.startswith(".data") or name.startswith(".bss"):
+            data[comp] = data.get(comp, 0) + size
 
-# The largest static objects, for where the data goes (the buffers above excluded).
-syms = subprocess.run(["nm", "-S", "--size-sort", args.lib], check=True, capture_output=True,
-                      text=True).stdout
-big = []
-for line in syms.splitlines():
-    parts = line.split()
-    if len(parts) == 4 and parts[2] in "bBdD":
-        big.append((int(parts[1], 16), parts[3]))
-big = [(size, name) for size, name in sorted(big, reverse=True)
-       if size not in buffers.values()][:10]
-lines.append("largest static objects: " + ", ".join("%s %.1f KiB" % (name, size / 1024)
-                                                    for size, name in big))
+    lines.append("# bench/footprint.py, %s, commit %s: %s (%s, -O2; the control plane -Os)" % (
+        time.strftime("%Y-%m-%d %H:%M:%S"), commit, os.path.relpath(lib), archive_arch(lib)))
+    lines.append("%-44s %10s %12s" % ("component", "code KiB", "data KiB"))
+    for comp in sorted(set(code) | set(data), key=lambda c: -code.get(c, 0)):
+        lines.append("%-44s %10.1f %12.1f" % (comp, code.get(comp, 0) / 1024,
+                                              data.get(comp, 0) / 1024))
+    total_code, total_data = sum(code.values()), sum(data.values())
+    lines.append("%-44s %10.1f %12.1f" % ("libacart.a", total_code / 1024, total_data / 1024))
+    core = "SEP agent, sampler, rings, transfer"
+    lines.append("code: %.1f KiB in all, %.1f KiB without IPROBE and PT (target: at most 32 KiB)"
+                 % (total_code / 1024, (code.get(core, 0) + code.get(
+                     "CPU code (arch/x86: PMU, PEBS, LBR)", 0)) / 1024))
+    lines.append("static data besides the rings and the buffers below: %.1f KiB (target: at most "
+                 "64 KiB)" % (total_data / 1024))
+    for name, size in sorted(buffers.items(), key=lambda kv: -kv[1]):
+        lines.append("  buffer %-22s %10.1f KiB  %s" % (name, size / 1024, BUFFERS[name]))
 
+    # The largest static objects, for where the data goes (the buffers above excluded).
+    syms = subprocess.run(["nm", "-S", "--size-sort", lib], check=True, capture_output=True,
+                          text=True).stdout
+    big = []
+    for line in syms.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[2] in "bBdD":
+            big.append((int(parts[1], 16), parts[3]))
+    big = [(size, name) for size, name in sorted(big, reverse=True)
+           if size not in buffers.values()][:10]
+    lines.append("largest static objects: " + ", ".join("%s %.1f KiB" % (name, size / 1024)
+                                                        for size, name in big))
+
+    lines.append("")
 print("\n".join(lines))
 os.makedirs(os.path.dirname(args.out), exist_ok=True)
 with open(args.out, "w") as f:

@@ -28,7 +28,7 @@ import tempfile
 import time
 
 from acarttest import sep
-from acarttest.board import Board
+from acarttest.board import Board, image_arch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -41,6 +41,8 @@ ap.add_argument("--image", required=True)
 ap.add_argument("--acart", required=True)
 ap.add_argument("--seconds", type=float, default=3.0, help="host seconds per window")
 ap.add_argument("--out", default=os.path.join(HERE, "results", "sample_cost.txt"))
+ap.add_argument("--append", action="store_true",
+                help="add to --out (the second architecture's run) instead of replacing it")
 args = ap.parse_args()
 
 
@@ -89,8 +91,9 @@ with tempfile.TemporaryDirectory() as tmp, \
     b.wait_for(r"^acart: listening on ", timeout=120)
     bp = b.bench_port
     tsc_hz = stats(bp)["tsc_hz"]
-    out("board: 1 cpu, hotspot, -icount shift=%d (%.0f M guest instructions per guest "
-        "second), TSC %.3f GHz" % (SHIFT, INSTRUCTIONS_PER_S / 1e6, tsc_hz / 1e9))
+    out("board: %s, 1 cpu, hotspot, -icount shift=%d (%.0f M guest instructions per guest "
+        "second), TSC %.3f GHz" % (image_arch(args.image), SHIFT, INSTRUCTIONS_PER_S / 1e6,
+                                   tsc_hz / 1e9))
 
     base, _, secs = window(bp)
     out("no sampling: %.1f passes per guest second (%.2f s of guest time); %.0f instructions "
@@ -149,7 +152,7 @@ with tempfile.TemporaryDirectory() as tmp, \
         again, again / base))
 
 os.makedirs(os.path.dirname(args.out), exist_ok=True)
-with open(args.out, "w") as f:
+with open(args.out, "a" if args.append else "w") as f:
     commit = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
     f.write("# bench/sample_cost.py, %s, commit %s\n" % (time.strftime("%Y-%m-%d %H:%M:%S"),

@@ -47,6 +47,8 @@
  *                             sends it (default), or eip/eflags/csd
  *     --dropped N             dropped_per_cpu of every CPU
  *     --report-per-cpu N      report N samples per CPU in session.json instead of the truth
+ *     --code-mode 32|64       the code mode of the samples and module records (default 64:
+ *                             the tests' images are the host's ELF64 executables)
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -104,6 +106,7 @@ static struct {
     int latency;
     uint64_t pending_load[3]; /* --load, for the next --run */
     uint32_t model;
+    uint32_t code_mode; /* SEP_MODE_32BIT or SEP_MODE_64BIT */
     FILE *cpu_files[MAX_CPUS];
     uint64_t written[MAX_CPUS];
 } g = {.hostname = "synthbox",
@@ -113,7 +116,8 @@ static struct {
        .tsc_step = 1000u,
        .report_per_cpu = -1,
        .lbr_format = -1,
-       .model = 85};
+       .model = 85,
+       .code_mode = SEP_MODE_64BIT};
 
 static void die(const char *fmt, const char *arg)
 {
@@ -206,8 +210,8 @@ static void write_sample(uint32_t cpu, uint32_t pid, uint32_t tid, uint32_t even
         r.ipsr = 0x246;
     }
     r.cs = 0x08;
-    r.cpu_and_os = (uint16_t)((cpu & SEP_SAMPLE_CPU_NUM_MASK) |
-                              (SEP_MODE_32BIT << SEP_SAMPLE_CODE_MODE_SHIFT));
+    r.cpu_and_os =
+        (uint16_t)((cpu & SEP_SAMPLE_CPU_NUM_MASK) | (g.code_mode << SEP_SAMPLE_CODE_MODE_SHIFT));
     r.tid = tid;
     r.pid_rec_index = pid;
     r.bit_fields2 = ((event << SEP_SAMPLE_EVENT_INDEX_SHIFT) & SEP_SAMPLE_EVENT_INDEX_MASK) |
@@ -274,7 +278,7 @@ static void write_modules(void)
         struct sep_module_record r;
         memset(&r, 0, sizeof r);
         r.rec_length = (uint16_t)rec_len;
-        r.segment_bits = SEP_MODE_32BIT | (unload ? SEP_MODREC_SEG_UNLOAD : 0);
+        r.segment_bits = (uint16_t)(g.code_mode | (unload ? SEP_MODREC_SEG_UNLOAD : 0));
         r.selector = 0x08;
         r.flags = SEP_MODREC_EXE | SEP_MODREC_PID_RAW | SEP_MODREC_GLOBAL_MODULE;
         if (n == 5) {
@@ -422,6 +426,13 @@ static void parse(int argc, char **argv)
         char *v[7];
         if (strcmp(opt, "--hostname") == 0) {
             g.hostname = val;
+        } else if (strcmp(opt, "--code-mode") == 0) {
+            if (strcmp(val, "32") == 0)
+                g.code_mode = SEP_MODE_32BIT;
+            else if (strcmp(val, "64") == 0)
+                g.code_mode = SEP_MODE_64BIT;
+            else
+                die("--code-mode: 32 or 64, not %s", val);
         } else if (strcmp(opt, "--cpus") == 0) {
             g.cpus = (uint32_t)number(val);
             if (g.cpus == 0 || g.cpus > MAX_CPUS)

@@ -226,7 +226,23 @@ def collection_cases(args, folder):
                       % (command, name, p, r.stderr))
 
 
+def mode_cases(args):
+    """An image of the other mode than the collection's: a clear message, exit 3, no report."""
+    folder = os.path.join(args.workdir, "mode32")
+    run([args.synth, folder, "--code-mode", "32", "--task", "1:2:idle", "--module",
+         "/img/%s:0x400000:0x10000" % os.path.basename(args.workload), "--run", "0:1:2:0x400100:5"])
+    for command in ("report", "flamegraph"):
+        extra = ["-o", os.path.join(args.workdir, "mode32.svg")] if command == "flamegraph" else []
+        r = subprocess.run([args.acart, command, folder, "--elf", args.workload] + extra,
+                           capture_output=True, text=True)
+        check(r.returncode == 3, "%s of a 32-bit collection with an ELF64 image: exit %d\n%s"
+              % (command, r.returncode, r.stderr))
+        check("is an ELF64 image, but the collection is of 32-bit code" in r.stderr,
+              "%s: the message does not name the mismatch:\n%s" % (command, r.stderr))
+
+
 def test(args):
+    mode_cases(args)
     folder = os.path.join(args.workdir, "good")
     run([args.synth, folder, "--task", "1:2:idle", "--module", "/img/app.elf:0x400000:0x10000",
          "--run", "0:1:2:0x400100:5"])

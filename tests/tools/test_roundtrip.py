@@ -63,14 +63,25 @@ def printed_records(text, what):
     return records
 
 
-def check_raw_records(path, want, form):
+def check_raw_records(path, want, form, mode):
     """The stream-0 records of a tb5 dump, byte by byte: a 32-bit sample is written in the
     eip/eflags/csd form (TBRW guide 6.11) whatever its form on the wire, followed by its
     TSC: eip u32, eflags u32, csd u64, cs u16, cpuAndOS u16 (cpu 11:0, codeMode 14:13),
-    tid u32, pid u32, bitFields2 u32 (eventIndex 27:20, IA64PC bit 29), tsc u64."""
+    tid u32, pid u32, bitFields2 u32 (eventIndex 27:20, IA64PC bit 29), tsc u64. A 64-bit
+    sample in the iip/ipsr form with IA64PC set: iip u64, ipsr u64, then the same."""
     with open(path, "rb") as f:
         data = f.read()
     check(len(data) == 40 * len(want), "%s: %d bytes for %d records" % (path, len(data), len(want)))
+    if mode == 64:
+        for i, w in enumerate(want):
+            iip, ipsr, cs, cpu_os, tid, pid, bits, tsc = struct.unpack_from("<QQHHIIIQ", data, 40 * i)
+            got = (iip, cpu_os & 0xFFF, pid, tid, (bits >> 20) & 0xFF, tsc)
+            check(got == w[:6], "raw record #%d: %s, expected %s" % (i, got, w[:6]))
+            check(ipsr == 0x246 and cs == 8, "raw record #%d: ipsr %#x cs %#x" % (i, ipsr, cs))
+            check((cpu_os >> 13) & 3 == 3, "raw record #%d: code mode %d, expected 64-bit (3)"
+                  % (i, (cpu_os >> 13) & 3))
+            check(bits & (1 << 29), "raw record #%d: IA64PC clear for a 64-bit sample" % i)
+        return
     csd = 0x00CF9B000000FFFF if form == "eip" else 0
     for i, w in enumerate(want):
         eip, eflags, got_csd, cs, cpu_os, tid, pid, bits, tsc = struct.unpack_from("<IIQHHIIIQ", data, 40 * i)
@@ -89,10 +100,10 @@ def tally(records, field):
     return counts
 
 
-def test_form(args, form):
-    folder = os.path.join(args.workdir, form)
+def test_form(args, form, mode):
+    folder = os.path.join(args.workdir, "%s-%d" % (form, mode))
     cmd = [args.synth, folder, "--cpus", CPUS, "--tsc-start", TSC_START, "--tsc-step", TSC_STEP,
-           "--form", form]
+           "--form", form, "--code-mode", str(mode)]
     for name, sav in EVENTS:
         cmd += ["--event", "%s:%d" % (name, sav)]
     for path, load, length in MODULES:
@@ -105,7 +116,7 @@ def test_form(args, form):
         size = os.path.getsize(os.path.join(folder, "cpu%d.bin" % cpu))
         check(size == 48 * n, "cpu%d.bin has %d bytes, expected %d records" % (cpu, size, n))
 
-    tb5 = os.path.join(args.workdir, form + ".tb5")
+    tb5 = os.path.join(args.workdir, "%s-%d.tb5" % (form, mode))
     out, _ = run([args.acart, "import", folder, "-o", tb5])
     check("%d samples from %d CPUs" % (len(want), CPUS) in out, "import summary: %s" % out)
 
@@ -127,10 +138,10 @@ def test_form(args, form):
         check(re.search(r"%s .*sav %d EBS" % (re.escape(name), sav), printed), "event %s not printed" % name)
 
     # dump -> rewrite: the same records, and the same report as the folder.
-    dump = os.path.join(args.workdir, form + ".dump")
-    again = os.path.join(args.workdir, form + "-rewritten.tb5")
+    dump = os.path.join(args.workdir, "%s-%d.dump" % (form, mode))
+    again = os.path.join(args.workdir, "%s-%d-rewritten.tb5" % (form, mode))
     run([args.acart, "tb5", "dump", tb5, dump])
-    check_raw_records(dump + ".stream0.dat", want, form)
+    check_raw_records(dump + ".stream0.dat", want, form, mode)
     run([args.acart, "tb5", "rewrite", dump, again])
     printed, _ = run([args.acart, "tb5", "print", again])
     check(printed_records(printed, "rewrite") == want, "the rewritten file holds other records")
@@ -142,8 +153,9 @@ def test_form(args, form):
 
 
 def test(args):
-    for form in ("iip", "eip"):
-        test_form(args, form)
+    # The board's two modes: 32-bit code in either wire form, 64-bit code in the iip form.
+    for form, mode in (("iip", 32), ("eip", 32), ("iip", 64)):
+        test_form(args, form, mode)
 
 
 main(test)
