@@ -108,6 +108,8 @@ const char *msr_policy_strerror(int err)
         return "MSR may only be read";
     case MSR_POLICY_ERR_INDEX:
         return "counter, LBR or trace address range beyond what this CPU implements";
+    case MSR_POLICY_ERR_MODE:
+        return "MSR of IA-32e (64-bit) mode only, and this target runs 32-bit code";
     default:
         return "unknown MSR policy error";
     }
@@ -210,11 +212,22 @@ static const struct msr_rule *find_rule(uint32_t msr, int *beyond_cpu)
     return NULL;
 }
 
+/* The system-call and segment-base MSRs that only IA-32e mode uses (SDM vol. 4, table 2-2:
+ * IA32_STAR .. IA32_FMASK, IA32_FS_BASE .. IA32_KERNEL_GS_BASE). None is a PMU register,
+ * so none is allowed in either mode; on a 32-bit target the refusal says why it can never
+ * be, rather than only that acart does not allow it. */
+static int long_mode_only(uint32_t msr)
+{
+    return (msr >= 0xC0000081u && msr <= 0xC0000084u) || (msr >= 0xC0000100u && msr <= 0xC0000102u);
+}
+
 int msr_policy_check(uint32_t msr, int write)
 {
     int beyond_cpu;
     const struct msr_rule *r = find_rule(msr, &beyond_cpu);
 
+    if (r == NULL && sizeof(void *) == 4 && long_mode_only(msr)) /* a 32-bit build */
+        return MSR_POLICY_ERR_MODE;
     if (r == NULL)
         return beyond_cpu ? MSR_POLICY_ERR_INDEX : MSR_POLICY_ERR_UNLISTED;
     if (write && r->access != MSR_RW)

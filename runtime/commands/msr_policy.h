@@ -31,6 +31,7 @@ enum msr_policy_error {
     MSR_POLICY_ERR_UNLISTED = -1,  /* not a performance-monitoring MSR acart allows */
     MSR_POLICY_ERR_READ_ONLY = -2, /* listed, but the host may only read it */
     MSR_POLICY_ERR_INDEX = -3,     /* a counter, LBR or PT range beyond what this CPU has */
+    MSR_POLICY_ERR_MODE = -4,      /* an MSR of IA-32e mode only, on a 32-bit target */
 };
 
 const char *msr_policy_strerror(int err);

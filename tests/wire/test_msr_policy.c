@@ -138,9 +138,9 @@ static void test_names_and_strings(void)
     CHECK(msr_policy_name(0x1B) == NULL);
     CHECK(msr_policy_name(0xC8) == NULL); /* beyond this CPU */
 
-    for (int e = MSR_POLICY_OK; e >= MSR_POLICY_ERR_INDEX; e--)
+    for (int e = MSR_POLICY_OK; e >= MSR_POLICY_ERR_MODE; e--)
         CHECK(strcmp(msr_policy_strerror(e), "unknown MSR policy error") != 0);
-    CHECK(strcmp(msr_policy_strerror(-4), "unknown MSR policy error") == 0);
+    CHECK(strcmp(msr_policy_strerror(-5), "unknown MSR policy error") == 0);
 }
 
 /* Intel PT: the host may read the trace unit's MSRs, never write them; acart's own trace
@@ -204,8 +204,22 @@ static void test_core_pmu(void)
         CHECK_EQ(msr_policy_core_pmu(other[i]), 0);
 }
 
+/* IA-32e-only MSRs are refused in both modes; a 32-bit build says it is the mode. */
+static void test_long_mode_only(void)
+{
+    static const uint32_t msrs[] = {0xC0000081, 0xC0000084, 0xC0000100, 0xC0000102};
+    const int want = sizeof(void *) == 4 ? MSR_POLICY_ERR_MODE : MSR_POLICY_ERR_UNLISTED;
+    for (size_t i = 0; i < sizeof msrs / sizeof msrs[0]; i++) {
+        CHECK_EQ(msr_policy_check(msrs[i], 0), want);
+        CHECK_EQ(msr_policy_check(msrs[i], 1), want);
+    }
+    CHECK_EQ(msr_policy_check(0xC0000080, 0), MSR_POLICY_ERR_UNLISTED); /* EFER: both modes */
+    CHECK(strstr(msr_policy_strerror(MSR_POLICY_ERR_MODE), "IA-32e") != NULL);
+}
+
 int main(void)
 {
+    test_long_mode_only();
     test_unconfigured_fails_closed();
     test_counters();
     test_single_registers();
