@@ -41,7 +41,7 @@ GROUPS = {
     "session": (["target", "acart"], "^qemu_session_end_delayed_i686$"),
     "kit": (["test_kit_platform"], "^kit_platform$"),
     "netstack": (["test_channel_send"], "^netstack_channel_send(_ref)?$"),
-    "libc": (["target"], "^interrupt_paths_libc_free$"),
+    "libc": (["target"], "^interrupt_paths_libc_free_i686$"),
     "tb5": (["tb5_test_zstd", "tb5_test_strings", "tb5_test_roundtrip"],
             "^tb5_(zstd|strings|roundtrip)$"),
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Proves from the built i686 objects that nothing reachable from an interrupt entry point
+"""Proves from the built objects (i686 or x86_64) that nothing reachable from an interrupt entry point
 calls outside acart: no libc (a port's memcpy or memset may use SSE, whose state the
 interrupt does not save), no libgcc helper.
 
@@ -11,14 +11,16 @@ only through a pointer whose address a relocation does not name (a static functi
 the same object) are listed as entry points themselves.
 
 The entry points are in interrupt_entry_points.txt next to this script, one symbol per
-line: edit that one file when the handlers move.
+line: edit that one file when the handlers move. An entry marked "(i686 only)" in its
+comment exists only in the 32-bit build (the NMI and #DF tasks) and is skipped with
+--arch x86_64.
 
 The forbidden symbols are exactly those libc.a and libgcc.a define (from `nm`), so a
 reference to a port's own function (aca_port_*) is fine and any libc function, named or
 not, is caught.
 
 Usage: interrupt_paths.py --objdump OBJDUMP --nm NM --forbid LIB.a [--forbid ...]
-                          OBJECT_OR_ARCHIVE...
+                          [--arch i686|x86_64] OBJECT_OR_ARCHIVE...
 Exit status 0 when no path reaches a forbidden symbol, 1 with every path found, 2 when
 an entry point is missing from the objects (the list needs updating)."""
 import argparse
@@ -29,7 +31,7 @@ import sys
 
 FUNC_RE = re.compile(r"^[0-9a-f]+ <([^>]+)>:$")
 BRANCH_RE = re.compile(r"^\s*([0-9a-f]+):\s.*\b(call|jmp|j[a-z]+)\s+[0-9a-f]+ <([^>+]+)(\+0x[0-9a-f]+)?>")
-RELOC_RE = re.compile(r"^\s*([0-9a-f]+): (R_386_[A-Z0-9_]+)\s+(\S+)$")
+RELOC_RE = re.compile(r"^\s*([0-9a-f]+): (R_386_[A-Z0-9_]+|R_X86_64_[A-Z0-9_]+)\s+(\S+)$")
 FILE_RE = re.compile(r"^(\S+):\s+file format")
 
 
@@ -102,13 +104,14 @@ def find_paths(graph, entries, forbidden):
     return found
 
 
-def read_entries(path):
+def read_entries(path, arch):
     entries = []
     with open(path, encoding="utf-8") as f:
         for line in f:
-            line = line.split("#", 1)[0].strip()
-            if line:
-                entries.append(line)
+            name, _, comment = line.partition("#")
+            name = name.strip()
+            if name and not (arch != "i686" and "(i686 only)" in comment):
+                entries.append(name)
     return entries
 
 
@@ -120,10 +123,11 @@ def main():
                     "no interrupt path may reference")
     ap.add_argument("--entries", default=os.path.join(os.path.dirname(__file__),
                                                       "interrupt_entry_points.txt"))
+    ap.add_argument("--arch", choices=("i686", "x86_64"), default="i686")
     ap.add_argument("objects", nargs="+")
     args = ap.parse_args()
 
-    entries = read_entries(args.entries)
+    entries = read_entries(args.entries, args.arch)
     forbidden = forbidden_symbols(args.nm, args.forbid)
     if len(forbidden) < 100:
         print(f"interrupt_paths: only {len(forbidden)} symbols in {args.forbid}: wrong library?")
