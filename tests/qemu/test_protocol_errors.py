@@ -19,6 +19,9 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--image", required=True)
 ap.add_argument("--seed", type=int, default=14)
 ap.add_argument("--deadline", type=float, default=3.0)
+ap.add_argument("--cpus", type=int, default=2,
+                help="the board's CPUs: two give every session more than one data channel "
+                     "at a third fewer connections per session than four")
 ap.add_argument("--payloads-per-command", type=int, choices=(1, 2, 3, 4), default=4,
                 help="how many of the four payloads (empty, short, oversized, random) each "
                      "command gets; fewer are picked at random with --seed")
@@ -40,7 +43,7 @@ def session(port):
     return h
 
 
-with Board(args.image, cpus=4, workload="hotspot") as b:
+with Board(args.image, cpus=args.cpus, workload="hotspot") as b:
     b.wait_for(r"^acart: listening on ", timeout=120)
     port = b.port
 
