@@ -227,10 +227,10 @@ static int write_mmaps(struct perf *x, struct diag *d)
             const struct module_info *m = &p->modules[i];
             if (!(m->global || m->pid == 0 || m->pid == pid))
                 continue;
-            int rc;
             if (is_image(x, m)) {
                 image_seen = true;
-                if ((rc = write_image_mmaps(x, m, pid, d)))
+                int rc = write_image_mmaps(x, m, pid, d);
+                if (rc)
                     return rc;
             } else {
                 write_mmap(x, pid, m->tsc, m->load_address, m->length, 0, m->path);

@@ -135,13 +135,13 @@ static void write_cpu(struct perfetto *x, size_t from, size_t to, uint64_t *coun
             ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%d,\"tid\":%u,"
             "\"args\":{\"sort_index\":%u}}",
             TIMELINE_PID, cpu, cpu, TIMELINE_PID, cpu, cpu);
-    size_t run = from;
+    size_t first = from; /* of the current run */
     for (size_t i = from; i <= to; i++) {
-        if (i == to || x->points[i].pid != x->points[run].pid ||
-            x->points[i].tid != x->points[run].tid) {
+        if (i == to || x->points[i].pid != x->points[first].pid ||
+            x->points[i].tid != x->points[first].tid) {
             uint64_t end = i < to ? x->points[i].tsc : x->points[to - 1].tsc;
-            task_slice(x, &x->points[run], end, i - run);
-            run = i;
+            task_slice(x, &x->points[first], end, i - first);
+            first = i;
         }
     }
     memset(counts, 0, SESSION_MAX_EVENTS * sizeof *counts);

@@ -366,7 +366,8 @@ static int write_gzip(const struct pb_buf *data, FILE *f)
     /* windowBits 15 + 16: a gzip header and trailer around the deflate stream. */
     if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
         return -1;
-    unsigned char chunk[65536];
+    /* cppcheck takes deflate's output buffer for an input */
+    unsigned char chunk[65536] = {0};
     z.next_in = data->data;
     z.avail_in = (uInt)data->len; /* a profile is far below 4 GiB */
     int zrc;
