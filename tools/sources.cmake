@@ -6,7 +6,7 @@ set(ACART_TOOLS_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
 # Every folder of tools/ with headers: sources include each other's by name.
 set(ACART_TOOLS_INCLUDE_DIRS)
-foreach(dir IN ITEMS cli common profile analysis report export pt tb5 collect collect/link
+foreach(dir IN ITEMS cli common profile analysis report export diff pt tb5 collect collect/link
         collect/setup)
   list(APPEND ACART_TOOLS_INCLUDE_DIRS "${ACART_TOOLS_DIR}/${dir}")
 endforeach()
@@ -18,15 +18,18 @@ set(ACART_TOOLS_MAIN "${ACART_TOOLS_DIR}/cli/acart.c")
 set(ACART_TOOLS_SOURCES)
 foreach(src IN ITEMS
     cli/cli.c cli/progress.c
-    common/diag.c common/file_util.c common/vtune_csv.c
+    common/diag.c common/file_util.c common/json_write.c common/out_file.c common/protobuf.c
+    common/vtune_csv.c
     profile/collection.c profile/counts.c profile/module_map.c profile/profile.c
     profile/profile_open.c profile/session.c profile/uncore_data.c
-    analysis/code_places.c analysis/metrics.c analysis/stack_tally.c analysis/symbols.c
-    analysis/tally.c
+    analysis/code_names.c analysis/code_places.c analysis/metrics.c analysis/sample_stacks.c
+    analysis/stack_tally.c analysis/symbols.c analysis/tally.c
     report/branch_report.c report/counts_report.c report/ipr_report.c report/latency_report.c
     report/report.c
-    export/export_chrome.c export/export_csv.c export/flame.c export/flamegraph.c
-    export/import.c
+    export/export_chrome.c export/export_csv.c export/export_folded.c export/export_input.c
+    export/export_perf.c export/export_perfetto.c export/export_pprof.c export/flame.c
+    export/flamegraph.c export/import.c
+    diff/diff.c diff/diff_gate.c diff/diff_stats.c
     pt/pt_cmd.c pt/pt_code.c pt/pt_cycles.c pt/pt_decode.c pt/pt_flow.c pt/pt_input.c
     tb5/tb5_cmd.c tb5/tb5_read.c tb5/tb5_record.c tb5/tb5_strings.c tb5/tb5_write.c)
   list(APPEND ACART_TOOLS_SOURCES "${ACART_TOOLS_DIR}/${src}")

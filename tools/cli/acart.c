@@ -18,10 +18,11 @@ static const struct command commands[] = {
 #endif
     {"import", cmd_import, "convert a collection folder into a bound tb5 file"},
     {"report", cmd_report, "samples by function, source line, task, CPU or module"},
-    {"export", cmd_export, "export csv: VTune external-data CSV files"},
+    {"export", cmd_export, "export csv, pprof, perf, folded, perfetto, chrome"},
     {"flamegraph", cmd_flamegraph, "a flame graph as a self-contained SVG"},
     {"tb5", cmd_tb5, "print, dump or rewrite a tb5 file"},
     {"pt", cmd_pt, "Intel PT: trace, calls, functions, flamegraph (libipt)"},
+    {"diff", cmd_diff, "compare two collections: changed shares, beyond sampling noise"},
 };
 
 #define NUM_COMMANDS (sizeof commands / sizeof commands[0])
@@ -32,8 +33,9 @@ static void usage(FILE *out)
     for (size_t i = 0; i < NUM_COMMANDS; i++)
         fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].summary);
     fputs("\n`acart <command> --help` describes a command.\n"
-          "Exit status: 0 success, 1 failure, 2 usage error, 3 bad input, 4 cannot write\n"
-          "output, 5 target unreachable or failed (collect).\n",
+          "Exit status: 0 success, 1 failure, 2 usage error, 3 bad input (also: diff of\n"
+          "collections that cannot be compared), 4 cannot write output, 5 target\n"
+          "unreachable or failed (collect), 6 a diff --fail-if threshold was crossed.\n",
           out);
 }
 

@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "code_names.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -75,11 +76,10 @@ const struct session_event *cli_find_event(const struct session *s, const char *
 
 bool cli_image_holds(const struct symbols *sym, const struct module_info *m)
 {
-    return !m || (m->tsc == 0 && m->unload_tsc == 0) ||
-           strcmp(m->name, symbols_image_name(sym)) == 0;
+    return code_names_image_holds(sym, m);
 }
 
 void cli_outside_name(const struct module_info *m, char *buf, size_t size)
 {
-    snprintf(buf, size, "[%s]", m ? m->name : "unknown");
+    code_names_outside(m, buf, size);
 }

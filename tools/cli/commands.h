@@ -13,7 +13,13 @@ int cmd_export(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
 int cmd_tb5(int argc, char **argv);
 int cmd_pt(int argc, char **argv);
-/* acart export chrome (export_chrome.c), reached through cmd_export. */
+int cmd_diff(int argc, char **argv);
+/* The formats of acart export besides csv, reached through cmd_export; each in
+ * export_<format>.c. */
 int export_chrome(int argc, char **argv);
+int export_pprof(int argc, char **argv);
+int export_perf(int argc, char **argv);
+int export_folded(int argc, char **argv);
+int export_perfetto(int argc, char **argv);
 
 #endif

@@ -21,6 +21,9 @@ enum acart_exit {
     ACART_EXIT_INPUT = 3,   /* an input file is missing, unreadable or malformed */
     ACART_EXIT_OUTPUT = 4,  /* an output file could not be written */
     ACART_EXIT_TARGET = 5,  /* `acart collect`: the target could not be reached or failed */
+    /* `acart diff --fail-if`: a change crossed a threshold; distinct from every failure so
+     * that a CI job tells "the firmware got slower" from "the diff did not run". */
+    ACART_EXIT_THRESHOLD = 6,
 };
 
 struct diag {

@@ -9,7 +9,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "pt_input.h"
-#include "text_escape.h"
+#include "json_write.h"
 
 static const char chrome_usage[] =
     "usage: acart export chrome DIR --elf IMAGE [--elf MODULE]... -o OUT.json\n"
@@ -29,32 +29,6 @@ static const char chrome_usage[] =
     "  -h, --help            show this help\n"
     "\n"
     "Exit status: 0 done, 2 usage error, 3 bad input, 4 cannot write FILE.\n";
-
-/* A JSON string: UTF-8 as it is, quotes, backslashes and controls escaped, and bytes that
- * are not UTF-8 as U+FFFD, so any name gives valid JSON. */
-static void put_json_string(const char *s, FILE *out)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    size_t left = strlen(s);
-    fputc('"', out);
-    while (left) {
-        uint32_t cp;
-        size_t n = text_utf8_decode(p, left, &cp);
-        if (!n) {
-            fputs("\\ufffd", out);
-            n = 1;
-        } else if (cp == '"' || cp == '\\') {
-            fprintf(out, "\\%c", (char)cp);
-        } else if (cp < 0x20) {
-            fprintf(out, "\\u%04x", (unsigned)cp);
-        } else {
-            fwrite(p, 1, n, out);
-        }
-        p += n;
-        left -= n;
-    }
-    fputc('"', out);
-}
 
 static const char *const end_names[] = {
     [PT_END_OPEN] = "running at end", [PT_END_RETURN] = "return",        [PT_END_GAP] = "gap",
@@ -107,7 +81,7 @@ static void write_cpu(struct chrome *c, const struct pt_flow *f)
                 fprintf(c->out, "%.3f",
                         ts_us(c, f->gaps[g].tsc < c->base_tsc ? c->base_tsc : f->gaps[g].tsc));
             fputs(",\"args\":{\"what\":", c->out);
-            put_json_string(what, c->out);
+            json_put_string(what, c->out);
             fputs("}}", c->out);
         }
         if (i == f->num_calls)
@@ -115,7 +89,7 @@ static void write_cpu(struct chrome *c, const struct pt_flow *f)
         const struct pt_call *call = &f->calls[i];
         begin_event(c);
         fputs("{\"ph\":\"X\",\"name\":", c->out);
-        put_json_string(pt_code_name(&c->in->code, call->name), c->out);
+        json_put_string(pt_code_name(&c->in->code, call->name), c->out);
         fprintf(c->out, ",\"cat\":\"%s\",\"pid\":0,\"tid\":%" PRIu32 ",",
                 call->interrupt ? "interrupt" : "call", f->cpu);
         if (c->by_insns)
@@ -209,13 +183,13 @@ int export_chrome(int argc, char **argv)
             fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"acart export chrome\","
                   "\"collection\":",
                   c.out);
-            put_json_string(argv[optind], c.out);
+            json_put_string(argv[optind], c.out);
             fprintf(c.out, ",\"clock\":\"%s\",\"tsc_hz\":%" PRIu64 ",\"base_tsc\":%" PRIu64 "},\n",
                     by_insns ? "insns" : "tsc", in.p.session.tsc_hz, c.base_tsc);
             fputs("\"traceEvents\":[", c.out);
             begin_event(&c);
             fputs("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":", c.out);
-            put_json_string(in.p.session.hostname, c.out);
+            json_put_string(in.p.session.hostname, c.out);
             fputs("}}", c.out);
             for (uint32_t cpu = from; cpu < to; cpu++)
                 write_cpu(&c, &flows[cpu - from]);

@@ -18,10 +18,15 @@
 
 static const char export_usage[] =
     "usage: acart export csv (DIR|FILE.tb5) -o OUTDIR [options]\n"
+    "       acart export pprof|perf|folded|perfetto (DIR|FILE.tb5) -o FILE [options]\n"
     "       acart export chrome DIR --elf IMAGE -o OUT.json [options]\n"
     "\n"
-    "Formats: csv (VTune's CSV for external data), chrome (Chrome trace-event JSON of an\n"
-    "Intel PT collection). Run `acart export FORMAT --help` for details.\n";
+    "Formats: csv (VTune's CSV for external data), pprof (gzipped profile.proto for\n"
+    "go tool pprof, Pyroscope, Parca), perf (a perf.data file for perf report, perf\n"
+    "script, hotspot), folded (folded stacks for flame-graph tools), perfetto (a\n"
+    "timeline per CPU as Chrome trace-event JSON for ui.perfetto.dev), chrome (Chrome\n"
+    "trace-event JSON of an Intel PT collection). Run `acart export FORMAT --help` for\n"
+    "details.\n";
 
 static const char csv_usage[] =
     "usage: acart export csv (DIR|FILE.tb5) -o OUTDIR [--hostname NAME]\n"
@@ -333,7 +338,15 @@ int cmd_export(int argc, char **argv)
         return cli_help(export_usage);
     if (strcmp(argv[1], "csv") == 0)
         return export_csv(argc - 1, argv + 1);
-    if (strcmp(argv[1], "chrome") == 0)
-        return export_chrome(argc - 1, argv + 1);
+    static const struct {
+        const char *name;
+        int (*run)(int argc, char **argv);
+    } formats[] = {
+        {"chrome", export_chrome}, {"pprof", export_pprof},       {"perf", export_perf},
+        {"folded", export_folded}, {"perfetto", export_perfetto},
+    };
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+        if (strcmp(argv[1], formats[i].name) == 0)
+            return formats[i].run(argc - 1, argv + 1);
     return cli_usage_error("export", export_usage, "unknown format %s", argv[1]);
 }

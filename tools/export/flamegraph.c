@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "code_names.h"
 #include "code_places.h"
 #include "commands.h"
 #include "acart_wire.h"
@@ -34,9 +35,6 @@ static const char usage[] =
     "\n"
     "Exit status: 0 done, 2 usage error, 3 bad input, 4 cannot write FILE.\n";
 
-/* Room for the name of code outside the image: "[module]" or "[unknown]". */
-#define OUTSIDE_NAME_SIZE 300
-
 struct flamegraph {
     struct profile p;
     struct symbols *sym;
@@ -48,7 +46,7 @@ struct flamegraph {
     struct flame flame;
     /* Scratch for one stack: its frames, and a name for each address outside the image. */
     struct flame_frame *frames;
-    char (*outside)[OUTSIDE_NAME_SIZE];
+    char (*outside)[CODE_NAMES_OUTSIDE_SIZE];
 };
 
 #define STOP_NO_MEMORY 1
@@ -82,18 +80,13 @@ static int count_samples(const struct sample *batch, size_t n, void *ctx)
 static size_t code_frames(struct flamegraph *g, uint64_t place, struct code_location *loc,
                           char *outside, struct flame_frame *out)
 {
-    const struct code_place *pl = code_place(&g->places, place);
-    if (!cli_image_holds(g->sym, pl->module) || !symbols_lookup(g->sym, pl->address, loc)) {
-        loc->num_frames = 0;
-        cli_outside_name(pl->module, outside, OUTSIDE_NAME_SIZE);
+    const char *function = code_names_function(g->sym, code_place(&g->places, place), loc, outside);
+    if (function == outside) {
         out[0] = (struct flame_frame){outside, FRAME_OTHER};
         return 1;
     }
-    const char *function = loc->symbol;
-    if (!function && loc->num_frames)
-        function = loc->frames[0].function;
     size_t n = 0;
-    out[n++] = (struct flame_frame){function ? function : "[no symbol]", FRAME_FUNCTION};
+    out[n++] = (struct flame_frame){function, FRAME_FUNCTION};
     for (size_t i = 1; i < loc->num_frames; i++)
         out[n++] = (struct flame_frame){
             loc->frames[i].function ? loc->frames[i].function : "[inlined]", FRAME_INLINED};

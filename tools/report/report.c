@@ -11,6 +11,7 @@
 #include "counts_report.h"
 #include "latency_report.h"
 #include "cli.h"
+#include "code_names.h"
 #include "code_places.h"
 #include "commands.h"
 #include "ipr_report.h"
@@ -151,20 +152,17 @@ static int count_stacks(const struct sample *batch, size_t n, void *ctx)
 
 static void code_label(struct report *r, uint64_t place, char *buf, size_t size)
 {
-    const struct code_place *pl = code_place(&r->places, place);
     struct code_location loc;
-    if (!r->sym || !cli_image_holds(r->sym, pl->module) ||
-        !symbols_lookup(r->sym, pl->address, &loc)) {
-        cli_outside_name(pl->module, buf, size);
+    char outside[CODE_NAMES_OUTSIDE_SIZE];
+    const char *named = code_names_function(r->sym, code_place(&r->places, place), &loc, outside);
+    if (named == outside || r->by == BY_FUNCTION || r->by == BY_CALLER) {
+        snprintf(buf, size, "%s", named);
         return;
     }
+    /* Source lines name the function only when the image does ("" / "?" otherwise). */
     const char *function = loc.symbol;
     if (!function && loc.num_frames)
         function = loc.frames[0].function;
-    if (r->by == BY_FUNCTION || r->by == BY_CALLER) {
-        snprintf(buf, size, "%s", function ? function : "[no symbol]");
-        return;
-    }
     if (loc.num_frames == 0 || !loc.frames[loc.num_frames - 1].file) {
         snprintf(buf, size, "[no line information]  %s", function ? function : "");
         return;
