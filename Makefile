@@ -22,10 +22,12 @@ build: deps
 	ninja -C $(BUILD_DIR)
 
 # Both architectures side by side: lib/i686/ and lib/x86_64/ (libacart.a, libacart_x86.a,
-# libacart_perfmon.a, pkgconfig/), include/acart/, lib/cmake/acart/.
+# libacart_perfmon.a, pkgconfig/), include/acart/, lib/cmake/acart/; and the host tool:
+# bin/acart, share/man/man1/acart*.1, share/bash-completion/completions/acart.
 install: build
 	cmake --install $(BUILD_DIR)/target --prefix $(PREFIX)
 	cmake --install $(BUILD_DIR)/target-x86_64 --prefix $(PREFIX)
+	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
 
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(CTEST_JOBS)

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "acart_version.h"
 #include "commands.h"
 
 struct command {
@@ -32,7 +33,8 @@ static void usage(FILE *out)
     fputs("usage: acart <command> [arguments]\n\ncommands:\n", out);
     for (size_t i = 0; i < NUM_COMMANDS; i++)
         fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].summary);
-    fputs("\n`acart <command> --help` describes a command.\n"
+    fputs("\n`acart <command> --help` describes a command; `acart --version` names the\n"
+          "version and the commit it was built from.\n"
           "Exit status: 0 success, 1 failure, 2 usage error, 3 bad input (also: diff of\n"
           "collections that cannot be compared), 4 cannot write output, 5 target\n"
           "unreachable or failed (collect), 6 a diff --fail-if threshold was crossed.\n",
@@ -48,6 +50,10 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
         strcmp(argv[1], "help") == 0) {
         usage(stdout);
+        return ACART_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+        printf("acart %s (commit %s)\n", ACART_VERSION, ACART_COMMIT);
         return ACART_EXIT_OK;
     }
     for (size_t i = 0; i < NUM_COMMANDS; i++)
