@@ -78,11 +78,12 @@ long_mode_entry:
     movw %ax, %es
     movw %ax, %ss
     movq $boot_stack_top, %rsp
-    /* kernel_main(magic, multiboot info) in RDI, RSI (zero-extended by the 32-bit moves).
-     * A zero frame pointer and return address end every call-stack walk here; RSP is
-     * then 8 mod 16, as after a call from an aligned stack. */
+    /* kernel_main(magic, multiboot info) in RDI, RSI (zero-extended by the 32-bit moves):
+     * the magic from ESI, the info from EBX, which nothing above touched (rdmsr overwrote
+     * the copy in EDX). A zero frame pointer and return address end every call-stack walk
+     * here; RSP is then 8 mod 16, as after a call from an aligned stack. */
     movl %esi, %edi
-    movl %edx, %esi
+    movl %ebx, %esi
     xorl %ebp, %ebp
     pushq $0
     jmp kernel_main
