@@ -8,7 +8,7 @@ static int window_open, window_done;
 
 void accounting_take(struct accounting_snapshot *s)
 {
-    uint32_t flags = irq_save();
+    uintptr_t flags = irq_save();
     s->tsc = rdtsc();
     lapic_tick_counts(&s->tick);
     s->pit_interrupts = pit_timer_interrupts();

@@ -22,7 +22,7 @@ FILE *const stderr = &console_file;
 
 int console_printf(const char *fmt, ...)
 {
-    uint32_t flags = irq_save();
+    uintptr_t flags = irq_save();
     va_list ap;
     va_start(ap, fmt);
     int n = vfprintf(stdout, fmt, ap);

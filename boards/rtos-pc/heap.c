@@ -10,7 +10,7 @@ static size_t used;
 
 void *heap_alloc(size_t bytes, size_t align)
 {
-    uint32_t flags = irq_save();
+    uintptr_t flags = irq_save();
     uintptr_t at = ((uintptr_t)arena + used + align - 1) & ~(uintptr_t)(align - 1);
     void *p = NULL;
     if (at + bytes <= (uintptr_t)arena + HEAP_BYTES && at + bytes >= at) {

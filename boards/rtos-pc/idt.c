@@ -9,6 +9,19 @@
 
 #define NMI_CHAIN_MAX 4
 
+#ifdef __x86_64__
+struct idt_gate {
+    uint16_t offset_lo;
+    uint16_t selector;
+    uint8_t ist;  /* bits 2:0: the TSS's interrupt stack to switch to, 0 for none */
+    uint8_t type; /* 0x8e: present, ring 0, 64-bit interrupt gate */
+    uint16_t offset_mid;
+    uint32_t offset_hi;
+    uint32_t reserved;
+};
+
+_Static_assert(sizeof(struct idt_gate) == 16, "a long-mode IDT gate is 16 bytes");
+#else
 struct idt_gate {
     uint16_t offset_lo;
     uint16_t selector;
@@ -18,10 +31,11 @@ struct idt_gate {
 };
 
 _Static_assert(sizeof(struct idt_gate) == 8, "IDT gate is 8 bytes");
+#endif
 
-extern const uint32_t isr_stub_table[256];
+extern const uintptr_t isr_stub_table[256];
 
-static struct idt_gate idt[256] __attribute__((aligned(8)));
+static struct idt_gate idt[256] __attribute__((aligned(16)));
 static trap_handler_fn handlers[256];
 static nmi_handler_fn nmi_chain[NMI_CHAIN_MAX];
 static volatile uint32_t nmi_unclaimed;
@@ -56,14 +70,24 @@ void idt_init(void)
 {
     for (int v = 0; v < 256; v++) {
         idt[v].offset_lo = (uint16_t)isr_stub_table[v];
-        idt[v].offset_hi = (uint16_t)(isr_stub_table[v] >> 16);
         idt[v].selector = GDT_KERNEL_CODE;
-        idt[v].zero = 0;
         idt[v].type = 0x8e;
+#ifdef __x86_64__
+        idt[v].offset_mid = (uint16_t)(isr_stub_table[v] >> 16);
+        idt[v].offset_hi = (uint32_t)(isr_stub_table[v] >> 32);
+        idt[v].reserved = 0;
+        /* Long mode has no task gates: the NMI (acart's sampling interrupt) and #DF get
+         * stacks of their own through the TSS's IST, so they run even when they land on
+         * a task whose stack is nearly full, or already overflowed. */
+        idt[v].ist = v == VEC_NMI ? IST_NMI : v == VEC_DF ? IST_DF : 0;
+#else
+        idt[v].offset_hi = (uint16_t)(isr_stub_table[v] >> 16);
+        idt[v].zero = 0;
+#endif
     }
     static struct table_register idtr;
     idtr.limit = sizeof(idt) - 1;
-    idtr.base = (uint32_t)idt;
+    idtr.base = (uintptr_t)idt;
     __asm__ volatile("lidt %0" ::"m"(idtr));
 }
 
@@ -131,15 +155,20 @@ static void nmi(struct trap_frame *frame)
     nmi_unclaimed++;
 }
 
+#ifdef __x86_64__
+#define FATAL_FORMAT "EXCEPTION %lu (%s) error 0x%lx at rip 0x%016lx, rsp 0x%016lx, rbp 0x%016lx\n"
+#else
+#define FATAL_FORMAT "EXCEPTION %lu (%s) error 0x%lx at eip 0x%08lx, esp 0x%08lx, ebp 0x%08lx\n"
+#endif
+
 static void __attribute__((noreturn)) fatal(const struct trap_frame *f)
 {
-    aca_trace_freeze_exception(f->vector); /* an Intel PT flight recorder keeps the way here */
-    console_printf("EXCEPTION %lu (%s) error 0x%lx at eip 0x%08lx, esp 0x%08lx, ebp 0x%08lx\n",
-                   (unsigned long)f->vector,
+    aca_trace_freeze_exception((uint32_t)f->vector); /* a PT flight recorder keeps the way */
+    console_printf(FATAL_FORMAT, (unsigned long)f->vector,
                    f->vector < 32 && exception_names[f->vector] ? exception_names[f->vector]
                                                                 : "unexpected vector",
-                   (unsigned long)f->error, (unsigned long)f->eip,
-                   (unsigned long)trap_interrupted_sp(f), (unsigned long)f->ebp);
+                   (unsigned long)f->error, (unsigned long)trap_ip(f),
+                   (unsigned long)trap_interrupted_sp(f), (unsigned long)trap_fp(f));
     for (;;)
         __asm__ volatile("cli; hlt");
 }
@@ -151,7 +180,7 @@ void idt_dispatch(struct trap_frame *frame)
         nmi(frame);
         return;
     }
-    if (frame->vector == VEC_GP && gp_fixup && gp_fixup(&frame->eip))
+    if (frame->vector == VEC_GP && gp_fixup && gp_fixup(trap_ip_slot(frame)))
         return;
     trap_handler_fn fn = __atomic_load_n(&handlers[frame->vector], __ATOMIC_ACQUIRE);
     if (fn)

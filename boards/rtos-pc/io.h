@@ -45,16 +45,18 @@ static inline void irq_disable(void)
     __asm__ volatile("cli" ::: "memory");
 }
 
-/* Returns the previous EFLAGS so irq_restore() can put IF back as it was. On this one-CPU
- * kernel, interrupts off is the lock that keeps the scheduler's lists consistent. */
-static inline uint32_t irq_save(void)
+/* Returns the previous EFLAGS/RFLAGS so irq_restore() can put IF back as it was. On this
+ * one-CPU kernel, interrupts off is the lock that keeps the scheduler's lists consistent.
+ * Pointer-sized: pushf/pop take the stack's width (32 bits in protected mode, 64 in long
+ * mode). */
+static inline uintptr_t irq_save(void)
 {
-    uint32_t flags;
-    __asm__ volatile("pushfl; popl %0; cli" : "=r"(flags)::"memory");
+    uintptr_t flags;
+    __asm__ volatile("pushf; pop %0; cli" : "=r"(flags)::"memory");
     return flags;
 }
 
-static inline void irq_restore(uint32_t flags)
+static inline void irq_restore(uintptr_t flags)
 {
     if (flags & (1u << 9))
         irq_enable();
@@ -74,7 +76,8 @@ static inline uint64_t rdmsr(uint32_t msr)
     return ((uint64_t)hi << 32) | lo;
 }
 
-/* A pointer to a fixed physical address (no paging: physical = virtual). The empty asm
+/* A pointer to a fixed physical address (physical = virtual: no paging on i686, the boot
+ * identity map of the low 4 GiB on x86_64). The empty asm
  * hides the constant from GCC, whose bounds checks reject dereferencing literals. */
 static inline void *phys_ptr(uintptr_t addr)
 {

@@ -129,14 +129,14 @@ uint64_t lapic_timer_hz(void)
 
 void lapic_tick_counts(struct lapic_tick_counts *out)
 {
-    uint32_t flags = irq_save();
+    uintptr_t flags = irq_save();
     *out = counts;
     irq_restore(flags);
 }
 
 void lapic_tick_reset_max_gap(void)
 {
-    uint32_t flags = irq_save();
+    uintptr_t flags = irq_save();
     counts.max_gap_tsc = 0;
     irq_restore(flags);
 }

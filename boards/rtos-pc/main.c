@@ -41,13 +41,14 @@ void kernel_main(uint32_t magic, const struct multiboot_info *mbi);
 
 static void enable_sse(void)
 {
-    uint32_t cr0, cr4;
-    __asm__ volatile("movl %%cr0, %0" : "=r"(cr0));
-    cr0 = (cr0 & ~(1u << 2)) | (1u << 1); /* EM off, MP on */
-    __asm__ volatile("movl %0, %%cr0" ::"r"(cr0));
-    __asm__ volatile("movl %%cr4, %0" : "=r"(cr4));
+    /* Control registers are as wide as the mode: 32 or 64 bits. */
+    uintptr_t cr0, cr4;
+    __asm__ volatile("mov %%cr0, %0" : "=r"(cr0));
+    cr0 = (cr0 & ~(uintptr_t)(1u << 2)) | (1u << 1); /* EM off, MP on */
+    __asm__ volatile("mov %0, %%cr0" ::"r"(cr0));
+    __asm__ volatile("mov %%cr4, %0" : "=r"(cr4));
     cr4 |= (1u << 9) | (1u << 10); /* OSFXSR, OSXMMEXCPT: picolibc uses SSE */
-    __asm__ volatile("movl %0, %%cr4" ::"r"(cr4));
+    __asm__ volatile("mov %0, %%cr4" ::"r"(cr4));
     __asm__ volatile("fninit");
 }
 
@@ -87,7 +88,7 @@ void kernel_main(uint32_t magic, const struct multiboot_info *mbi)
     console_printf("\nrtos-pc kernel\n");
     const char *cmdline = "";
     if (magic == MULTIBOOT_BOOTLOADER_MAGIC && (mbi->flags & (1u << 2)))
-        cmdline = (const char *)mbi->cmdline;
+        cmdline = (const char *)(uintptr_t)mbi->cmdline; /* a 32-bit physical address */
     console_printf("cmdline: %s\n", cmdline);
     if (strstr(cmdline, "transfer=immediate"))
         transfer_mode = ACA_TRANSFER_IMMEDIATE;

@@ -5,8 +5,9 @@
  *  - xAPIC, the mode this kernel runs the local APIC in; never switched;
  *  - sampling timer: the PIT on IRQ 0, never the LAPIC timer (the scheduler's tick);
  *  - stack bounds: the current task's heap-allocated stack (interrupts run on the
- *    interrupted task's stack: there is no privilege change), so call stacks follow the
- *    frame chain down to the task's entry. */
+ *    interrupted task's stack: there is no privilege change; on x86_64 the NMI runs on
+ *    its IST stack, but the frame's sp is the interrupted RSP, on the task's stack), so
+ *    call stacks follow the frame chain down to the task's entry. */
 #include "platform.h"
 #include "accounting.h"
 #include "idt.h"
@@ -26,10 +27,11 @@ static aca_plat_handler_fn vector_fns[256];
 
 static void to_aca_frame(const struct trap_frame *t, struct aca_frame *f)
 {
-    f->ip = t->eip;
-    f->cs = t->cs;
-    f->flags = t->eflags;
-    f->fp = t->ebp;
+    /* EIP/RIP, EFLAGS/RFLAGS, EBP/RBP and the interrupted ESP/RSP, whichever mode. */
+    f->ip = trap_ip(t);
+    f->cs = (uint32_t)t->cs;
+    f->flags = trap_flags(t);
+    f->fp = trap_fp(t);
     f->sp = trap_interrupted_sp(t);
 }
 
@@ -50,7 +52,7 @@ uint32_t aca_plat_num_cpus(void)
 
 void aca_plat_call_on_all_cpus(aca_plat_cpu_fn fn, void *arg)
 {
-    uint32_t flags = irq_save();
+    uintptr_t flags = irq_save();
     fn(arg);
     irq_restore(flags);
 }

@@ -9,7 +9,7 @@ enum task_state { TASK_READY, TASK_SLEEPING };
 
 struct task {
     uint8_t fx_state[512] __attribute__((aligned(16))); /* FPU/SSE: fxsave at switch-out */
-    uint32_t sp;                                        /* saved by context_switch */
+    uintptr_t sp;                                       /* saved by context_switch */
     uintptr_t stack_lo, stack_hi;
     uint32_t tid;
     char name[SCHED_NAME_LEN];
@@ -22,7 +22,7 @@ struct task {
     void *arg;
 };
 
-void context_switch(uint32_t *save_sp, uint32_t new_sp);
+void context_switch(uintptr_t *save_sp, uintptr_t new_sp);
 
 static struct task *tasks[SCHED_MAX_TASKS];
 static uint32_t num_tasks;
@@ -80,7 +80,8 @@ int sched_create(const char *name, task_entry_fn entry, void *arg, enum sched_pr
     memset(t, 0, sizeof(*t));
     memcpy(t->fx_state, initial_fx, sizeof(t->fx_state));
     t->stack_lo = (uintptr_t)stack;
-    t->stack_hi = (uintptr_t)stack + stack_bytes;
+    /* The top 16-byte aligned whatever stack_bytes is: the ABI's alignment at calls. */
+    t->stack_hi = ((uintptr_t)stack + stack_bytes) & ~(uintptr_t)15;
     copy_name(t->name, name);
     t->prio = prio;
     t->state = TASK_READY;
@@ -88,20 +89,30 @@ int sched_create(const char *name, task_entry_fn entry, void *arg, enum sched_pr
     t->entry = entry;
     t->arg = arg;
 
-    /* The frame context_switch pops: EFLAGS (IF off until task_start), EDI, ESI, EBX,
-     * EBP = 0, then task_start as the return address and 0 as task_start's own return
-     * address. task_start is entered with ESP = 12 mod 16, as after an aligned call. */
-    uint32_t *sp = (uint32_t *)t->stack_hi;
+    /* The frame context_switch pops (switch.S), from the top of the 16-byte aligned stack
+     * down: 0 as task_start's own return address, task_start as context_switch's, EBP/RBP
+     * = 0, the other callee-saved registers (0), then EFLAGS/RFLAGS with IF off until
+     * task_start. task_start is entered with the stack pointer one slot below a 16-byte
+     * boundary, as after a call from an aligned stack (ESP 12 mod 16, RSP 8 mod 16). The
+     * zero frame pointer and return address end call-stack walks at task_start. */
+    uintptr_t *sp = (uintptr_t *)t->stack_hi;
     *--sp = 0;
-    *--sp = (uint32_t)task_start;
-    *--sp = 0; /* ebp */
-    *--sp = 0; /* ebx */
+    *--sp = (uintptr_t)task_start;
+    *--sp = 0; /* ebp / rbp */
+    *--sp = 0; /* ebx / rbx */
+#ifdef __x86_64__
+    *--sp = 0; /* r12 */
+    *--sp = 0; /* r13 */
+    *--sp = 0; /* r14 */
+    *--sp = 0; /* r15 */
+#else
     *--sp = 0; /* esi */
     *--sp = 0; /* edi */
-    *--sp = 0x002;
-    t->sp = (uint32_t)sp;
+#endif
+    *--sp = 0x002; /* the flags: only the always-one bit 1 */
+    t->sp = (uintptr_t)sp;
 
-    uint32_t flags = irq_save();
+    uintptr_t flags = irq_save();
     t->tid = num_tasks + 1;
     tasks[num_tasks++] = t;
     if (!turn[prio])
@@ -173,7 +184,7 @@ void sched_tick(void)
 
 void sched_sleep(uint32_t n)
 {
-    uint32_t flags = irq_save();
+    uintptr_t flags = irq_save();
     struct task *self = current;
     if (self != &idle_task) {
         self->state = TASK_SLEEPING;
@@ -185,7 +196,7 @@ void sched_sleep(uint32_t n)
 
 void sched_wake(int tid)
 {
-    uint32_t flags = irq_save();
+    uintptr_t flags = irq_save();
     if (tid >= 1 && (uint32_t)tid <= num_tasks)
         tasks[tid - 1]->state = TASK_READY;
     irq_restore(flags);
@@ -193,7 +204,7 @@ void sched_wake(int tid)
 
 void sched_preempt(void)
 {
-    uint32_t flags = irq_save();
+    uintptr_t flags = irq_save();
     reschedule();
     irq_restore(flags);
 }
@@ -212,7 +223,7 @@ void sched_current_stack(uintptr_t *lo, uintptr_t *hi)
 
 int sched_stats(struct sched_task_stats *out, int max)
 {
-    uint32_t flags = irq_save();
+    uintptr_t flags = irq_save();
     uint64_t now = rdtsc();
     for (uint32_t i = 0; i < num_tasks && (int)i < max; i++) {
         const struct task *t = tasks[i];

@@ -1,11 +1,34 @@
-/* void context_switch(uint32_t *save_sp, uint32_t new_sp)
- * Saves the callee-saved registers and EFLAGS on the current stack, stores the stack
- * pointer in *save_sp, and resumes the task whose stack pointer is new_sp the same way.
- * Called with interrupts off; the FPU/SSE state is saved by the caller (sched.c). A new
- * task's stack is built by sched.c to look like one this function saved. */
+/* void context_switch(uintptr_t *save_sp, uintptr_t new_sp)
+ * Saves the callee-saved registers and EFLAGS/RFLAGS on the current stack, stores the
+ * stack pointer in *save_sp, and resumes the task whose stack pointer is new_sp the same
+ * way. Called with interrupts off; the FPU/SSE state is saved by the caller (sched.c). A
+ * new task's stack is built by sched.c to look like one this function saved. */
     .text
-    .code32
     .global context_switch
+#ifdef __x86_64__
+    .code64
+/* System V AMD64: save_sp in RDI, new_sp in RSI; RBX, RBP and R12-R15 are the callee's to
+ * keep. The pushes are 7 quadwords after the return address, the same on every task. */
+context_switch:
+    pushq %rbp
+    pushq %rbx
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    pushfq
+    movq %rsp, (%rdi)
+    movq %rsi, %rsp
+    popfq
+    popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %rbx
+    popq %rbp
+    ret
+#else
+    .code32
 context_switch:
     movl 4(%esp), %eax
     movl 8(%esp), %edx
@@ -22,3 +45,4 @@ context_switch:
     popl %ebx
     popl %ebp
     ret
+#endif

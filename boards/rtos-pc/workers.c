@@ -20,9 +20,12 @@ static struct worker workers[NUM_WORKERS] = {
 
 /* One unit of work, a called function so every sample in it has worker_main as caller.
  * noipa: GCC drops the frame pointer of a static leaf it may re-optimise across calls,
- * and the frame-pointer walk would then skip worker_main. */
+ * and the frame-pointer walk would then skip worker_main. On x86_64 GCC 12 also drops it,
+ * -fno-omit-frame-pointer or not, from any leaf that touches no stack (its argument
+ * arrives in a register); asking for the frame address makes it keep the frame. */
 static uint32_t __attribute__((noipa)) work_unit(uint32_t seed)
 {
+    __asm__ volatile("" ::"r"(__builtin_frame_address(0)));
     uint32_t x = seed;
     for (int i = 0; i < 2000; i++)
         x = x * 1664525u + 1013904223u + (x >> 13);

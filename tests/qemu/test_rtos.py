@@ -16,7 +16,11 @@ was given, the PIT):
   virtual CPU left unscheduled merges some ticks into longer gaps), and no gap longer than
   half the collection (a masked tick shows here);
 - callstack (with --callstack): at least 95 % of samples carry callers, and the samples
-  in a worker carry worker_main and end in task_start, the bottom of the task's own stack.
+  in a worker carry worker_main and end in task_start, the bottom of the task's own stack;
+- nmi: NMIs from QEMU's monitor are taken and returned from (x86_64: on the IST stack);
+- code mode: every sample record and the module record say the image's mode (32-bit for
+  the i686 kernel, 64-bit for the x86_64 one, whose call stacks are walked through 64-bit
+  frames: return addresses in 8-byte slots, frame pointers 8 bytes below them).
 
 Both transfer modes: --transfer delayed|immediate (the board's command line).
 
@@ -32,8 +36,9 @@ import re
 import struct
 import subprocess
 import tempfile
+import time
 
-from acarttest.board import Board
+from acarttest.board import Board, CODE_MODE, image_arch
 from acarttest.rtos_board import function_of, read_stats, symbols
 
 ap = argparse.ArgumentParser()
@@ -47,6 +52,7 @@ ap.add_argument("--duration", type=int, default=8)
 ap.add_argument("--sample-after", type=int, default=1100000)
 args = ap.parse_args()
 
+ARCH = image_arch(args.image)
 WORKERS = ("worker1", "worker2", "worker3")
 DEPTH = 16
 MIN_SAMPLES = 8000
@@ -109,15 +115,44 @@ def check_window(stats):
     return win
 
 
-def check_callstacks(out, syms):
+def descriptor(out):
     session = json.load(open(os.path.join(out, "session.json")))
-    desc = session["descriptors"][0]
+    return session["descriptors"][0]
+
+
+def check_code_mode(out):
+    """Every sample (bits 14:13 of the u16 at offset 26 of each record) and the module
+    record (bits 1:0 of its u16 at offset 2) carry the image's code mode."""
+    want = CODE_MODE[ARCH]
+    size = descriptor(out)["sample_size"]
+    data = open(os.path.join(out, "cpu0.bin"), "rb").read()
+    assert data and len(data) % size == 0, len(data)
+    modes = {}
+    for at in range(0, len(data), size):
+        cpu_field, = struct.unpack_from("<H", data, at + 26)
+        modes[(cpu_field >> 13) & 3] = modes.get((cpu_field >> 13) & 3, 0) + 1
+    assert set(modes) == {want}, "samples by code mode %s, want all %d (%s)" % (modes, want,
+                                                                                ARCH)
+    mod = open(os.path.join(out, "module.bin"), "rb").read()
+    at = 0
+    while at < len(mod):
+        rec_len, seg_bits = struct.unpack_from("<HH", mod, at)
+        assert rec_len >= 80, "module record of length %d" % rec_len
+        assert seg_bits & 3 == want, "module record in code mode %d, want %d (%s)" % (
+            seg_bits & 3, want, ARCH)
+        at += rec_len
+    print("code mode: %d samples and the module record in mode %d (%s)" % (
+        len(data) // size, want, ARCH))
+
+
+def check_callstacks(out, syms):
+    desc = descriptor(out)
     size, off = desc["sample_size"], desc["callstack_offset"]
     assert desc["callstack_size"] == 8 * DEPTH, desc
     data = open(os.path.join(out, "cpu0.bin"), "rb").read()
     assert data and len(data) % size == 0, len(data)
     n = len(data) // size
-    with_callers = in_worker = worker_ok = 0
+    with_callers = in_worker = worker_ok = full_chain = 0
     for i in range(n):
         rec = data[i * size:(i + 1) * size]
         ip, = struct.unpack_from("<Q", rec, 8)
@@ -130,23 +165,53 @@ def check_callstacks(out, syms):
             in_worker += 1
             if callers and callers[-1] == "task_start" and "worker_main" in callers + [here]:
                 worker_ok += 1
+            # The whole way from the interrupted function to the task's entry, one frame
+            # each: work_unit <- worker_main <- task_start. A walk that took the 64-bit
+            # stack for 32-bit frames (4-byte slots) would find none of these.
+            want = {"work_unit": ["worker_main", "task_start"], "worker_main": ["task_start"]}
+            full_chain += callers == want[here]
     print("call stacks: %d of %d samples with callers; %d of %d worker samples down to "
-          "task_start" % (with_callers, n, worker_ok, in_worker))
+          "task_start, %d through every frame (%s)" % (with_callers, n, worker_ok, in_worker,
+                                                      full_chain, ARCH))
     assert with_callers >= 0.95 * n, "%d of %d samples with callers" % (with_callers, n)
     assert in_worker > 0 and worker_ok >= 0.95 * in_worker, (worker_ok, in_worker)
+    if ARCH == "x86_64":
+        assert full_chain >= 0.9 * in_worker, (
+            "%d of %d worker samples with the call stack worker_main <- task_start through "
+            "64-bit frames" % (full_chain, in_worker))
+
+
+def check_nmi(board):
+    """NMIs from QEMU's monitor go through the kernel's NMI chain (where acart's PMI handler
+    sits first while it samples with counters; the collections are over, so nothing claims
+    them) and return: on x86_64 through the TSS's IST stack, on i686 on the interrupted
+    stack. The kernel counts each as unclaimed; 0.5 s apart, none coalesce unless the host
+    stalls the virtual CPU that long."""
+    before = read_stats(board.bench_port)
+    for _ in range(3):
+        board.monitor("nmi")
+        time.sleep(0.5)
+    after = read_stats(board.bench_port)
+    got = after["board"]["nmi_unclaimed"] - before["board"]["nmi_unclaimed"]
+    ticks = after["now"]["ticks"] - before["now"]["ticks"]
+    print("nmi: %d of 3 NMIs from the monitor counted, %d ticks meanwhile" % (got, ticks))
+    assert 1 <= got <= 3, "%d NMIs counted for 3 sent" % got
+    assert ticks > 0, "the tick stopped after the NMIs"
+    assert "EXCEPTION" not in board.console(), board.console()
 
 
 syms = symbols(args.image) if args.callstack else None
 append = "transfer=immediate" if args.transfer == "immediate" else ""
 samples = {}  # worker name -> samples, over all rounds
 loops = {}    # worker name -> loops counted in the windows, over all rounds
-with Board(args.image, cpus=1, append=append) as b:
+with Board(args.image, cpus=1, append=append, monitor=True) as b:
     b.wait_for(r"^acart: listening on ", timeout=120)
     for round_no in range(1, MAX_ROUNDS + 1):
         out = tempfile.mkdtemp(prefix="acart-rtos-")
         stats = collect(b, out)
         assert "EXCEPTION" not in b.console(), b.console()
         check_window(stats)
+        check_code_mode(out)
         if args.callstack:
             check_callstacks(out, syms)
         shares = task_samples(out)
@@ -167,6 +232,7 @@ with Board(args.image, cpus=1, append=append) as b:
         print("round %d: %d worker samples so far" % (round_no, total))
         if total >= MIN_SAMPLES:
             break
+    check_nmi(b)
 
 # --- split: acart's per-task shares against the workers' own loop counts
 total_samples, total_loops = sum(samples.values()), sum(loops.values())
