@@ -10,7 +10,7 @@ PREFIX ?= /usr/local
 # Python with the tests' helper package (tests/acarttest) importable, for the benchmarks.
 PYTHON_TESTS = PYTHONPATH=$(CURDIR)/tests python3
 
-.PHONY: all deps build install test demo bench fuzz soak format lint clean
+.PHONY: all deps build install test demo readme-picture bench fuzz soak format lint clean
 
 all: build
 
@@ -34,6 +34,11 @@ test: build
 
 demo: build
 	scripts/demo $(BUILD_DIR) $(ARCH)
+
+# The README's picture: the demo's flame graph (the test tools_readme_picture renders it).
+readme-picture: build
+	mkdir -p docs/images
+	scripts/demo $(BUILD_DIR) i686 docs/images/demo-flamegraph.svg
 
 # Benchmarks write their numbers to bench/results/; they are not tests.
 # Both architectures side by side: the i686 run writes each file, the x86_64 run adds to it.

@@ -1,10 +1,10 @@
 """acart pt on real PT packet streams: each tests/pt/traces/*.ptt is compiled by libipt's
 pttc, decoded by `acart pt trace`, `pt calls` and `pt functions`, and every result is
 compared with the expectations the .ptt file writes down from what its assembly executes
-(acarttest/ptcase.py explains the blocks). The README's `pt calls` excerpt is checked
+(acarttest/ptcase.py explains the blocks). The `pt calls` excerpt of docs/features.md is checked
 against demo.ptt's. Usage:
   test_pt_traces.py --acart ACART --pttc PTTC --traces DIR --workdir DIR
-                    [--readme README.md] [NAME...]"""
+                    [--readme docs/features.md] [NAME...]"""
 
 import argparse
 import difflib
@@ -78,7 +78,7 @@ def run_case(args, ptt):
 
 
 def check_readme(args, case):
-    """The README's `pt calls` excerpt is what acart prints for demo.ptt."""
+    """The `pt calls` excerpt of docs/features.md is what acart prints for demo.ptt."""
     with open(args.readme) as f:
         text = f.read()
     m = re.search(r"This is `pt calls` on `tests/pt/traces/demo.ptt`.*?```\n(.*?)```", text, re.S)
@@ -93,7 +93,7 @@ def main():
     p.add_argument("--pttc", required=True)
     p.add_argument("--traces", required=True)
     p.add_argument("--workdir", required=True)
-    p.add_argument("--readme", help="README.md, whose pt calls excerpt is demo.ptt's")
+    p.add_argument("--readme", help="docs/features.md, whose pt calls excerpt is demo.ptt's")
     p.add_argument("names", nargs="*")
     args = p.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
