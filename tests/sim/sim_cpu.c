@@ -96,6 +96,7 @@ static struct sim {
     /* the running code */
     unsigned ring;
     uint64_t ip, data_address, tsc;
+    uint32_t tsc_per_msr, tsc_per_pmi;  /* sim_set_tsc_costs */
     uint64_t data_source, load_latency; /* of the loads retiring next (sim_set_load) */
     uint64_t bios_sign_id; /* IA32_BIOS_SIGN_ID: what was written, or the microcode revision */
     /* observations */
@@ -252,7 +253,15 @@ int sim_take_pmi(void)
     int p = S.pmi_pending;
 
     S.pmi_pending = 0;
+    if (p)
+        S.tsc += S.tsc_per_pmi; /* delivering it: the NMI's entry, task switches */
     return p;
+}
+
+void sim_set_tsc_costs(uint32_t per_msr_access, uint32_t per_pmi)
+{
+    S.tsc_per_msr = per_msr_access;
+    S.tsc_per_pmi = per_pmi;
 }
 
 unsigned sim_pmi_count(void)
@@ -346,6 +355,13 @@ struct cpuid_regs cpuid(uint32_t leaf, uint32_t subleaf)
     case 0x1c:
         if (S.arch_lbr)
             r = m->leaf_1c;
+        break;
+    case 0x1a:
+        /* SDM vol. 2A, CPUID leaf 1AH (hybrid information): EAX[31:24] the core type of
+         * the logical processor that executes CPUID (20H Atom, 40H Core); zero on a part
+         * that is not hybrid (CPUID.07H:EDX[15] clear). */
+        if (m->leaf7_edx & BIT(15))
+            r = m->leaf_1a;
         break;
     case 0x14:
         if (S.pt && subleaf <= m->leaf_14[0].eax && subleaf < 2)
@@ -617,6 +633,8 @@ static uint64_t read_msr(uint32_t msr, int *ok)
     uint64_t *lbr;
 
     *ok = 1;
+    if (msr == 0x10) /* IA32_TIME_STAMP_COUNTER: what RDTSC reads (SDM vol. 3B 18.17) */
+        return S.tsc;
     if (msr == 0x10f && (m->leaf7_edx & BIT(13)))
         return S.tsx_force_abort;
     if (in_range(msr, PMC0, S.num_gp))
@@ -708,6 +726,7 @@ uint64_t msr_read(uint32_t msr)
     v = read_msr(msr, &ok);
     if (!ok)
         fault("rdmsr %#x: not implemented", msr);
+    S.tsc += S.tsc_per_msr;
     return v;
 }
 
@@ -809,6 +828,11 @@ void msr_write(uint32_t msr, uint64_t value)
     uint64_t *lbr;
 
     S.accesses++;
+    S.tsc += S.tsc_per_msr;
+    if (msr == 0x10) { /* IA32_TIME_STAMP_COUNTER: writable (SDM vol. 3B 18.17) */
+        S.tsc = value;
+        return;
+    }
     if (msr == 0x10f && (m->leaf7_edx & BIT(13))) {
         if (!reserved(msr, value, BIT(0)))
             S.tsx_force_abort = value;
