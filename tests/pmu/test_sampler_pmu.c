@@ -572,6 +572,85 @@ static void test_lbr_records(void)
     sampler_reset();
 }
 
+/* The stack a record's LBR words hold (TOS, then FROM/TO/INFO of entries 0-7: the stacks
+ * here are shallow, and 8 keep the records small), decoded newest first as the host does. */
+static unsigned record_stack(const uint8_t *raw, struct lbr_entry *out)
+{
+    struct lbr_snapshot snap;
+    memset(&snap, 0, sizeof(snap));
+    snap.tos = lbr_word(raw, 0);
+    for (unsigned k = 0; k < 8; k++) {
+        snap.from[k] = lbr_word(raw, 1 + 3 * k);
+        snap.to[k] = lbr_word(raw, 2 + 3 * k);
+        snap.info[k] = lbr_word(raw, 3 + 3 * k);
+    }
+    return lbr_decode(&sampler_pmu_caps()->lbr, &snap, out, 32);
+}
+
+/* LBR call-stack mode (Skylake; Haswell, perfmon v3): PMIs that land right after a call or
+ * a return. With FREEZE_LBRS_ON_PMI the simulated CPU moves the top of stack one too far
+ * there, as Linux says real parts do (sim_cpu.c, freeze_tos_drift); acart leaves the
+ * freeze off in call-stack mode, stops recording first thing in the handler, and drops the
+ * board's call into its handler (which the simulated board records, sampler_shim_board.c),
+ * so each record holds the interrupted code's calls, newest first, and nothing else. */
+static void check_call_stack_across_pmis(const struct sim_model *model)
+{
+    static const struct {
+        enum sim_branch_kind kind;
+        uint64_t from, to;
+        unsigned depth;       /* calls on the stack after it */
+        uint64_t top_from[3]; /* their call sites, newest first */
+    } steps[] = {
+        {SIM_BR_REL_CALL, 0x401000, 0x410000, 1, {0x401000}},
+        {SIM_BR_REL_CALL, 0x410010, 0x420000, 2, {0x410010, 0x401000}},
+        {SIM_BR_RET, 0x420020, 0x410015, 1, {0x401000}},
+        {SIM_BR_IND_CALL, 0x410030, 0x430000, 2, {0x410030, 0x401000}},
+        {SIM_BR_REL_CALL, 0x430008, 0x440000, 3, {0x430008, 0x410030, 0x401000}},
+        {SIM_BR_RET, 0x440010, 0x43000d, 2, {0x410030, 0x401000}},
+        {SIM_BR_RET, 0x430020, 0x410035, 1, {0x401000}},
+    };
+    const uint32_t cpu = 1;
+
+    power_on(model);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    CHECK(sampler_pmu_caps()->lbr.callstack);
+    config_one(1, 2, FIXED_CTRL_SAMPLE, 1000);
+    cfg.events[0].lbr = 1;
+    cfg.lbr_num_regs = lbr_list(0, 8, 1);
+    cfg.lbr_offset = sizeof(struct sep_sample_pc);
+    cfg.record_size = cfg.lbr_offset + 8 * cfg.lbr_num_regs;
+    cfg.lbr_select = LBR_SEL_CALL_STACK_MODE;
+    setup_and_start(RING_BYTES);
+    /* LBR recording on, no freeze of either kind. */
+    CHECK_EQ(msr(cpu, MSR_IA32_DEBUGCTL), DEBUGCTL_LBR);
+    CHECK_EQ(msr(cpu, MSR_LBR_SELECT), LBR_SEL_CALL_STACK_MODE);
+
+    for (unsigned i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+        struct lbr_entry e[32];
+        const void *data;
+        shim_sim(cpu)->branch_kind(steps[i].from, steps[i].to, steps[i].kind, 0, 1);
+        retire(cpu, 0, 0, 1000); /* the PMI lands right after the branch */
+        deliver(cpu, 0x406000 + (uint32_t)i);
+        CHECK_EQ(count_records(cpu), i + 1);
+        ring_peek(sampler_ring(cpu), &data);
+        unsigned n = record_stack((const uint8_t *)data + (size_t)i * cfg.record_size, e);
+        CHECK_EQ(n, steps[i].depth);
+        for (unsigned k = 0; k < n && k < steps[i].depth; k++)
+            CHECK_EQ(e[k].from, steps[i].top_from[k]);
+        /* Recording is on again after the handler, and its return popped its call. */
+        CHECK_EQ(msr(cpu, MSR_IA32_DEBUGCTL), DEBUGCTL_LBR);
+    }
+    sampler_stop();
+    check_idle(cpu);
+    sampler_reset();
+}
+
+static void test_lbr_call_stack_across_pmis(void)
+{
+    check_call_stack_across_pmis(&sim_skylake);
+    check_call_stack_across_pmis(&sim_haswell);
+}
+
 /* A precise event with LBRs on adaptive PEBS and architectural LBRs (Sapphire Rapids): the
  * sampler asks for the record's LBR group, as deep as the stack, and the record's LBR
  * words are the stack at the event, not the MSRs at the PMI. */
@@ -1653,6 +1732,7 @@ int main(int argc, char **argv)
     RUN(test_two_counters_one_pmi);
     RUN(test_lbr_records);
     RUN(test_pebs_lbr_records);
+    RUN(test_lbr_call_stack_across_pmis);
     RUN(test_perfmon_events);
     RUN(test_load_latency);
     RUN(test_pause_resume);

@@ -65,6 +65,9 @@ void shim_board_reset(void);   /* sampler_shim_board.c's part of shim_power_on()
  * model of such a board; sim_set_tsc_costs() is the one of a simulated TSC). */
 void shim_set_msr_cost_ns(uint32_t ns);
 
+/* Where the board's NMI entry calls acart's handler (its FROM in the LBRs). */
+#define SHIM_NMI_ENTRY_CALL 0xc0001000u
+
 /* The x2APIC MSR of the performance-counter LVT entry, which msr_write() passes to
  * shim_lvt_pc_write() on the current CPU. */
 #define SHIM_X2APIC_LVT_PC 0x834

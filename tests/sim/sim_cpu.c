@@ -93,6 +93,7 @@ static struct sim {
     uint64_t tsx_force_abort; /* MSR 0x10F, with CPUID.(7,0):EDX[13] */
     uint64_t pmc3_clobbered;  /* retires whose PMC3 count the TSX microcode destroyed */
     uint64_t lbr_from[MAX_LBR], lbr_to[MAX_LBR], lbr_info[MAX_LBR];
+    int near_call_return; /* +1 / -1: a call / return was recorded since the last retire */
     /* the running code */
     unsigned ring;
     uint64_t ip, data_address, tsc;
@@ -974,10 +975,27 @@ void msr_write(uint32_t msr, uint64_t value)
 
 /* ---- Counting, overflow, PMI ---- */
 
+/* A PMI that lands next to a call or return in LBR call-stack mode with FREEZE_LBRS_ON_PMI
+ * set moves the top of stack by one more than the branch did (Linux, intel/lbr.c,
+ * __intel_pmu_lbr_enable(): "PMI near call/return instructions may cause superfluous
+ * increase/decrease of LBR_TOS", the reason it never sets the freeze in call-stack mode).
+ * Modelled for the model-specific stack (Haswell to Tiger Lake, the parts with LBR_TOS):
+ * the call's push, or the return's pop, happens twice, the extra slot left as it was. */
+static void freeze_tos_drift(void)
+{
+    unsigned depth = S.m->lbr_depth;
+
+    if (S.arch_lbr || !depth || !(S.debugctl & BIT(0)) || !(S.debugctl & BIT(11)) ||
+        !(S.lbr_select & BIT(9)) || !S.near_call_return)
+        return;
+    S.lbr_tos = (S.lbr_tos + depth + (S.near_call_return > 0 ? 1 : depth - 1)) % depth;
+}
+
 static void raise_pmi(void)
 {
     S.pmi_pending = 1;
     S.pmis++;
+    freeze_tos_drift();
     if (S.debugctl & BIT(12)) {
         if (S.version >= 4)
             S.status |= BIT(59);
@@ -1270,6 +1288,7 @@ void sim_retire(const struct sim_events *ev)
     }
     if (pmi)
         raise_pmi();
+    S.near_call_return = 0;
 }
 
 /* ---- LBR ---- */
@@ -1331,6 +1350,10 @@ void sim_branch_kind(uint64_t from, uint64_t to, enum sim_branch_kind kind, int 
         return;
     if (S.lbr_select & kind_bits[kind].select)
         return;
+    if (S.lbr_select & BIT(9))
+        S.near_call_return = kind == SIM_BR_RET                                   ? -1
+                             : kind == SIM_BR_REL_CALL || kind == SIM_BR_IND_CALL ? 1
+                                                                                  : 0;
     if ((S.lbr_select & BIT(9)) && kind == SIM_BR_RET) {
         S.lbr_from[S.lbr_tos] = S.lbr_to[S.lbr_tos] = S.lbr_info[S.lbr_tos] = 0;
         S.lbr_tos = (S.lbr_tos + depth - 1) % depth;
