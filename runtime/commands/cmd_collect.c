@@ -375,11 +375,10 @@ int32_t cmd_stop(struct cmd_request *req)
         static struct pmi_budget b;
         sampler_pmi_budget(i, &b);
         if (b.throttles)
-            agent_log("acart: cpu %u: PMI budget exceeded (%u a second, %u%% of the CPU): its "
-                      "periods doubled %u times, to %u times the asked ones; %u PMIs, the "
-                      "longest %llu TSC ticks",
+            agent_log("acart: cpu %u: PMI budget exceeded (%u/s, %u%%): periods x%u after %u "
+                      "raises; %u PMIs, the longest %llu TSC ticks",
                       (unsigned)i, (unsigned)target.pmi_max_rate_hz,
-                      (unsigned)target.pmi_cpu_percent, (unsigned)b.throttles, 1u << b.shift,
+                      (unsigned)target.pmi_cpu_percent, 1u << b.shift, (unsigned)b.throttles,
                       (unsigned)b.pmis, (unsigned long long)b.max_took);
     }
     agent_log("acart: collection stopped: %llu samples kept, %u dropped",
