@@ -66,6 +66,8 @@
 #ifndef ACA_PMI_CPU_PERCENT
 #define ACA_PMI_CPU_PERCENT 25
 #endif
+/* struct aca_config's pmi_max_rate_hz for no budget at all (see there). */
+#define ACA_PMI_NO_BUDGET 0xffffffffu
 
 #ifndef ACA_DEFAULT_PORT
 #define ACA_DEFAULT_PORT 9321

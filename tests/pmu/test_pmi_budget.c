@@ -79,15 +79,15 @@ static struct storm run_storm(uint32_t ms)
     struct sim_events ev = {.instructions = PERIOD, .cycles = BATCH_REF, .ref_cycles = BATCH_REF};
     struct trap_frame f;
     struct storm st;
-    uint64_t start = sim->tsc();
+    uint64_t began = sim->tsc();
 
     memset(&st, 0, sizeof(st));
     memset(&f, 0, sizeof(f));
     f.eip = 0x401000;
     f.cs = 0x08;
     f.eflags = 0x246;
-    st.tail_start = start + (uint64_t)(ms - TAIL_MS) * MS;
-    while (sim->tsc() - start < (uint64_t)ms * MS) {
+    st.tail_start = began + (uint64_t)(ms - TAIL_MS) * MS;
+    while (sim->tsc() - began < (uint64_t)ms * MS) {
         sim->retire(&ev);
         st.instructions += PERIOD;
         uint64_t before = sim->tsc();

@@ -1542,9 +1542,9 @@ static void test_lost_pmi_not_frozen(void)
     CHECK_EQ(msr(0, MSR_IA32_PERF_GLOBAL_STATUS) & GLOBAL_STATUS_CTR_FROZEN, 0);
     CHECK_EQ(msr(0, MSR_IA32_PERF_GLOBAL_CTRL), FIXED2 | 1);
     /* Not frozen: both counters count on... */
-    uint64_t pmc0 = msr(0, MSR_IA32_PMC0), fixed2 = msr(0, MSR_IA32_FIXED_CTR0 + 2);
+    uint64_t pmc0_then = msr(0, MSR_IA32_PMC0), fixed2 = msr(0, MSR_IA32_FIXED_CTR0 + 2);
     retire(0, 100, 100, 100);
-    CHECK_EQ(msr(0, MSR_IA32_PMC0), (pmc0 + 100) & MASK48);
+    CHECK_EQ(msr(0, MSR_IA32_PMC0), (pmc0_then + 100) & MASK48);
     CHECK_EQ(msr(0, MSR_IA32_FIXED_CTR0 + 2), fixed2 + 100);
     /* ... and the next PMI (PMC0's) takes the lost overflow too: sampling resumes. */
     retire(0, 5000, 0, 0);

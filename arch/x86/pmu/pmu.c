@@ -547,7 +547,8 @@ int pmu_program_cpu(struct pmu_cpu_state *cpu, const struct pmu_plan *plan)
     debugctl = cpu->debugctl;
     if (plan->freeze_on_pmi) {
         debugctl |= DEBUGCTL_FREEZE_PERFMON_ON_PMI;
-        if (cpu->caps->lbr.depth)
+        /* Never the LBRs' in call-stack mode (lbr_debugctl_bits()). */
+        if (cpu->caps->lbr.depth && !(plan->lbr && (plan->lbr_select & LBR_SEL_CALL_STACK)))
             debugctl |= DEBUGCTL_FREEZE_LBRS_ON_PMI;
     }
     if (plan->lbr) {

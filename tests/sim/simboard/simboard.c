@@ -41,6 +41,7 @@
 #include <time.h>
 
 #include "acart.h"
+#include "acart_opts.h"
 #include "acart_platform.h"
 #include "io.h"
 #include "msr.h"
@@ -494,7 +495,12 @@ int main(int argc, char **argv)
     aca_config_init(&cfg);
     cfg.port = opt.port;
     cfg.transfer = opt.transfer;
-    cfg.pmi_max_rate_hz = opt.pmi_rate_hz;
+    /* The simulated CPUs' time is not the board's: a step catches up on a millisecond or
+     * more of their work in a fraction of its real time, and a host thread preempted in a
+     * handler takes milliseconds, so a budget on the real-time TSC would throttle what is
+     * no storm (and the host's counts, unweighed, would come out too low). No budget
+     * unless a test asks for one (--pmi-rate). */
+    cfg.pmi_max_rate_hz = opt.pmi_rate_hz ? opt.pmi_rate_hz : ACA_PMI_NO_BUDGET;
     if (opt.pt_memory_kib) {
         cfg.pt_memory_bytes = opt.pt_memory_kib * 1024u;
         cfg.pt_memory = aligned_alloc(PT_MEMORY_ALIGN, cfg.pt_memory_bytes);
