@@ -402,6 +402,12 @@ int aca_start(const struct aca_config *cfg)
         cfg->handshake_timeout_ms ? cfg->handshake_timeout_ms : ACA_HANDSHAKE_TIMEOUT_MS;
     target.drain_stall_ms = cfg->drain_stall_ms ? cfg->drain_stall_ms : ACA_DRAIN_STALL_MS;
     target.drain_min_bytes = cfg->drain_min_bytes ? cfg->drain_min_bytes : ACA_DRAIN_MIN_BYTES;
+    target.pmi_max_rate_hz = cfg->pmi_max_rate_hz == ACA_PMI_NO_BUDGET ? 0
+                             : cfg->pmi_max_rate_hz                    ? cfg->pmi_max_rate_hz
+                                                                       : ACA_PMI_MAX_RATE_HZ;
+    target.pmi_cpu_percent = cfg->pmi_cpu_percent ? cfg->pmi_cpu_percent : ACA_PMI_CPU_PERCENT;
+    if (target.pmi_cpu_percent > 100)
+        return ACA_ERR_INVALID;
 
     int perr = sampler_probe_pmu();
     const struct pmu_caps *caps = sampler_pmu_caps();

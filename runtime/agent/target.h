@@ -22,6 +22,7 @@ struct target {
     int pt_usable;             /* Intel PT present, with memory (pt_session.h) */
     uint32_t keepalive_idle_ms, keepalive_interval_ms, keepalive_count;
     uint32_t handshake_timeout_ms, drain_stall_ms, drain_min_bytes;
+    uint32_t pmi_max_rate_hz, pmi_cpu_percent; /* the PMI budget, defaults resolved */
 };
 
 extern struct target target;

@@ -226,6 +226,8 @@ int32_t cmd_init_pmu(struct cmd_request *req)
     sc->source = target.pmu_usable ? SAMPLER_SOURCE_PMU : SAMPLER_SOURCE_TIMER;
     sc->use_nmi = target.cfg.interrupt_mode == ACA_INTERRUPT_NMI;
     sc->vector = target.cfg.interrupt_vector;
+    sc->pmi_max_rate_hz = target.pmi_max_rate_hz;
+    sc->pmi_cpu_percent = target.pmi_cpu_percent;
     sc->num_groups = coll->event_config.num_groups;
     for (uint32_t g = 0; g < sc->num_groups; g++) {
         if (sampler_group_from_plan(&coll->plans[g], g, sc)) {
@@ -305,8 +307,13 @@ int32_t cmd_start(struct cmd_request *req)
     module_records_queue_initial(coll->start_tsc);
     int err = sampler_start();
     if (err) {
+        uint32_t cpu = 0;
+        const char *why = sampler_start_error(&cpu);
         uncore_reset();
-        agent_log("acart: START: the event plan does not fit this CPU's PMU");
+        if (why)
+            agent_log("acart: START: CPU %u cannot start: %s", (unsigned)cpu, why);
+        else
+            agent_log("acart: START: the event plan does not fit this CPU's PMU");
         return SEP_STATUS_NO_PMU_RESOURCES;
     }
     /* After the sampler, which routes the PMI that the trace unit's regions raise too. */
@@ -364,6 +371,15 @@ int32_t cmd_stop(struct cmd_request *req)
             agent_log("acart: cpu %u took no sample in a collection that should have given it "
                       "about %llu: its sampling timer never fired (see aca_selftest)",
                       (unsigned)i, (unsigned long long)ticks_expected);
+        /* Never silent: the NMI path only counts; the console says it here. */
+        static struct pmi_budget b;
+        sampler_pmi_budget(i, &b);
+        if (b.throttles)
+            agent_log("acart: cpu %u: PMI budget exceeded (%u/s, %u%%): periods x%u after %u "
+                      "raises; %u PMIs, the longest %llu TSC ticks",
+                      (unsigned)i, (unsigned)target.pmi_max_rate_hz,
+                      (unsigned)target.pmi_cpu_percent, 1u << b.shift, (unsigned)b.throttles,
+                      (unsigned)b.pmis, (unsigned long long)b.max_took);
     }
     agent_log("acart: collection stopped: %llu samples kept, %u dropped",
               (unsigned long long)sampler_records_committed(), (unsigned)dropped);
@@ -445,6 +461,38 @@ int32_t cmd_get_drop_reasons(struct cmd_request *req)
     }
     return cmd_reply(
         req, &info, (uint32_t)(offsetof(struct acart_drop_reasons, cpu) + n * sizeof(info.cpu[0])));
+}
+
+_Static_assert(PMI_BUDGET_MAX_RAISES == ACART_MAX_BUDGET_RAISES, "every raise on the wire");
+
+int32_t cmd_get_pmi_budget(struct cmd_request *req)
+{
+    static struct acart_pmi_budget info;
+    memset(&info, 0, sizeof(info));
+    uint32_t n = sampler_num_cpus();
+    info.num_cpus = n;
+    info.max_rate_hz = target.pmi_max_rate_hz;
+    info.cpu_percent = target.pmi_cpu_percent;
+    for (uint32_t i = 0; i < n; i++) {
+        static struct pmi_budget b;
+        sampler_pmi_budget(i, &b);
+        struct acart_pmi_budget_cpu *e = &info.cpu[i];
+        e->cpu_id = i;
+        e->pmis = b.pmis;
+        e->throttles = b.throttles;
+        e->rate_lowered = b.rate_lowered;
+        e->shift = b.shift;
+        e->rate_hz = pmi_budget_rate_hz(&b);
+        e->max_took_tsc = b.max_took;
+        e->total_took_tsc = b.total_took;
+        e->num_raises = b.num_raises;
+        for (uint32_t k = 0; k < b.num_raises && k < ACART_MAX_BUDGET_RAISES; k++) {
+            e->raises[k].tsc = b.raises[k].tsc;
+            e->raises[k].shift = b.raises[k].shift;
+        }
+    }
+    return cmd_reply(req, &info,
+                     (uint32_t)(offsetof(struct acart_pmi_budget, cpu) + n * sizeof(info.cpu[0])));
 }
 
 /* SWITCH_GROUP: the next event group on every CPU, as the reference does it by hand;

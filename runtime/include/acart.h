@@ -70,6 +70,15 @@ struct aca_config {
      * (ACA_PT_POOL_BYTES, 0 by default: then there is no PT). */
     void *pt_memory;
     uint32_t pt_memory_bytes;
+    /* The PMI budget per CPU (docs/pmu.md): at most pmi_max_rate_hz sampling interrupts a
+     * second, of which at most pmi_cpu_percent % of the CPU's time in the handler; beyond
+     * that the CPU's sampling periods double and the host is told. 0 means the default of
+     * acart_opts.h (ACA_PMI_MAX_RATE_HZ, ACA_PMI_CPU_PERCENT). A board that wants more sets
+     * a higher rate. ACA_PMI_NO_BUDGET turns it off: only for a harness whose TSC is not
+     * its CPUs' time (a simulated board), never on hardware, where a storm starves the net
+     * context. */
+    uint32_t pmi_max_rate_hz;
+    uint32_t pmi_cpu_percent;
 };
 
 /* Fills cfg with the defaults. */

@@ -51,6 +51,24 @@
 #define ACA_IPR_MAX_FILES 16
 #endif
 
+/* The PMI budget of each CPU (docs/pmu.md, "The PMI budget"), as Linux keeps one:
+ * at most ACA_PMI_MAX_RATE_HZ sampling interrupts per second and CPU, of which at most
+ * ACA_PMI_CPU_PERCENT % of the CPU's time may go to the handler; beyond either the CPU's
+ * sampling periods double, and the host is told. Linux allows 100 kHz and 25 %. A board
+ * pays more per PMI than Linux's 100 kHz assumes: the kit's NMI is two hardware task
+ * switches, and a Skylake PMI that reads its 32-deep LBR stack makes about 100 MSR reads,
+ * some 10 us at 2 GHz; at 20 kHz such PMIs fit in 25 % of the CPU, and the net context,
+ * which shares CPU 0 with them, keeps the rest. VTune's usual sample-after values sample at
+ * 1 kHz or less per CPU. */
+#ifndef ACA_PMI_MAX_RATE_HZ
+#define ACA_PMI_MAX_RATE_HZ 20000
+#endif
+#ifndef ACA_PMI_CPU_PERCENT
+#define ACA_PMI_CPU_PERCENT 25
+#endif
+/* struct aca_config's pmi_max_rate_hz for no budget at all (see there). */
+#define ACA_PMI_NO_BUDGET 0xffffffffu
+
 #ifndef ACA_DEFAULT_PORT
 #define ACA_DEFAULT_PORT 9321
 #endif

@@ -115,16 +115,23 @@ static void on_overflow(void *ctx, const struct pmu_overflow *ov)
         interrupt(c, cpu, ctr, ctx);
 }
 
+/* The LVT unmask of models that acknowledge mid-handler (pmi.h). */
+static void ipr_mid_ack(void *ctx)
+{
+    (void)ctx;
+    pmi_lvt_unmask(aca_plat_cpu_index());
+}
+
 int ipr_pmi(const struct aca_frame *frame)
 {
     uint32_t cpu = aca_plat_cpu_index();
     if (cpu >= ipr_layout.num_cpus)
         return 0;
     struct ipr_cpu *c = &ipr_cpus[cpu];
-    if (!ipr_layout.caps.pmi_ack_late)
+    if (!ipr_layout.caps.pmi_ack_late && !ipr_layout.caps.pmi_ack_mid)
         pmi_lvt_unmask(cpu);
     __atomic_add_fetch(&c->seq, 1, __ATOMIC_ACQ_REL);
-    unsigned handled = pmu_handle_overflow(&c->pmu, on_overflow, (void *)frame);
+    unsigned handled = pmu_handle_overflow_ack(&c->pmu, on_overflow, ipr_mid_ack, (void *)frame);
     __atomic_add_fetch(&c->seq, 1, __ATOMIC_ACQ_REL);
     if (ipr_layout.caps.pmi_ack_late)
         pmi_lvt_unmask(cpu);

@@ -6,6 +6,7 @@
 
 #include "acart_platform.h"
 #include "irq_attribution.h"
+#include "pmi_budget.h"
 #include "pmi_lvt.h"
 #include "pmu_owner.h"
 
@@ -21,6 +22,7 @@ struct sampler_cpu {
     struct ring ring;
     volatile uint32_t active;       /* 0 while paused or stopped: interrupts record nothing */
     volatile int32_t program_error; /* pmu_program_cpu() or timer result at start */
+    uint32_t timer_error;           /* program_error is the timer's (an ACA_ERR_*) */
     uint32_t no_event;              /* overflows whose tag names no event of the session */
     uint32_t timer_armed;           /* the platform gave this CPU a sampling timer */
     struct pmu_cpu_state pmu;
@@ -39,6 +41,7 @@ struct sampler_cpu {
     uint64_t count_since; /* counting mode: TSC of the last read */
     uint32_t interrupts[SAMPLER_MAX_EVENTS]; /* overflows taken, by event */
     volatile uint32_t switching;
+    struct pmi_budget budget; /* this CPU's PMI rate and time (pmi_budget.h) */
 };
 
 static struct sampler_cpu cpus[ACA_MAX_CPUS];
@@ -290,10 +293,21 @@ static void on_overflow(void *ctx, const struct pmu_overflow *ov)
         cpus[aca_plat_cpu_index()].no_event++; /* counted, as every sample the PMU took */
 }
 
+/* The LVT unmask of models that acknowledge mid-handler: status clear, counting still off
+ * (pmi.h). */
+static void pmi_mid_ack(void *ctx)
+{
+    (void)ctx;
+    pmi_lvt_unmask(aca_plat_cpu_index());
+}
+
 /* The PMI, as NMI or on a vector. The CPU masked the LVT entry when it delivered the
- * PMI; it is unmasked before or after the handler core depending on the model (pmi.h). */
+ * PMI; it is unmasked before, in the middle of or after the handler core depending on the
+ * model (pmi.h). Its time, from here to the last overflow reported, goes to the CPU's PMI
+ * budget, which may double the CPU's periods before counting goes on (pmi_budget.h). */
 static int on_pmi(const struct aca_frame *frame)
 {
+    uint64_t start = rdtsc();
     /* Every NMI comes here, also on CPUs beyond the session (a board with more CPUs online
      * than ACA_MAX_CPUS): they have no state in cpus[] and claim nothing. */
     uint32_t cpu = aca_plat_cpu_index();
@@ -307,11 +321,17 @@ static int on_pmi(const struct aca_frame *frame)
             aca_plat_eoi();
         return 1;
     }
-    if (!pmu_caps.pmi_ack_late)
+    if (!pmu_caps.pmi_ack_late && !pmu_caps.pmi_ack_mid)
         pmi_lvt_unmask(cpu);
     /* The trace unit first: its status bit is not the PMU's to clear. */
     unsigned handled = trace_pmi ? (unsigned)trace_pmi() : 0;
-    handled += pmu_handle_overflow(pmu, on_overflow, (void *)frame);
+    unsigned overflows = pmu_handle_overflow_ack(pmu, on_overflow, pmi_mid_ack, (void *)frame);
+    handled += overflows;
+    /* Only the counters' PMIs count against the budget: a trace region's or a stranger's
+     * NMI is not a sample. */
+    if (overflows && config.source == SAMPLER_SOURCE_PMU &&
+        pmi_budget_took(&cpus[cpu].budget, start, rdtsc()))
+        pmu_double_periods(pmu);
     /* The PMI of overflows a switch already took finds nothing: still ours. */
     if (!handled && cpus[cpu].late_pmi) {
         pmu->unclaimed--;
@@ -379,7 +399,11 @@ static int program_group(struct sampler_cpu *c)
         p->index = (uint8_t)ev->counter;
         p->tag = i;
         p->control = ev->control;
-        p->sample_after = ev->sample_after;
+        /* The period the PMI budget left this CPU with (pmi_budget.h). */
+        p->sample_after = ev->sample_after ? pmi_budget_period(ev->sample_after, c->budget.shift,
+                                                               ev->fixed ? pmu_caps.max_period_fixed
+                                                                         : pmu_caps.max_period_gp)
+                                           : 0;
         if (uses_pebs(ev)) {
             p->flags |= PMU_COUNTER_PEBS;
             if (ev->load_latency) {
@@ -405,7 +429,12 @@ static int program_group(struct sampler_cpu *c)
         plan.extra[plan.num_extra].msr = config.extra[i].msr;
         plan.extra[plan.num_extra++].value = config.extra[i].value;
     }
-    plan.freeze_on_pmi = 1;
+    /* Counters keep counting until the handler stops them, as Linux has them (it never
+     * freezes counters on PMI by default, and dropped the option in 5.11): with freeze on,
+     * an overflow between re-enabling and a late unmask of the LVT entry freezes every
+     * counter, and its PMI, lost to the masked entry, is the only thing that would have
+     * thawed them. LBRs still freeze (lbr_debugctl_bits()). */
+    plan.freeze_on_pmi = 0;
     plan.lbr = config.lbr_num_regs != 0;
     plan.lbr_select = config.lbr_select;
     int err = pmu_program_cpu(&c->pmu, &plan);
@@ -426,6 +455,9 @@ static int program_pmu_on_this_cpu(struct sampler_cpu *c)
     for (uint32_t i = 0; i < config.num_events; i++)
         precise |= uses_pebs(&config.events[i]);
     pmu_cpu_init(&c->pmu, &pmu_caps);
+    /* In LBR call-stack mode the handler drops its own calls, through the call into this
+     * one, from the stack it reads (pmi.c). */
+    c->pmu.lbr_handler = (uintptr_t)on_pmi;
     if (precise) {
         int err =
             pmu_cpu_setup_pebs(&c->pmu, pebs_memory[aca_plat_cpu_index()], PEBS_DS_BYTES_PER_CPU);
@@ -519,10 +551,15 @@ static void start_on_this_cpu(void *arg)
         int err = aca_plat_timer_arm(config.events[0].sample_after);
         /* No timer for acart: the port's own tick calls aca_sample_tick(). */
         c->timer_armed = err == 0;
-        if (err && err != ACA_ERR_UNSUPPORTED)
+        if (err && err != ACA_ERR_UNSUPPORTED) {
             c->program_error = err;
+            c->timer_error = 1;
+        }
         return;
     }
+    c->timer_error = 0;
+    pmi_budget_init(&c->budget, config.pmi_max_rate_hz, config.pmi_cpu_percent, aca_plat_tsc_hz(),
+                    rdtsc());
     c->program_error = program_pmu_on_this_cpu(c);
     if (c->program_error)
         return;
@@ -532,6 +569,7 @@ static void start_on_this_cpu(void *arg)
         c->timer_armed = err == 0;
         if (err && err != ACA_ERR_UNSUPPORTED) {
             c->program_error = err;
+            c->timer_error = 1;
             return;
         }
     }
@@ -692,6 +730,9 @@ int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
     return err;
 }
 
+static uint32_t start_error_cpu, start_error_timer;
+static int32_t start_error;
+
 int sampler_start(void)
 {
     if (num_cpus == 0)
@@ -699,14 +740,34 @@ int sampler_start(void)
     if (running)
         return ACA_ERR_BUSY;
     running = 1;
+    start_error = 0;
     aca_plat_call_on_all_cpus(start_on_this_cpu, 0);
     for (uint32_t i = 0; i < num_cpus; i++) {
         if (cpus[i].program_error) {
+            start_error_cpu = i;
+            start_error = cpus[i].program_error;
+            start_error_timer = cpus[i].timer_error;
             sampler_stop();
             return ACA_ERR_INVALID; /* the plan does not fit this CPU's PMU */
         }
     }
     return ACA_OK;
+}
+
+const char *sampler_start_error(uint32_t *cpu)
+{
+    if (!start_error)
+        return 0;
+    *cpu = start_error_cpu;
+    return start_error_timer ? "the platform refused this CPU a sampling timer (aca_plat_timer_arm)"
+                             : pmu_strerror(start_error);
+}
+
+void sampler_pmi_budget(uint32_t cpu, struct pmi_budget *out)
+{
+    pmu_zero(out, sizeof(*out));
+    if (cpu < num_cpus)
+        *out = cpus[cpu].budget;
 }
 
 void sampler_pause(void)

@@ -12,6 +12,7 @@
 #define ACART_SAMPLER_H
 
 #include "ring.h"
+#include "pmi_budget.h"
 #include "pmu.h"
 
 #include <stdint.h>
@@ -95,6 +96,11 @@ struct sampler_config {
      * SEP_LATENCY_INFO_FILLED bytes written, the rest zero). 0: none. On adaptive PEBS the
      * records then carry the memory group (MSR_PEBS_DATA_CFG). */
     uint32_t latency_offset;
+    /* The PMI budget of each CPU (pmi_budget.h): at most pmi_max_rate_hz PMIs per second
+     * (0: no budget), of which pmi_cpu_percent % of its time may go to the handler; over
+     * it, the CPU's periods double. The agent sets them from struct aca_config. */
+    uint32_t pmi_max_rate_hz;
+    uint32_t pmi_cpu_percent;
 };
 
 /* sampled = records committed to the ring + dropped, exactly; dropped is the sum of the
@@ -131,6 +137,9 @@ const char *sampler_pebs_refusal(void);
 int sampler_setup(uint32_t num_cpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
                   const struct sampler_config *cfg);
 int sampler_start(void); /* on every CPU; waits until all have started */
+/* After sampler_start() failed: why, readable, and the first CPU that could not start
+ * (a plan its core type cannot hold, a timer the platform refused); NULL otherwise. */
+const char *sampler_start_error(uint32_t *cpu);
 void sampler_pause(void);
 void sampler_resume(void);
 void sampler_stop(void);  /* on every CPU; afterwards no interrupt touches a ring */
@@ -173,6 +182,11 @@ struct sampler_selftest_counts {
 };
 void sampler_selftest_begin(void);
 uint32_t sampler_selftest_end(struct sampler_selftest_counts *out, uint32_t max);
+
+/* A copy of `cpu`'s PMI budget: its PMIs, their time, the rate it allows and the raises of
+ * its periods (pmi_budget.h); zeroes for a CPU outside the session. Net context; exact once
+ * the CPU stopped sampling. */
+void sampler_pmi_budget(uint32_t cpu, struct pmi_budget *out);
 
 /* Records every CPU's ring took in this collection (sampled minus dropped). */
 uint64_t sampler_records_committed(void);

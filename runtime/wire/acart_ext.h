@@ -73,6 +73,60 @@ struct acart_group_times {
 SEP_WIRE_ASSERT_OFFSET(struct acart_group_times, cpu, 8);
 SEP_WIRE_ASSERT_SIZE(struct acart_group_times, 8 + 80 * ACART_MAX_DROP_REASON_CPUS);
 
+/* acart extension: the PMI budget of each CPU (docs/pmu.md, "The PMI budget"): how many
+ * sampling interrupts it took and how long they ran, and whether it was throttled. A CPU
+ * over its budget (more than max_rate_hz PMIs a second, or its PMIs taking more than
+ * cpu_percent % of its time) doubles its sampling periods; the periods stay raised for the
+ * rest of the collection. A sample of CPU `cpu_id` with TSC t then stands for the event's
+ * sample-after << s events, s the shift of the last raise at or before t (0 before the
+ * first): weigh each sample so, or the counts of throttled CPUs come out too low. Not
+ * negotiated, like GET_DROP_REASONS (a target without it answers
+ * SEP_STATUS_DRIVER_COMM_FAILED). The reply is as long as asked, at least
+ * 16 + 304 * num_cpus. */
+#define ACART_OP_GET_PMI_BUDGET 0x41430056u /* "AC" and 86, next to GET_DROP_REASONS */
+#define ACART_MAX_BUDGET_RAISES 16
+
+struct acart_budget_raise {
+    sep_u64_t tsc;  /* the CPU's TSC when the periods doubled */
+    uint32_t shift; /* periods are sample-after << shift from then on */
+    uint32_t reserved;
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_budget_raise, 16);
+SEP_WIRE_ASSERT_OFFSET(struct acart_budget_raise, shift, 8);
+
+struct acart_pmi_budget_cpu {
+    uint32_t cpu_id;
+    uint32_t pmis;            /* sampling interrupts the CPU took */
+    uint32_t throttles;       /* milliseconds over the rate: each doubled the periods */
+    uint32_t rate_lowered;    /* times its PMIs took too long and its rate was lowered */
+    uint32_t shift;           /* periods are sample-after << shift at the end */
+    uint32_t rate_hz;         /* the rate its budget allowed at the end */
+    sep_u64_t max_took_tsc;   /* the longest PMI, in TSC ticks */
+    sep_u64_t total_took_tsc; /* all of them */
+    uint32_t num_raises;      /* entries of raises[] in use */
+    uint32_t reserved;
+    struct acart_budget_raise raises[ACART_MAX_BUDGET_RAISES];
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_pmi_budget_cpu, 48 + 16 * ACART_MAX_BUDGET_RAISES);
+SEP_WIRE_ASSERT_OFFSET(struct acart_pmi_budget_cpu, shift, 16);
+SEP_WIRE_ASSERT_OFFSET(struct acart_pmi_budget_cpu, rate_hz, 20);
+SEP_WIRE_ASSERT_OFFSET(struct acart_pmi_budget_cpu, max_took_tsc, 24);
+SEP_WIRE_ASSERT_OFFSET(struct acart_pmi_budget_cpu, total_took_tsc, 32);
+SEP_WIRE_ASSERT_OFFSET(struct acart_pmi_budget_cpu, num_raises, 40);
+SEP_WIRE_ASSERT_OFFSET(struct acart_pmi_budget_cpu, raises, 48);
+
+struct acart_pmi_budget {
+    uint32_t num_cpus;
+    uint32_t max_rate_hz; /* the configured budget (aca_config, or acart_opts.h's default) */
+    uint32_t cpu_percent;
+    uint32_t reserved;
+    struct acart_pmi_budget_cpu cpu[ACART_MAX_DROP_REASON_CPUS];
+};
+SEP_WIRE_ASSERT_OFFSET(struct acart_pmi_budget, max_rate_hz, 4);
+SEP_WIRE_ASSERT_OFFSET(struct acart_pmi_budget, cpu_percent, 8);
+SEP_WIRE_ASSERT_OFFSET(struct acart_pmi_budget, cpu, 16);
+SEP_WIRE_ASSERT_SIZE(struct acart_pmi_budget, 16 + 304 * ACART_MAX_DROP_REASON_CPUS);
+
 /* acart extension: IPROBE sample files (runtime/include/ipr.h), named blobs in the board's
  * RAM, fetched by `acart fetch` (docs/sep-protocol.md 4.3). Negotiated: the file commands
  * answer SEP_STATUS_DRIVER_COMM_FAILED, like any unknown command, until the session has

@@ -284,7 +284,7 @@ static void test_fixture_on_every_cpu(void)
     for (uint32_t cpu = 0; cpu < SESSION_CPUS; cpu++) {
         CHECK_EQ(msr(cpu, MSR_IA32_FIXED_CTR_CTRL), 0xb00);
         CHECK_EQ(msr(cpu, MSR_IA32_FIXED_CTR0 + 2), preload);
-        CHECK_EQ(msr(cpu, MSR_IA32_DEBUGCTL), 0x1800); /* freeze counters and LBRs on PMI */
+        CHECK_EQ(msr(cpu, MSR_IA32_DEBUGCTL), 0); /* no freeze of the counters (nor LBRs, unused) */
         CHECK_EQ(msr(cpu, MSR_IA32_PERF_GLOBAL_CTRL), FIXED2);
         CHECK_EQ(shim_lapic(cpu)->routes, 1);
         CHECK_EQ(shim_lapic(cpu)->lvt_pc, LAPIC_LVT_NMI);
@@ -496,7 +496,8 @@ static void check_lbr_records(const struct sim_model *m, int arch)
     cfg.record_size = cfg.lbr_offset + 8 * cfg.lbr_num_regs;
     setup_and_start(RING_BYTES);
     for (uint32_t c = 0; c < SESSION_CPUS; c++)
-        CHECK_EQ(msr(c, MSR_IA32_DEBUGCTL), arch ? 0x1800 : 0x1801);
+        CHECK_EQ(msr(c, MSR_IA32_DEBUGCTL),
+                 arch ? 0x800 : 0x801); /* LBRs freeze, counters do not */
 
     for (unsigned i = 0; i < 40; i++) {
         uint64_t f = 0x401000 + 16 * i, t = 0x402000 + 16 * i;
@@ -571,6 +572,85 @@ static void test_lbr_records(void)
     cfg.source = SAMPLER_SOURCE_PMU;
     CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_OK);
     sampler_reset();
+}
+
+/* The stack a record's LBR words hold (TOS, then FROM/TO/INFO of entries 0-7: the stacks
+ * here are shallow, and 8 keep the records small), decoded newest first as the host does. */
+static unsigned record_stack(const uint8_t *raw, struct lbr_entry *out)
+{
+    struct lbr_snapshot snap;
+    memset(&snap, 0, sizeof(snap));
+    snap.tos = lbr_word(raw, 0);
+    for (unsigned k = 0; k < 8; k++) {
+        snap.from[k] = lbr_word(raw, 1 + 3 * k);
+        snap.to[k] = lbr_word(raw, 2 + 3 * k);
+        snap.info[k] = lbr_word(raw, 3 + 3 * k);
+    }
+    return lbr_decode(&sampler_pmu_caps()->lbr, &snap, out, 32);
+}
+
+/* LBR call-stack mode (Skylake; Haswell, perfmon v3): PMIs that land right after a call or
+ * a return. With FREEZE_LBRS_ON_PMI the simulated CPU moves the top of stack one too far
+ * there, as Linux says real parts do (sim_cpu.c, freeze_tos_drift); acart leaves the
+ * freeze off in call-stack mode, stops recording first thing in the handler, and drops the
+ * board's call into its handler (which the simulated board records, sampler_shim_board.c),
+ * so each record holds the interrupted code's calls, newest first, and nothing else. */
+static void check_call_stack_across_pmis(const struct sim_model *model)
+{
+    static const struct {
+        enum sim_branch_kind kind;
+        uint64_t from, to;
+        unsigned depth;       /* calls on the stack after it */
+        uint64_t top_from[3]; /* their call sites, newest first */
+    } steps[] = {
+        {SIM_BR_REL_CALL, 0x401000, 0x410000, 1, {0x401000}},
+        {SIM_BR_REL_CALL, 0x410010, 0x420000, 2, {0x410010, 0x401000}},
+        {SIM_BR_RET, 0x420020, 0x410015, 1, {0x401000}},
+        {SIM_BR_IND_CALL, 0x410030, 0x430000, 2, {0x410030, 0x401000}},
+        {SIM_BR_REL_CALL, 0x430008, 0x440000, 3, {0x430008, 0x410030, 0x401000}},
+        {SIM_BR_RET, 0x440010, 0x43000d, 2, {0x410030, 0x401000}},
+        {SIM_BR_RET, 0x430020, 0x410035, 1, {0x401000}},
+    };
+    const uint32_t cpu = 1;
+
+    power_on(model);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    CHECK(sampler_pmu_caps()->lbr.callstack);
+    config_one(1, 2, FIXED_CTRL_SAMPLE, 1000);
+    cfg.events[0].lbr = 1;
+    cfg.lbr_num_regs = lbr_list(0, 8, 1);
+    cfg.lbr_offset = sizeof(struct sep_sample_pc);
+    cfg.record_size = cfg.lbr_offset + 8 * cfg.lbr_num_regs;
+    cfg.lbr_select = LBR_SEL_CALL_STACK_MODE;
+    setup_and_start(RING_BYTES);
+    /* LBR recording on, no freeze of either kind. */
+    CHECK_EQ(msr(cpu, MSR_IA32_DEBUGCTL), DEBUGCTL_LBR);
+    CHECK_EQ(msr(cpu, MSR_LBR_SELECT), LBR_SEL_CALL_STACK_MODE);
+
+    for (unsigned i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+        struct lbr_entry e[32];
+        const void *data;
+        shim_sim(cpu)->branch_kind(steps[i].from, steps[i].to, steps[i].kind, 0, 1);
+        retire(cpu, 0, 0, 1000); /* the PMI lands right after the branch */
+        deliver(cpu, 0x406000 + (uint32_t)i);
+        CHECK_EQ(count_records(cpu), i + 1);
+        ring_peek(sampler_ring(cpu), &data);
+        unsigned n = record_stack((const uint8_t *)data + (size_t)i * cfg.record_size, e);
+        CHECK_EQ(n, steps[i].depth);
+        for (unsigned k = 0; k < n && k < steps[i].depth; k++)
+            CHECK_EQ(e[k].from, steps[i].top_from[k]);
+        /* Recording is on again after the handler, and its return popped its call. */
+        CHECK_EQ(msr(cpu, MSR_IA32_DEBUGCTL), DEBUGCTL_LBR);
+    }
+    sampler_stop();
+    check_idle(cpu);
+    sampler_reset();
+}
+
+static void test_lbr_call_stack_across_pmis(void)
+{
+    check_call_stack_across_pmis(&sim_skylake);
+    check_call_stack_across_pmis(&sim_haswell);
 }
 
 /* A precise event with LBRs on adaptive PEBS and architectural LBRs (Sapphire Rapids): the
@@ -1385,11 +1465,14 @@ static void test_pebs_ip(void)
 
 /* ---- When the LVT entry is unmasked, per model ---- */
 
+/* late: 1 after the handler core, 0 before it, 2 in its middle (status clear, counting
+ * still off: Linux's mid_ack). */
 static void check_ack_order(const struct sim_model *model, int late)
 {
     power_on(model);
     CHECK_EQ(sampler_probe_pmu(), PMU_OK);
-    CHECK_EQ(sampler_pmu_caps()->pmi_ack_late, late);
+    CHECK_EQ(sampler_pmu_caps()->pmi_ack_late, late == 1);
+    CHECK_EQ(sampler_pmu_caps()->pmi_ack_mid, late == 2);
     config_one(1, 2, FIXED_CTRL_SAMPLE, FIXTURE_SAMPLE_AFTER);
     setup_and_start(RING_BYTES);
     for (uint32_t round = 0; round < 2; round++) {
@@ -1397,9 +1480,12 @@ static void check_ack_order(const struct sim_model *model, int late)
         deliver(0, 0x406000 + round);
         CHECK_EQ(count_records(0), round + 1);
         CHECK_EQ(shim_lapic(0)->lvt_pc, LAPIC_LVT_NMI);
-        if (late) { /* after the handler core: status cleared, counting on again */
+        if (late == 1) { /* after the handler core: status cleared, counting on again */
             CHECK_EQ(shim_lapic(0)->status_at_unmask, 0);
             CHECK_EQ(shim_lapic(0)->global_ctrl_at_unmask, FIXED2);
+        } else if (late == 2) { /* in the middle: status cleared, counting still off */
+            CHECK_EQ(shim_lapic(0)->status_at_unmask, 0);
+            CHECK_EQ(shim_lapic(0)->global_ctrl_at_unmask, 0);
         } else { /* before it: the overflow still in GLOBAL_STATUS */
             CHECK_EQ(shim_lapic(0)->status_at_unmask & FIXED2, FIXED2);
         }
@@ -1414,6 +1500,111 @@ static void test_ack_order(void)
 {
     check_ack_order(&sim_nehalem, 0);
     check_ack_order(&sim_haswell, 1);
+    check_ack_order(&sim_gracemont, 2);
+    /* A model the table does not know: Linux's default, first thing (intel_pmu_init()'s
+     * generic case sets neither late_ack nor mid_ack). */
+    struct sim_model unknown = sim_skylake;
+    unknown.signature = 0xf06f0; /* 06_FF */
+    check_ack_order(&unknown, 0);
+}
+
+/* ---- Counter freeze off: a PMI lost in the late-unmask window ---- */
+
+/* Skylake acknowledges late: between re-enabling counting and unmasking the LVT entry an
+ * overflow raises a PMI the masked entry loses (SDM vol. 3A, "Local Vector Table": a
+ * masked entry inhibits reception; the PMI is an edge, not held). With counters frozen on
+ * PMI (SDM vol. 3B, "Freezing LBR and Performance Counters on PMI": from perfmon v4 the
+ * CPU sets GLOBAL_STATUS.CTR_FRZ, which stops every counter until software clears it) the
+ * counters would stay frozen for good, nothing left to overflow. acart never asks for it,
+ * as Linux never does: the counters count on, and the next PMI of any counter takes the
+ * lost overflow with it. */
+static void test_lost_pmi_not_frozen(void)
+{
+    const struct trap_frame f = frame_at(0x405000);
+    power_on(&sim_skylake);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    config_one(1, 2, FIXED_CTRL_SAMPLE, 1000);
+    cfg.num_events = 2;
+    cfg.events[1].counter = 0;
+    cfg.events[1].control = EVSEL_INST_RETIRED;
+    cfg.events[1].sample_after = 5000;
+    cfg.events[1].event_index = 1;
+    setup_and_start(RING_BYTES);
+    CHECK_EQ(msr(0, MSR_IA32_DEBUGCTL) & DEBUGCTL_FREEZE_PERFMON_ON_PMI, 0);
+
+    /* The overflow's PMI; right after the handler re-enables counting, before the late
+     * unmask, fixed counter 2 overflows again: its PMI finds the entry masked. */
+    struct sim_events again = {.ref_cycles = 1000};
+    shim_after_enable(0, &again, &f);
+    retire(0, 0, 0, 1000);
+    deliver(0, 0x405000);
+    CHECK_EQ(shim_after_enable_result(0), SHIM_LVT_MASKED);
+    CHECK_EQ(count_records(0), 1);
+    CHECK(msr(0, MSR_IA32_PERF_GLOBAL_STATUS) & FIXED2); /* the lost overflow */
+    CHECK_EQ(msr(0, MSR_IA32_PERF_GLOBAL_STATUS) & GLOBAL_STATUS_CTR_FROZEN, 0);
+    CHECK_EQ(msr(0, MSR_IA32_PERF_GLOBAL_CTRL), FIXED2 | 1);
+    /* Not frozen: both counters count on... */
+    uint64_t pmc0_then = msr(0, MSR_IA32_PMC0), fixed2 = msr(0, MSR_IA32_FIXED_CTR0 + 2);
+    retire(0, 100, 100, 100);
+    CHECK_EQ(msr(0, MSR_IA32_PMC0), (pmc0_then + 100) & MASK48);
+    CHECK_EQ(msr(0, MSR_IA32_FIXED_CTR0 + 2), fixed2 + 100);
+    /* ... and the next PMI (PMC0's) takes the lost overflow too: sampling resumes. */
+    retire(0, 5000, 0, 0);
+    deliver(0, 0x405010);
+    CHECK_EQ(count_records(0), 3);
+    CHECK_EQ(msr(0, MSR_IA32_PERF_GLOBAL_STATUS), 0);
+    CHECK_EQ(msr(0, MSR_IA32_FIXED_CTR0 + 2), (0 - 1000ull) & MASK48);
+    retire(0, 0, 0, 1000);
+    deliver(0, 0x405020);
+    CHECK_EQ(count_records(0), 4);
+    check_exact(0);
+    sampler_stop();
+    sampler_reset();
+}
+
+/* ---- A hybrid part: an E-core's counters ---- */
+
+/* Alder Lake: CPU 0 a P-core (8 general counters), CPU 1 an E-core (6). The boot CPU's
+ * caps say 8; an event on PMC6 must never be written on the E-core (a #GP there, which
+ * would fail this test through the simulator's fault count): START refuses the plan with
+ * a reason that names the core type, and leaves every CPU idle. PMC0-5 work everywhere. */
+static void test_hybrid_e_core(void)
+{
+    power_on(&sim_alderlake_p);
+    shim_sim(1)->reset(&sim_alderlake_e);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    CHECK(sampler_pmu_caps()->hybrid);
+    CHECK_EQ(sampler_pmu_caps()->core_type, 0x40);
+    CHECK_EQ(sampler_pmu_caps()->num_gp, 8);
+    CHECK_EQ(sampler_pmu_caps()->pmi_ack_late, 1);
+    CHECK_EQ(sampler_pmu_caps()->pmi_ack_mid, 1);
+
+    config_one(0, 6, EVSEL_INST_RETIRED, 1000);
+    CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_OK);
+    CHECK_EQ(sampler_start(), ACA_ERR_INVALID);
+    uint32_t cpu = 99;
+    const char *why = sampler_start_error(&cpu);
+    CHECK(why != NULL && strstr(why, "core type") != NULL);
+    CHECK_EQ(cpu, 1);
+    CHECK_EQ(shim_sim(1)->faults(), 0);
+    for (uint32_t c = 0; c < SESSION_CPUS; c++)
+        CHECK_EQ(msr(c, MSR_IA32_PERF_GLOBAL_CTRL), 0);
+    sampler_reset();
+
+    config_one(0, 5, EVSEL_INST_RETIRED, 1000);
+    setup_and_start(RING_BYTES);
+    CHECK_EQ(sampler_start_error(&cpu), NULL);
+    for (uint32_t c = 0; c < SESSION_CPUS; c++)
+        CHECK_EQ(msr(c, MSR_IA32_PERF_GLOBAL_CTRL), 1ull << 5);
+    retire(1, 1000, 1000, 1000);
+    deliver(1, 0x406100);
+    CHECK_EQ(count_records(1), 1);
+    /* Both acknowledgements, as Linux's handler on a hybrid part: mid, then late. */
+    CHECK_EQ(shim_lapic(1)->unmasks, 2);
+    sampler_stop();
+    for (uint32_t c = 0; c < SESSION_CPUS; c++)
+        CHECK_EQ(msr(c, MSR_IA32_PERF_GLOBAL_CTRL), 0);
+    sampler_reset();
 }
 
 /* ---- Configurations refused ---- */
@@ -1543,6 +1734,7 @@ int main(int argc, char **argv)
     RUN(test_two_counters_one_pmi);
     RUN(test_lbr_records);
     RUN(test_pebs_lbr_records);
+    RUN(test_lbr_call_stack_across_pmis);
     RUN(test_perfmon_events);
     RUN(test_load_latency);
     RUN(test_pause_resume);
@@ -1554,6 +1746,8 @@ int main(int argc, char **argv)
     RUN(test_pebs_ip);
     RUN(test_exact_accounting);
     RUN(test_ack_order);
+    RUN(test_lost_pmi_not_frozen);
+    RUN(test_hybrid_e_core);
     RUN(test_refusals);
     RUN(test_nmi_across_sessions);
     RUN(test_no_pmu);

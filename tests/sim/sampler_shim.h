@@ -46,6 +46,8 @@ struct sim_instance {
     size_t (*pt_writes)(struct sim_pt_write *out, size_t max);
     uint64_t (*pt_position)(void);
     uint64_t (*pt_written)(void);
+    uint64_t (*tsc)(void);
+    void (*set_tsc_costs)(uint32_t per_msr_access, uint32_t per_pmi);
 };
 
 const struct sim_instance *shim_sim(uint32_t cpu);
@@ -57,6 +59,14 @@ void shim_set_current_cpu(uint32_t cpu);
 uint32_t shim_current_cpu(void);
 unsigned shim_smp_calls(void); /* aca_plat_call_on_all_cpus() calls so far */
 void shim_board_reset(void);   /* sampler_shim_board.c's part of shim_power_on() */
+
+/* CPUs as threads only (acart_simboard, whose TSC is real time): from now on every MSR
+ * access spends `ns` nanoseconds of real time, as one costs a real CPU's time (the TSC
+ * model of such a board; sim_set_tsc_costs() is the one of a simulated TSC). */
+void shim_set_msr_cost_ns(uint32_t ns);
+
+/* Where the board's NMI entry calls acart's handler (its FROM in the LBRs). */
+#define SHIM_NMI_ENTRY_CALL 0xc0001000u
 
 /* The x2APIC MSR of the performance-counter LVT entry, which msr_write() passes to
  * shim_lvt_pc_write() on the current CPU. */

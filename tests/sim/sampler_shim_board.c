@@ -202,10 +202,23 @@ static int interrupt(uint32_t cpu, uint8_t vector, struct trap_frame *frame)
     in_interrupt[cpu]++;
     if (vector == TRAP_VECTOR_NMI) {
         struct aca_frame f;
+        const struct sim_instance *sim = shim_sim(cpu);
+        /* In LBR call-stack mode, the board's NMI entry calls acart's handler through a
+         * pointer, and that call and its return are branches the LBRs record unless
+         * frozen or stopped (SDM vol. 3B, "LBR Stack": near calls and returns; in call-stack
+         * mode a call pushes, a return pops). Only there: elsewhere the tests look at
+         * stacks frozen before the handler, and its return is not what they test. */
+        int call_stack = (sim->peek_msr(MSR_IA32_DEBUGCTL) & 1) &&
+                         (sim->peek_msr(MSR_LBR_SELECT) & LBR_SEL_CALL_STACK);
+        uint64_t handler = (uint64_t)(uintptr_t)acart_nmi;
 
         frame_from_trap(&f, frame);
+        if (call_stack && acart_nmi)
+            sim->branch_kind(SHIM_NMI_ENTRY_CALL, handler, SIM_BR_IND_CALL, 0, 1);
         /* Every handler sees every NMI, as the kit's and Linux's nmi_handle() run them. */
         int claimed = acart_nmi && acart_nmi(&f);
+        if (call_stack && acart_nmi)
+            sim->branch_kind(handler + 0x40, SHIM_NMI_ENTRY_CALL + 2, SIM_BR_RET, 0, 1);
         if (!claimed)
             nmis_declined++;
         if (handlers[vector])

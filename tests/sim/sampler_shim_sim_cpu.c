@@ -23,6 +23,7 @@
 #define sim_pmi_count         SHIM_NAME(sim_pmi_count)
 #define sim_msr               SHIM_NAME(sim_msr)
 #define sim_tsc               SHIM_NAME(sim_tsc)
+#define sim_set_tsc_costs     SHIM_NAME(sim_set_tsc_costs)
 #define sim_pebs_records      SHIM_NAME(sim_pebs_records)
 #define sim_pmc3_clobbered    SHIM_NAME(sim_pmc3_clobbered)
 #define sim_pebs_dropped      SHIM_NAME(sim_pebs_dropped)
@@ -69,4 +70,6 @@ const struct sim_instance SHIM_NAME(instance) = {
     .pt_writes = sim_pt_writes,
     .pt_position = sim_pt_position,
     .pt_written = sim_pt_written,
+    .tsc = sim_tsc,
+    .set_tsc_costs = sim_set_tsc_costs,
 };

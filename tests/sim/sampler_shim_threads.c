@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "acart_platform.h"
 #include "cpuid.h"
@@ -63,13 +64,39 @@ struct cpuid_regs cpuid(uint32_t leaf, uint32_t subleaf)
     return sims[current]->cpuid_leaf(leaf, subleaf);
 }
 
+/* The TSC model of a board whose TSC is real time (acart_simboard): an MSR access that
+ * costs the CPU time costs it real time (SDM vol. 3B 18.17: the invariant TSC counts on
+ * whatever the core does). sim_set_tsc_costs() is the same model for a simulated TSC. */
+static uint32_t msr_cost_ns;
+
+void shim_set_msr_cost_ns(uint32_t ns)
+{
+    msr_cost_ns = ns;
+}
+
+static void spend_msr_cost(void)
+{
+    struct timespec t;
+    uint64_t until;
+
+    if (!msr_cost_ns)
+        return;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    until = (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec + msr_cost_ns;
+    do
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec < until);
+}
+
 uint64_t msr_read(uint32_t msr)
 {
+    spend_msr_cost();
     return sims[current]->rdmsr(msr);
 }
 
 void msr_write(uint32_t msr, uint64_t value)
 {
+    spend_msr_cost();
     if (msr == SHIM_X2APIC_LVT_PC)
         shim_lvt_pc_write((uint32_t)value);
     else

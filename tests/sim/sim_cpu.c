@@ -93,9 +93,11 @@ static struct sim {
     uint64_t tsx_force_abort; /* MSR 0x10F, with CPUID.(7,0):EDX[13] */
     uint64_t pmc3_clobbered;  /* retires whose PMC3 count the TSX microcode destroyed */
     uint64_t lbr_from[MAX_LBR], lbr_to[MAX_LBR], lbr_info[MAX_LBR];
+    int near_call_return; /* +1 / -1: a call / return was recorded since the last retire */
     /* the running code */
     unsigned ring;
     uint64_t ip, data_address, tsc;
+    uint32_t tsc_per_msr, tsc_per_pmi;  /* sim_set_tsc_costs */
     uint64_t data_source, load_latency; /* of the loads retiring next (sim_set_load) */
     uint64_t bios_sign_id; /* IA32_BIOS_SIGN_ID: what was written, or the microcode revision */
     /* observations */
@@ -252,7 +254,15 @@ int sim_take_pmi(void)
     int p = S.pmi_pending;
 
     S.pmi_pending = 0;
+    if (p)
+        S.tsc += S.tsc_per_pmi; /* delivering it: the NMI's entry, task switches */
     return p;
+}
+
+void sim_set_tsc_costs(uint32_t per_msr_access, uint32_t per_pmi)
+{
+    S.tsc_per_msr = per_msr_access;
+    S.tsc_per_pmi = per_pmi;
 }
 
 unsigned sim_pmi_count(void)
@@ -346,6 +356,13 @@ struct cpuid_regs cpuid(uint32_t leaf, uint32_t subleaf)
     case 0x1c:
         if (S.arch_lbr)
             r = m->leaf_1c;
+        break;
+    case 0x1a:
+        /* SDM vol. 2A, CPUID leaf 1AH (hybrid information): EAX[31:24] the core type of
+         * the logical processor that executes CPUID (20H Atom, 40H Core); zero on a part
+         * that is not hybrid (CPUID.07H:EDX[15] clear). */
+        if (m->leaf7_edx & BIT(15))
+            r = m->leaf_1a;
         break;
     case 0x14:
         if (S.pt && subleaf <= m->leaf_14[0].eax && subleaf < 2)
@@ -617,6 +634,8 @@ static uint64_t read_msr(uint32_t msr, int *ok)
     uint64_t *lbr;
 
     *ok = 1;
+    if (msr == 0x10) /* IA32_TIME_STAMP_COUNTER: what RDTSC reads (SDM vol. 3B 18.17) */
+        return S.tsc;
     if (msr == 0x10f && (m->leaf7_edx & BIT(13)))
         return S.tsx_force_abort;
     if (in_range(msr, PMC0, S.num_gp))
@@ -708,6 +727,7 @@ uint64_t msr_read(uint32_t msr)
     v = read_msr(msr, &ok);
     if (!ok)
         fault("rdmsr %#x: not implemented", msr);
+    S.tsc += S.tsc_per_msr;
     return v;
 }
 
@@ -809,6 +829,11 @@ void msr_write(uint32_t msr, uint64_t value)
     uint64_t *lbr;
 
     S.accesses++;
+    S.tsc += S.tsc_per_msr;
+    if (msr == 0x10) { /* IA32_TIME_STAMP_COUNTER: writable (SDM vol. 3B 18.17) */
+        S.tsc = value;
+        return;
+    }
     if (msr == 0x10f && (m->leaf7_edx & BIT(13))) {
         if (!reserved(msr, value, BIT(0)))
             S.tsx_force_abort = value;
@@ -950,10 +975,27 @@ void msr_write(uint32_t msr, uint64_t value)
 
 /* ---- Counting, overflow, PMI ---- */
 
+/* A PMI that lands next to a call or return in LBR call-stack mode with FREEZE_LBRS_ON_PMI
+ * set moves the top of stack by one more than the branch did (Linux, intel/lbr.c,
+ * __intel_pmu_lbr_enable(): "PMI near call/return instructions may cause superfluous
+ * increase/decrease of LBR_TOS", the reason it never sets the freeze in call-stack mode).
+ * Modelled for the model-specific stack (Haswell to Tiger Lake, the parts with LBR_TOS):
+ * the call's push, or the return's pop, happens twice, the extra slot left as it was. */
+static void freeze_tos_drift(void)
+{
+    unsigned depth = S.m->lbr_depth;
+
+    if (S.arch_lbr || !depth || !(S.debugctl & BIT(0)) || !(S.debugctl & BIT(11)) ||
+        !(S.lbr_select & BIT(9)) || !S.near_call_return)
+        return;
+    S.lbr_tos = (S.lbr_tos + depth + (S.near_call_return > 0 ? 1 : depth - 1)) % depth;
+}
+
 static void raise_pmi(void)
 {
     S.pmi_pending = 1;
     S.pmis++;
+    freeze_tos_drift();
     if (S.debugctl & BIT(12)) {
         if (S.version >= 4)
             S.status |= BIT(59);
@@ -1246,6 +1288,7 @@ void sim_retire(const struct sim_events *ev)
     }
     if (pmi)
         raise_pmi();
+    S.near_call_return = 0;
 }
 
 /* ---- LBR ---- */
@@ -1307,6 +1350,10 @@ void sim_branch_kind(uint64_t from, uint64_t to, enum sim_branch_kind kind, int 
         return;
     if (S.lbr_select & kind_bits[kind].select)
         return;
+    if (S.lbr_select & BIT(9))
+        S.near_call_return = kind == SIM_BR_RET                                   ? -1
+                             : kind == SIM_BR_REL_CALL || kind == SIM_BR_IND_CALL ? 1
+                                                                                  : 0;
     if ((S.lbr_select & BIT(9)) && kind == SIM_BR_RET) {
         S.lbr_from[S.lbr_tos] = S.lbr_to[S.lbr_tos] = S.lbr_info[S.lbr_tos] = 0;
         S.lbr_tos = (S.lbr_tos + depth - 1) % depth;

@@ -52,6 +52,7 @@ struct sim_model {
     uint32_t leaf7_ebx, leaf7_edx;
     struct cpuid_regs leaf_0a;           /* architectural perfmon */
     struct cpuid_regs leaf_1c;           /* architectural LBR, when leaf7_edx[19] */
+    struct cpuid_regs leaf_1a;           /* hybrid core type, when leaf7_edx[15] */
     uint64_t perf_capabilities;          /* IA32_PERF_CAPABILITIES, present with PDCM */
     uint8_t fixed_unreported;            /* fixed counters CPUID.0AH:EDX omits (v2 Core 2) */
     uint8_t pebs_unavailable;            /* IA32_MISC_ENABLE[12] */
@@ -80,6 +81,9 @@ extern const struct sim_model sim_goldmont_plus;   /* 06_7A, LBR format 6 */
 extern const struct sim_model sim_tremont;         /* 06_96 Elkhart Lake, adaptive PEBS */
 extern const struct sim_model sim_tigerlake;       /* 06_8C, v5, 8 GP, 4 fixed */
 extern const struct sim_model sim_sapphire_rapids; /* 06_8F, architectural LBR */
+extern const struct sim_model sim_alderlake_p;     /* 06_97 hybrid: P-core, 8 GP, 4 fixed */
+extern const struct sim_model sim_alderlake_e;     /* 06_97 hybrid: E-core, 6 GP, 3 fixed */
+extern const struct sim_model sim_gracemont;       /* 06_BE Alder Lake-N: mid-handler ack */
 extern const struct sim_model sim_core2;    /* 06_17, v2, fixed counters unreported, LBR format 0 */
 extern const struct sim_model sim_qemu_tcg; /* leaf 0xA EAX = 0: no PMU */
 extern const struct sim_model sim_perfmon_v1;  /* version 1: not usable */
@@ -107,6 +111,15 @@ struct sim_events {
 
 /* Retires one atomic batch of events. The TSC advances by ref_cycles. */
 void sim_retire(const struct sim_events *ev);
+
+/* The TSC model (SDM vol. 3B 18.17, "Time-Stamp Counter"): the invariant TSC counts at a
+ * constant rate whatever the core does, so the time the code spends on MSR accesses and
+ * the CPU on delivering a PMI advance it too. From now on each RDMSR/WRMSR costs
+ * `per_msr_access` TSC ticks and each PMI the CPU delivers (sim_take_pmi) `per_pmi`; 0 and
+ * 0 at reset (the simulator has no time of its own: how long an access takes is not
+ * architectural, so a test says). sim_tsc() reads it, as RDTSC and IA32_TIME_STAMP_COUNTER
+ * (MSR 0x10) do. */
+void sim_set_tsc_costs(uint32_t per_msr_access, uint32_t per_pmi);
 
 /* A taken branch, recorded by the LBRs if they are enabled and not frozen. */
 void sim_branch(uint64_t from, uint64_t to, int mispredicted, uint16_t cycles);

@@ -17,6 +17,7 @@
 #define EBX_RTM      BIT(11)
 #define EBX_PT       BIT(25)
 #define EDX_ARCH_LBR BIT(19)
+#define EDX_HYBRID   BIT(15)
 
 /* CPUID.0AH: EAX = version | GP counters << 8 | width << 16 | event-mask length << 24;
  * EDX = fixed counters | fixed width << 5 | AnyThread deprecated << 15. */
@@ -245,6 +246,46 @@ const struct sim_model sim_tigerlake = {
     .leaf_14 = LEAF_14_GLP,
     .leaf_15 = LEAF_15_2GHZ,
     .platform_info = PLATFORM_INFO_20,
+};
+
+/* Hybrid Alder Lake (06_97), perfmon v5 on both core types (SDM vol. 3B, "Performance
+ * Monitoring for Processors Based on the 12th Generation Intel Core Processor Family";
+ * Linux's intel_pmu_init_hybrid()): a P-core (Golden Cove, CPUID.1AH core type 0x40) has 8
+ * general counters and fixed counters 0-3, an E-core (Gracemont, 0x20) 6 and 0-2. Only the
+ * counters are modelled: no DS, no LBR. */
+#define ADL_LEAF7_EDX EDX_HYBRID
+const struct sim_model sim_alderlake_p = {
+    .name = "alderlake_p",
+    .vendor = INTEL,
+    .max_leaf = 0x20,
+    .signature = 0x90672, /* 06_97 */
+    .leaf1_ecx = ECX_PDCM,
+    .leaf7_edx = ADL_LEAF7_EDX,
+    .leaf_0a = {LEAF_0A_EAX(5, 8, 48, 8), 0, 0xf, LEAF_0A_EDX(4, 48, 1)},
+    .leaf_1a = {0x40000001u, 0, 0, 0},
+    .perf_capabilities = 0x2000, /* full-width writes */
+};
+const struct sim_model sim_alderlake_e = {
+    .name = "alderlake_e",
+    .vendor = INTEL,
+    .max_leaf = 0x20,
+    .signature = 0x90672, /* 06_97 */
+    .leaf1_ecx = ECX_PDCM,
+    .leaf7_edx = ADL_LEAF7_EDX,
+    .leaf_0a = {LEAF_0A_EAX(5, 6, 48, 8), 0, 0x7, LEAF_0A_EDX(3, 48, 1)},
+    .leaf_1a = {0x20000001u, 0, 0, 0},
+    .perf_capabilities = 0x2000,
+};
+/* Alder Lake-N (06_BE): Gracemont cores only, not hybrid; Linux acknowledges its PMIs
+ * mid-handler (intel_pmu_init(), case ATOM_GRACEMONT: mid_ack). */
+const struct sim_model sim_gracemont = {
+    .name = "gracemont",
+    .vendor = INTEL,
+    .max_leaf = 0x20,
+    .signature = 0xb06e0, /* 06_BE */
+    .leaf1_ecx = ECX_PDCM,
+    .leaf_0a = {LEAF_0A_EAX(5, 6, 48, 8), 0, 0x7, LEAF_0A_EDX(3, 48, 1)},
+    .perf_capabilities = 0x2000,
 };
 
 const struct sim_model sim_sapphire_rapids = {

@@ -61,6 +61,8 @@ struct collection {
     struct sep_sample_drop_info drops; /* GET_SAMPLE_DROP_INFO */
     struct acart_drop_reasons reasons; /* ACART_OP_GET_DROP_REASONS, if the target has it */
     int have_reasons;
+    struct acart_pmi_budget budget; /* ACART_OP_GET_PMI_BUDGET, if the target has it */
+    int have_budget;
     struct acart_group_times group_times; /* ACART_OP_GET_GROUP_TIMES, with --mux */
     struct counts_table counts;           /* --count: the reads */
     struct collect_pt pt;                 /* --pt */

@@ -339,6 +339,36 @@ static int drop_reasons(struct collection *c, struct diag *d)
     return 0;
 }
 
+/* Each CPU's PMI budget (an acart extension): whether the target throttled it and from
+ * when, which the session keeps and report shows. A target without it answers
+ * DRIVER_COMM_FAILED: the session then says nothing about throttling. */
+static int pmi_budget(struct collection *c, struct diag *d)
+{
+    size_t got = 0;
+    int rc = link_request(&c->link, ACART_OP_GET_PMI_BUDGET, NULL, 0, &c->budget, sizeof c->budget,
+                          offsetof(struct acart_pmi_budget, cpu), &got, d);
+    if (rc && c->link.last_status == SEP_STATUS_DRIVER_COMM_FAILED) {
+        d->code = 0;
+        d->msg[0] = 0;
+        return 0;
+    }
+    if (rc)
+        return rc;
+    if (c->budget.num_cpus != c->num_cpus ||
+        got < offsetof(struct acart_pmi_budget, cpu) + c->num_cpus * sizeof c->budget.cpu[0])
+        return diag_fail(d, COLLECT_DIAG_TARGET,
+                         "GET_PMI_BUDGET: %zu bytes for %" PRIu32 " CPUs, expected %" PRIu32
+                         " CPUs",
+                         got, c->budget.num_cpus, c->num_cpus);
+    for (uint32_t i = 0; i < c->num_cpus; i++)
+        if (c->budget.cpu[i].num_raises > ACART_MAX_BUDGET_RAISES)
+            return diag_fail(d, COLLECT_DIAG_TARGET,
+                             "GET_PMI_BUDGET: CPU %" PRIu32 ": %" PRIu32 " raises", i,
+                             c->budget.cpu[i].num_raises);
+    c->have_budget = 1;
+    return 0;
+}
+
 /* How long each group counted on each CPU: what report scales multiplexed counts by. */
 static int group_times(struct collection *c, struct diag *d)
 {
@@ -406,7 +436,8 @@ int collect_results(struct collection *c, struct diag *d)
                                sizeof c->num_samples, d)) &&
         !(rc = collect_request(c, SEP_OP_GET_SAMPLE_DROP_INFO, NULL, 0, &c->drops, sizeof c->drops,
                                d)) &&
-        !(rc = drop_reasons(c, d)) && !(rc = group_times(c, d)) && !(rc = interval_counts(c, d)) &&
+        !(rc = drop_reasons(c, d)) && !(rc = pmi_budget(c, d)) && !(rc = group_times(c, d)) &&
+        !(rc = interval_counts(c, d)) &&
         !(rc = collect_request(c, SEP_OP_TSC_SKEW_INFO, NULL, 0, skew, c->num_cpus * sizeof *skew,
                                d)) &&
         !(rc = c->opt.pt.enabled ? collect_pt_results(&c->pt, &c->link, d) : 0))

@@ -157,6 +157,26 @@ int collect_write_session(struct collection *c, struct diag *d)
         s.descriptors[g] = desc;
         s.descriptors[g].id = (uint32_t)g;
     }
+    if (c->have_budget && !oom) {
+        s.budget = calloc(1, sizeof *s.budget);
+        for (int k = 0; s.budget && k < SESSION_BUDGET_FIELDS; k++)
+            if (!(s.budget->per_cpu[k] = calloc(c->num_cpus, sizeof *s.budget->per_cpu[k])))
+                oom = 1;
+        if (!s.budget)
+            oom = 1;
+        for (uint32_t i = 0; !oom && i < c->num_cpus; i++) {
+            const struct acart_pmi_budget_cpu *b = &c->budget.cpu[i];
+            s.budget->per_cpu[SESSION_BUDGET_PMIS][i] = b->pmis;
+            s.budget->per_cpu[SESSION_BUDGET_THROTTLES][i] = b->throttles;
+            s.budget->per_cpu[SESSION_BUDGET_RATE_LOWERED][i] = b->rate_lowered;
+            s.budget->per_cpu[SESSION_BUDGET_MAX_PMI_TSC][i] = b->max_took_tsc;
+            s.budget->per_cpu[SESSION_BUDGET_FIRST_RAISE][i] = b->num_raises ? b->raises[0].tsc : 0;
+        }
+        if (!oom) {
+            s.budget->max_rate_hz = c->budget.max_rate_hz;
+            s.budget->cpu_percent = c->budget.cpu_percent;
+        }
+    }
     if (groups > 1 && !c->opt.count && !oom) {
         s.num_groups = (uint32_t)groups;
         s.mux_ms = c->opt.mux_ms;

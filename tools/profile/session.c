@@ -388,6 +388,36 @@ static int read_drop_reasons(struct reader *r, const cJSON *samples, struct sess
     return 0;
 }
 
+const char *const session_budget_keys[SESSION_BUDGET_FIELDS] = {"pmis", "throttles", "rate_lowered",
+                                                                "max_pmi_tsc", "first_raise_tsc"};
+
+/* "samples.pmi_budget": {"max_rate_hz": R, "cpu_percent": P, and per CPU each of
+ * session_budget_keys}. */
+static int read_budget(struct reader *r, const cJSON *samples, struct session *s)
+{
+    static const char *const fields[SESSION_BUDGET_FIELDS] = {
+        "samples.pmi_budget.pmis", "samples.pmi_budget.throttles",
+        "samples.pmi_budget.rate_lowered", "samples.pmi_budget.max_pmi_tsc",
+        "samples.pmi_budget.first_raise_tsc"};
+    const cJSON *obj;
+    int rc;
+    if ((rc = get_object(r, samples, "pmi_budget", "samples.pmi_budget", false, &obj)) || !obj)
+        return rc;
+    s->budget = alloc_array(r, 1, sizeof *s->budget, &rc);
+    if (!s->budget)
+        return rc;
+    if ((rc = get_u32(r, obj, "max_rate_hz", "samples.pmi_budget.max_rate_hz", true,
+                      &s->budget->max_rate_hz)) ||
+        (rc = get_u32(r, obj, "cpu_percent", "samples.pmi_budget.cpu_percent", true,
+                      &s->budget->cpu_percent)))
+        return rc;
+    for (int k = 0; k < SESSION_BUDGET_FIELDS; k++)
+        if ((rc = read_counts(r, obj, session_budget_keys[k], fields[k], s->num_cpus,
+                              &s->budget->per_cpu[k])))
+            return rc;
+    return 0;
+}
+
 static int read_samples(struct reader *r, const cJSON *root, struct session *s)
 {
     const cJSON *obj;
@@ -398,7 +428,7 @@ static int read_samples(struct reader *r, const cJSON *root, struct session *s)
              read_counts(r, obj, "per_cpu", "samples.per_cpu", s->num_cpus, &s->samples_per_cpu)) ||
         (rc = read_counts(r, obj, "dropped_per_cpu", "samples.dropped_per_cpu", s->num_cpus,
                           &s->dropped_per_cpu)) ||
-        (rc = read_drop_reasons(r, obj, s)))
+        (rc = read_drop_reasons(r, obj, s)) || (rc = read_budget(r, obj, s)))
         return rc;
     return 0;
 }
@@ -990,6 +1020,15 @@ static bool build_lists(cJSON *root, const struct session *s)
             if (!add_counts(reasons, session_drop_keys[k], s->drop_reasons[k], s->num_cpus))
                 return false;
     }
+    if (s->budget) {
+        cJSON *b = cJSON_AddObjectToObject(samples, "pmi_budget");
+        if (!b || !add_number(b, "max_rate_hz", s->budget->max_rate_hz) ||
+            !add_number(b, "cpu_percent", s->budget->cpu_percent))
+            return false;
+        for (int k = 0; k < SESSION_BUDGET_FIELDS; k++)
+            if (!add_counts(b, session_budget_keys[k], s->budget->per_cpu[k], s->num_cpus))
+                return false;
+    }
     if (s->tasks) {
         cJSON *tasks = cJSON_AddArrayToObject(root, "tasks");
         if (!tasks)
@@ -1145,6 +1184,10 @@ void session_free(struct session *s)
         free(s->drop_reasons[k]);
     free(s->group_enabled);
     free(s->group_running);
+    if (s->budget)
+        for (int k = 0; k < SESSION_BUDGET_FIELDS; k++)
+            free(s->budget->per_cpu[k]);
+    free(s->budget);
     for (size_t i = 0; i < s->num_tasks; i++)
         free(s->tasks[i].name);
     free(s->tasks);

@@ -144,6 +144,24 @@ enum session_drop {
 extern const char *const session_drop_keys[SESSION_DROP_KINDS];
 extern const char *const session_drop_names[SESSION_DROP_KINDS];
 
+/* The target's PMI budget per CPU (ACART_OP_GET_PMI_BUDGET; docs/pmu.md): a CPU whose
+ * sampling interrupts came too often or took too long had its periods doubled `throttles`
+ * times, the first at first_raise_tsc; its samples after that stand for more events than
+ * the event's sample-after. Arrays of num_cpus entries. */
+enum session_budget_field {
+    SESSION_BUDGET_PMIS,         /* PMIs the CPU took */
+    SESSION_BUDGET_THROTTLES,    /* raises of its periods (each doubled them) */
+    SESSION_BUDGET_RATE_LOWERED, /* its PMIs took too long: its rate was lowered */
+    SESSION_BUDGET_MAX_PMI_TSC,  /* the longest PMI, TSC ticks */
+    SESSION_BUDGET_FIRST_RAISE,  /* TSC of its first raise; 0 without one */
+    SESSION_BUDGET_FIELDS
+};
+extern const char *const session_budget_keys[SESSION_BUDGET_FIELDS];
+struct session_budget {
+    uint32_t max_rate_hz, cpu_percent; /* as configured on the target */
+    uint64_t *per_cpu[SESSION_BUDGET_FIELDS];
+};
+
 struct session {
     /* target */
     char *hostname;
@@ -172,6 +190,7 @@ struct session {
     /* Optional (all or none): why each CPU dropped what it did, from the target's
      * ACART_OP_GET_DROP_REASONS; num_cpus entries each, indexed by enum session_drop. */
     uint64_t *drop_reasons[SESSION_DROP_KINDS];
+    struct session_budget *budget; /* optional: NULL from a target without the budget */
 
     struct session_task *tasks; /* optional */
     size_t num_tasks;

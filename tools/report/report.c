@@ -445,6 +445,32 @@ static void print_drop_reasons(const struct session *s)
     printf("\n");
 }
 
+/* Never silent about throttling: each CPU whose PMI budget raised its periods, by how much
+ * and from when, since its samples then stand for more events than the event's
+ * sample-after (and the event counts below, samples x sample-after, are too low). */
+static void print_budget(const struct session *s)
+{
+    const struct session_budget *b = s->budget;
+    if (!b)
+        return;
+    for (uint32_t c = 0; c < s->num_cpus; c++) {
+        uint64_t raises = b->per_cpu[SESSION_BUDGET_THROTTLES][c];
+        uint64_t first = b->per_cpu[SESSION_BUDGET_FIRST_RAISE][c];
+        if (!raises)
+            continue;
+        printf("Throttled: CPU %" PRIu32 " took its PMIs too often or too long (budget %" PRIu32
+               " a second, %" PRIu32 "%% of the CPU): its periods doubled %" PRIu64
+               " times, to %.0fx, from TSC %" PRIu64 " on; its event counts below are too low "
+               "after that (%" PRIu64 " PMIs, the longest %.1f us)\n",
+               c, b->max_rate_hz, b->cpu_percent, raises,
+               (double)(1ull << (raises < 63 ? raises : 63)), first,
+               b->per_cpu[SESSION_BUDGET_PMIS][c],
+               s->tsc_hz
+                   ? (double)b->per_cpu[SESSION_BUDGET_MAX_PMI_TSC][c] * 1e6 / (double)s->tsc_hz
+                   : 0.0);
+    }
+}
+
 static void print_header(const struct report *r, const char *elf)
 {
     const struct session *s = &r->p->session;
@@ -461,6 +487,7 @@ static void print_header(const struct report *r, const char *elf)
     printf("Samples: %" PRIu64 " read, %" PRIu64 " dropped by the target\n", r->p->num_records,
            dropped);
     print_drop_reasons(s);
+    print_budget(s);
     if (r->by == BY_FUNCTION || r->by == BY_CALLER || r->by == BY_LINE) {
         char image[1024];
         printf("Image: %s\n",

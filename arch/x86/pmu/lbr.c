@@ -18,7 +18,7 @@
 
 /* MSR_LBR_SELECT's suppress bits become IA32_LBR_CTL's enable bits: select 0 records
  * every branch at every CPL, as on model-specific LBRs. */
-static uint64_t arch_ctl(uint64_t select)
+uint64_t lbr_arch_ctl(uint64_t select)
 {
     static const struct {
         uint16_t sel;
@@ -59,7 +59,7 @@ void lbr_enable(const struct lbr_caps *caps, uint64_t select)
         msr_write(MSR_LBR_CTL, 0);
         msr_write(MSR_LBR_DEPTH, caps->depth);
         lbr_clear(caps);
-        msr_write(MSR_LBR_CTL, arch_ctl(select));
+        msr_write(MSR_LBR_CTL, lbr_arch_ctl(select));
     } else {
         lbr_clear(caps);
         msr_write(MSR_LBR_SELECT, select);
@@ -72,11 +72,36 @@ void lbr_disable(const struct lbr_caps *caps)
         msr_write(MSR_LBR_CTL, 0);
 }
 
-uint64_t lbr_debugctl_bits(const struct lbr_caps *caps)
+uint64_t lbr_debugctl_bits(const struct lbr_caps *caps, uint64_t select)
 {
+    uint64_t freeze = (select & LBR_SEL_CALL_STACK) ? 0 : DEBUGCTL_FREEZE_LBRS_ON_PMI;
+
     if (!caps->depth)
         return 0;
-    return caps->arch ? DEBUGCTL_FREEZE_LBRS_ON_PMI : DEBUGCTL_LBR | DEBUGCTL_FREEZE_LBRS_ON_PMI;
+    return caps->arch ? freeze : DEBUGCTL_LBR | freeze;
+}
+
+void lbr_trim(const struct lbr_caps *caps, struct lbr_snapshot *snap, unsigned n)
+{
+    unsigned depth = lbr_readable(caps), tos = (unsigned)snap->tos; /* no 64-bit % */
+
+    if (!depth || n == 0)
+        return;
+    if (n > depth)
+        n = depth;
+    for (unsigned k = 0; k < depth; k++) {
+        if (caps->arch) {
+            unsigned src = k + n;
+            snap->from[k] = src < depth ? snap->from[src] : 0;
+            snap->to[k] = src < depth ? snap->to[src] : 0;
+            snap->info[k] = src < depth ? snap->info[src] : 0;
+        } else if (k < n) {
+            unsigned slot = (tos + depth - k) % depth;
+            snap->from[slot] = snap->to[slot] = snap->info[slot] = 0;
+        }
+    }
+    if (!caps->arch)
+        snap->tos = (tos + depth - n) % depth;
 }
 
 void lbr_snapshot(const struct lbr_caps *caps, struct lbr_snapshot *snap)

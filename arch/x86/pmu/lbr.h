@@ -131,10 +131,21 @@ void lbr_enable(const struct lbr_caps *caps, uint64_t select);
 /* Stops recording (architectural LBR_CTL; the caller clears the IA32_DEBUGCTL bits). */
 void lbr_disable(const struct lbr_caps *caps);
 
-/* IA32_DEBUGCTL bits that recording with freeze-on-PMI needs: LBR enable (model-specific
- * only) and FREEZE_LBRS_ON_PMI, so that the stack the PMI handler reads ends at the
- * overflow rather than at the handler's own branches. */
-uint64_t lbr_debugctl_bits(const struct lbr_caps *caps);
+/* IA32_DEBUGCTL bits that recording with `select` needs: LBR enable (model-specific only)
+ * and FREEZE_LBRS_ON_PMI, so that the stack the PMI handler reads ends at the overflow
+ * rather than at the handler's own branches; but not the freeze in call-stack mode
+ * (LBR_SEL_CALL_STACK), where a PMI near a call or return moves the top of stack (Linux's
+ * __intel_pmu_lbr_enable: "PMI near call/return instructions may cause superfluous
+ * increase/decrease of LBR_TOS"): there the handler stops recording itself (pmi.c). */
+uint64_t lbr_debugctl_bits(const struct lbr_caps *caps, uint64_t select);
+
+/* IA32_LBR_CTL for `select` (architectural LBRs): what lbr_enable() writes. */
+uint64_t lbr_arch_ctl(uint64_t select);
+
+/* Removes the `n` newest entries from a snapshot, as if they had been popped: the entries
+ * the PMI handler's own calls pushed in call-stack mode (model-specific: TOS moves back,
+ * their slots zeroed; architectural: the older entries move up, the tail zeroed). */
+void lbr_trim(const struct lbr_caps *caps, struct lbr_snapshot *snap, unsigned n);
 
 /* Reads TOS and the first min(depth, LBR_MAX_ENTRIES) entries into *snap. Interrupt
  * context: reads MSRs only. */

@@ -99,9 +99,43 @@ static void give_up(struct pmu_cpu_state *cpu, uint64_t status)
     pmu_stop_cpu(cpu);
 }
 
+/* LBR recording off on this CPU: IA32_LBR_CTL.EN (architectural) or IA32_DEBUGCTL.LBR. */
+static void lbr_stop_recording(const struct pmu_cpu_state *cpu)
+{
+    if (cpu->caps->lbr.arch)
+        msr_write(MSR_LBR_CTL, 0);
+    else
+        msr_write(MSR_IA32_DEBUGCTL, cpu->debugctl & ~DEBUGCTL_LBR);
+}
+
+/* Without freeze, the calls that led into the handler were recorded before it stopped the
+ * LBRs: the caller's handler (lbr_handler) and what it called on its way here, newest on
+ * top. They go, up to and including the call into lbr_handler, searched among the newest
+ * few; the stack below is the interrupted code's. Returns the decoded entries left. */
+#define HANDLER_CALLS_MAX 4
+static unsigned drop_handler_calls(struct pmu_cpu_state *cpu)
+{
+    const struct lbr_caps *lbr = &cpu->caps->lbr;
+    unsigned n = lbr_decode(lbr, &cpu->lbr_raw, cpu->lbr, HANDLER_CALLS_MAX);
+
+    for (unsigned k = 0; k < n; k++) {
+        if (cpu->lbr_handler && cpu->lbr[k].to == (uint64_t)cpu->lbr_handler) {
+            lbr_trim(lbr, &cpu->lbr_raw, k + 1);
+            break;
+        }
+    }
+    return lbr_decode(lbr, &cpu->lbr_raw, cpu->lbr, LBR_MAX_ENTRIES);
+}
+
 /* Bit 55 of the status (a filled Intel PT region) is left to pt_cpu_pmi(), which takes it
  * first: counting it here would make a trace interrupt look stuck. */
 unsigned pmu_handle_overflow(struct pmu_cpu_state *cpu, pmu_overflow_fn on_overflow, void *ctx)
+{
+    return pmu_handle_overflow_ack(cpu, on_overflow, 0, ctx);
+}
+
+unsigned pmu_handle_overflow_ack(struct pmu_cpu_state *cpu, pmu_overflow_fn on_overflow,
+                                 pmu_ack_fn mid_ack, void *ctx)
 {
     const struct pmu_caps *caps = cpu->caps;
     struct pmu_overflow ov = {0};
@@ -110,12 +144,18 @@ unsigned pmu_handle_overflow(struct pmu_cpu_state *cpu, pmu_overflow_fn on_overf
 
     if (!caps)
         return 0; /* no PMU: the NMI came from elsewhere */
+    /* Call-stack mode records on through the PMI (no freeze): stop it before anything else
+     * so that the calls this handler makes from here on stay off the stack. */
+    if (cpu->lbr_callstack)
+        lbr_stop_recording(cpu);
     msr_write(MSR_IA32_PERF_GLOBAL_CTRL, 0);
     status = msr_read(MSR_IA32_PERF_GLOBAL_STATUS) & ~GLOBAL_STATUS_TRACE_TOPA;
     if (status && cpu->lbr_on) {
         ov.lbr = cpu->lbr;
         ov.lbr_raw = &cpu->lbr_raw;
         ov.lbr_count = lbr_read(&caps->lbr, &cpu->lbr_raw, cpu->lbr, LBR_MAX_ENTRIES);
+        if (cpu->lbr_callstack)
+            ov.lbr_count = drop_handler_calls(cpu);
     }
 
     for (unsigned pass = 0; status && pass < PMI_MAX_PASSES; pass++) {
@@ -148,10 +188,16 @@ unsigned pmu_handle_overflow(struct pmu_cpu_state *cpu, pmu_overflow_fn on_overf
         handled++;
     }
 
+    /* Linux's mid_ack (intel_pmu_handle_irq, the small cores from Gracemont on): the LVT
+     * entry is unmasked once the status is clear and before counting resumes. */
+    if (mid_ack && caps->pmi_ack_mid)
+        mid_ack(ctx);
     /* Before v4, freezing LBRs on PMI cleared DEBUGCTL.LBR (and counter freezing cleared
-     * GLOBAL_CTRL, which is rewritten below anyway). */
-    if (!caps->streamlined_freeze && (cpu->debugctl & DEBUGCTL_LBR) &&
-        (cpu->debugctl & DEBUGCTL_FREEZE_LBRS_ON_PMI))
+     * GLOBAL_CTRL, which is rewritten below anyway); call-stack mode stopped it above. */
+    if (cpu->lbr_callstack && caps->lbr.arch)
+        msr_write(MSR_LBR_CTL, lbr_arch_ctl(cpu->lbr_select));
+    else if (cpu->lbr_callstack || (!caps->streamlined_freeze && (cpu->debugctl & DEBUGCTL_LBR) &&
+                                    (cpu->debugctl & DEBUGCTL_FREEZE_LBRS_ON_PMI)))
         msr_write(MSR_IA32_DEBUGCTL, cpu->debugctl);
     if (cpu->running)
         msr_write(MSR_IA32_PERF_GLOBAL_CTRL, cpu->global_ctrl);

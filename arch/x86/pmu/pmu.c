@@ -13,6 +13,7 @@
 #define CPUID1_EDX_DS                   (1u << 21)
 #define CPUID7_EBX_HLE                  (1u << 4)
 #define CPUID7_EBX_RTM                  (1u << 11)
+#define CPUID7_EDX_HYBRID               (1u << 15)
 #define CPUIDA_EDX_ANYTHREAD_DEPRECATED (1u << 15)
 
 #define EVTSEL_IN_TX   (1ull << 32)
@@ -54,6 +55,10 @@ const char *pmu_strerror(int err)
     case PMU_ERR_TXCP_SAMPLING:
         return "a checkpointed (IN_TXCP) count cannot sample: overflow, abort and rollback "
                "would loop";
+    case PMU_ERR_CORE_TYPE:
+        return "hybrid CPU: this core type has fewer counters than the boot CPU (CPUID.0AH "
+               "on this core), and the plan uses one it lacks: place the events on the "
+               "counters every core type has";
     }
     return "unknown PMU error";
 }
@@ -243,8 +248,14 @@ int pmu_probe(struct pmu_caps *caps)
     if (row)
         caps->uarch = row->uarch;
     caps->inst_retired_all_limits = row ? row->inst_retired_all_limits : 0;
-    /* Linux acknowledges late on every model since Haswell; unknown ones are newer. */
-    caps->pmi_ack_late = row ? row->pmi_ack_late : 1;
+    /* A model the table does not know gets Linux's default, an early unmask: intel_pmu_init()
+     * sets late_ack or mid_ack only per known model (and mid_ack on the small cores from
+     * Gracemont on, which unmasking late would hang), never in its generic case. */
+    caps->pmi_ack_late = row ? row->pmi_ack_late : 0;
+    caps->pmi_ack_mid = row ? row->pmi_ack_mid : 0;
+    caps->hybrid = (r7.edx & CPUID7_EDX_HYBRID) != 0;
+    if (caps->hybrid && r0.eax >= 0x1a)
+        caps->core_type = (uint8_t)(cpuid(0x1a, 0).eax >> 24);
 
     probe_counters(caps, &ra, &r1);
     probe_pebs(caps, row, &r1);
@@ -256,10 +267,33 @@ int pmu_probe(struct pmu_caps *caps)
 
 /* ---- Per-CPU programming ---- */
 
+/* This CPU's own counters on a hybrid part, from its CPUID leaf 0xA (SDM vol. 2A, CPUID
+ * leaf 0AH; leaf 1AH names the core type), never more than the boot CPU's: the caps' widths,
+ * event selects and period limits are the boot CPU's and are kept. */
+static void cpu_counters(struct pmu_cpu_state *cpu, const struct pmu_caps *caps)
+{
+    struct cpuid_regs ra = cpuid(0xa, 0);
+    unsigned gp = (ra.eax >> 8) & 0xff;
+    uint32_t fixed = caps->version >= 5 ? ra.ecx | (uint32_t)width_mask(ra.edx & 0x1f)
+                                        : (uint32_t)width_mask(ra.edx & 0x1f);
+
+    cpu->core_type = (uint8_t)(cpuid(0x1a, 0).eax >> 24);
+    cpu->num_gp = (uint8_t)(gp < caps->num_gp ? gp : caps->num_gp);
+    cpu->fixed_mask = caps->fixed_mask & fixed;
+    cpu->counters = width_mask(cpu->num_gp) | (uint64_t)cpu->fixed_mask << 32;
+}
+
 void pmu_cpu_init(struct pmu_cpu_state *cpu, const struct pmu_caps *caps)
 {
     pmu_zero(cpu, sizeof(*cpu)); /* runs in the start IPI */
     cpu->caps = caps;
+    if (!caps)
+        return;
+    cpu->num_gp = caps->num_gp;
+    cpu->fixed_mask = caps->fixed_mask;
+    cpu->counters = caps->counters;
+    if (caps->hybrid)
+        cpu_counters(cpu, caps);
 }
 
 int pmu_cpu_setup_pebs(struct pmu_cpu_state *cpu, void *memory, uint32_t bytes)
@@ -286,6 +320,8 @@ static int check_counter(const struct pmu_cpu_state *cpu, const struct pmu_count
     if (c->kind == PMU_COUNTER_GP) {
         if (c->index >= caps->num_gp)
             return PMU_ERR_NO_COUNTER;
+        if (c->index >= cpu->num_gp)
+            return PMU_ERR_CORE_TYPE;
         if (c->control & ~caps->evtsel_valid)
             return PMU_ERR_RESERVED;
         if (!(c->control & (EVTSEL_OS | EVTSEL_USR)))
@@ -304,6 +340,8 @@ static int check_counter(const struct pmu_cpu_state *cpu, const struct pmu_count
     } else if (c->kind == PMU_COUNTER_FIXED) {
         if (c->index >= PMU_MAX_FIXED || !(caps->fixed_mask & (1u << c->index)))
             return PMU_ERR_NO_COUNTER;
+        if (!(cpu->fixed_mask & (1u << c->index)))
+            return PMU_ERR_CORE_TYPE;
         if (c->control & ~0xfull)
             return PMU_ERR_RESERVED;
         if ((c->control & FIXED_CTRL_ANY) && !(caps->evtsel_valid & EVTSEL_ANY))
@@ -410,7 +448,7 @@ static void quiesce(struct pmu_cpu_state *cpu)
         msr_write(MSR_TSX_FORCE_ABORT, 0);
     if (caps->pebs.usable)
         msr_write(MSR_IA32_PEBS_ENABLE, 0);
-    for (unsigned i = 0; i < caps->num_gp; i++)
+    for (unsigned i = 0; i < cpu->num_gp; i++)
         msr_write(MSR_IA32_PERFEVTSEL0 + i, 0);
     if (caps->num_fixed)
         msr_write(MSR_IA32_FIXED_CTR_CTRL, 0);
@@ -423,6 +461,8 @@ static void quiesce(struct pmu_cpu_state *cpu)
         pebs_rewind(&cpu->pebs);
 
     cpu->lbr_on = 0;
+    cpu->lbr_callstack = 0;
+    cpu->lbr_select = 0;
     cpu->global_ctrl = cpu->pebs_enable = cpu->pebs_counters = cpu->sampling = 0;
     cpu->load_latency = 0;
     pmu_zero(cpu->reload, sizeof(cpu->reload));
@@ -507,13 +547,16 @@ int pmu_program_cpu(struct pmu_cpu_state *cpu, const struct pmu_plan *plan)
     debugctl = cpu->debugctl;
     if (plan->freeze_on_pmi) {
         debugctl |= DEBUGCTL_FREEZE_PERFMON_ON_PMI;
-        if (cpu->caps->lbr.depth)
+        /* Never the LBRs' in call-stack mode (lbr_debugctl_bits()). */
+        if (cpu->caps->lbr.depth && !(plan->lbr && (plan->lbr_select & LBR_SEL_CALL_STACK)))
             debugctl |= DEBUGCTL_FREEZE_LBRS_ON_PMI;
     }
     if (plan->lbr) {
         lbr_enable(&cpu->caps->lbr, plan->lbr_select);
-        debugctl |= lbr_debugctl_bits(&cpu->caps->lbr);
+        debugctl |= lbr_debugctl_bits(&cpu->caps->lbr, plan->lbr_select);
         cpu->lbr_on = 1;
+        cpu->lbr_select = plan->lbr_select;
+        cpu->lbr_callstack = (plan->lbr_select & LBR_SEL_CALL_STACK) != 0;
     }
     cpu->debugctl = debugctl;
     msr_write(MSR_IA32_DEBUGCTL, debugctl);
@@ -529,24 +572,41 @@ static int msr_is_read_only(uint32_t msr)
            msr == MSR_IA32_PERF_GLOBAL_INUSE;
 }
 
-/* Counter id written through `msr`, or -1. */
-static int raw_counter_id(const struct pmu_caps *caps, uint32_t msr)
+/* Counter id written through `msr` on this CPU, or -1. */
+static int raw_counter_id(const struct pmu_cpu_state *cpu, uint32_t msr)
 {
-    if (msr >= MSR_IA32_PMC0 && msr < MSR_IA32_PMC0 + caps->num_gp)
+    const struct pmu_caps *caps = cpu->caps;
+
+    if (msr >= MSR_IA32_PMC0 && msr < MSR_IA32_PMC0 + cpu->num_gp)
         return (int)(msr - MSR_IA32_PMC0);
-    if (caps->full_width_write && msr >= MSR_IA32_A_PMC0 && msr < MSR_IA32_A_PMC0 + caps->num_gp)
+    if (caps->full_width_write && msr >= MSR_IA32_A_PMC0 && msr < MSR_IA32_A_PMC0 + cpu->num_gp)
         return (int)(msr - MSR_IA32_A_PMC0);
     if (msr >= MSR_IA32_FIXED_CTR0 && msr < MSR_IA32_FIXED_CTR0 + PMU_MAX_FIXED &&
-        (caps->fixed_mask & (1u << (msr - MSR_IA32_FIXED_CTR0))))
+        (cpu->fixed_mask & (1u << (msr - MSR_IA32_FIXED_CTR0))))
         return (int)PMU_FIXED_ID(msr - MSR_IA32_FIXED_CTR0);
     return -1;
 }
 
+/* A counter or event-select MSR the boot CPU has and this CPU's core type lacks (a #GP). */
+static int raw_beyond_core_type(const struct pmu_cpu_state *cpu, uint32_t msr)
+{
+    const struct pmu_caps *caps = cpu->caps;
+    static const uint32_t banks[] = {MSR_IA32_PMC0, MSR_IA32_A_PMC0, MSR_IA32_PERFEVTSEL0};
+
+    for (unsigned b = 0; b < sizeof(banks) / sizeof(banks[0]); b++)
+        if (msr >= banks[b] + cpu->num_gp && msr < banks[b] + caps->num_gp)
+            return 1;
+    return msr >= MSR_IA32_FIXED_CTR0 && msr < MSR_IA32_FIXED_CTR0 + PMU_MAX_FIXED &&
+           (caps->fixed_mask & ~cpu->fixed_mask & (1u << (msr - MSR_IA32_FIXED_CTR0)));
+}
+
 /* Which counters a control write enables and makes interrupt, in counter-id bits. */
-static void raw_control(const struct pmu_caps *caps, uint32_t msr, uint64_t value,
+static void raw_control(const struct pmu_cpu_state *cpu, uint32_t msr, uint64_t value,
                         uint64_t *enabled, uint64_t *interrupting)
 {
-    if (msr >= MSR_IA32_PERFEVTSEL0 && msr < MSR_IA32_PERFEVTSEL0 + caps->num_gp) {
+    const struct pmu_caps *caps = cpu->caps;
+
+    if (msr >= MSR_IA32_PERFEVTSEL0 && msr < MSR_IA32_PERFEVTSEL0 + cpu->num_gp) {
         uint64_t bit = 1ull << (msr - MSR_IA32_PERFEVTSEL0);
 
         *enabled = (value & EVTSEL_EN) ? *enabled | bit : *enabled & ~bit;
@@ -586,6 +646,8 @@ int pmu_program_raw(struct pmu_cpu_state *cpu, const struct pmu_msr_write *write
             return PMU_ERR_READ_ONLY;
         if (writes[i].msr == MSR_IA32_DS_AREA)
             return PMU_ERR_INVALID; /* the DS area is this CPU's own, set up once */
+        if (raw_beyond_core_type(cpu, writes[i].msr))
+            return PMU_ERR_CORE_TYPE;
         if (writes[i].msr == MSR_IA32_PEBS_ENABLE)
             pebs_enable = writes[i].value;
         if (writes[i].msr == MSR_PEBS_DATA_CFG)
@@ -606,7 +668,7 @@ int pmu_program_raw(struct pmu_cpu_state *cpu, const struct pmu_msr_write *write
     quiesce(cpu);
     for (uint32_t i = 0; i < num_writes; i++) {
         const struct pmu_msr_write *w = &writes[i];
-        int id = raw_counter_id(caps, w->msr);
+        int id = raw_counter_id(cpu, w->msr);
 
         if (w->msr == MSR_IA32_PERF_GLOBAL_CTRL) {
             global_ctrl = w->value; /* counting starts with pmu_start_cpu() */
@@ -625,7 +687,7 @@ int pmu_program_raw(struct pmu_cpu_state *cpu, const struct pmu_msr_write *write
         } else if (w->msr == MSR_LBR_CTL) {
             arch_lbr_ctl = w->value;
         } else {
-            raw_control(caps, w->msr, w->value, &enabled, &interrupting);
+            raw_control(cpu, w->msr, w->value, &enabled, &interrupting);
         }
     }
     cpu->global_ctrl = have_global_ctrl ? global_ctrl : enabled;
@@ -687,7 +749,7 @@ void pmu_stop_cpu(struct pmu_cpu_state *cpu)
         return;
     quiesce(cpu);
     for (unsigned id = 0; id < 64; id++) {
-        if (caps->counters & (1ull << id))
+        if (cpu->counters & (1ull << id))
             msr_write(pmu_counter_msr(caps, id), 0);
     }
     for (uint32_t i = 0; i < cpu->num_extra && i < PMU_MAX_EXTRA; i++)
@@ -695,11 +757,40 @@ void pmu_stop_cpu(struct pmu_cpu_state *cpu)
     cpu->num_extra = 0;
 }
 
+void pmu_double_periods(struct pmu_cpu_state *cpu)
+{
+    const struct pmu_caps *caps = cpu->caps;
+
+    if (!caps)
+        return;
+    msr_write(MSR_IA32_PERF_GLOBAL_CTRL, 0);
+    for (unsigned id = 0; id < 64; id++) {
+        if (!(cpu->sampling & (1ull << id)))
+            continue;
+        unsigned slot = pmu_slot(id);
+        uint64_t mask = width_mask(counter_width(caps, id));
+        uint64_t max = id < 32 ? caps->max_period_gp : caps->max_period_fixed;
+        uint64_t period = (0 - cpu->reload[slot]) & mask;
+        uint64_t more = period <= max - period ? period : max - period;
+
+        if (period > max || !more)
+            continue;
+        cpu->reload[slot] = (0 - (period + more)) & mask;
+        /* Without full-width writes the counter takes bit 31 sign-extended: a distance to
+         * overflow below 2^31 (max_period_gp) survives that. */
+        pmu_write_counter(cpu, id, pmu_read_counter(cpu, id) - more);
+        if (cpu->pebs_counters & (1ull << id))
+            pebs_set_reset(&cpu->pebs, &caps->pebs, id, cpu->reload[slot]);
+    }
+    if (cpu->running)
+        msr_write(MSR_IA32_PERF_GLOBAL_CTRL, cpu->global_ctrl);
+}
+
 uint64_t pmu_read_counter(const struct pmu_cpu_state *cpu, unsigned counter)
 {
     const struct pmu_caps *caps = cpu->caps;
 
-    if (!caps || counter >= 64 || !(caps->counters & (1ull << counter)))
+    if (!caps || counter >= 64 || !(cpu->counters & (1ull << counter)))
         return 0;
     if (counter < 32)
         return msr_read(MSR_IA32_PMC0 + counter) & width_mask(caps->gp_width);

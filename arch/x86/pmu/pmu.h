@@ -85,20 +85,28 @@
 #define PERF_CAP_PEBS_BASELINE  (1ull << 14)
 #define PERF_CAP_PERF_METRICS   (1ull << 15)
 
-/* What this CPU's PMU offers. All CPUs of a board are assumed alike (no hybrid cores). */
+/* What the boot CPU's PMU offers. On a hybrid part (CPUID.07H:EDX[15]) the core types differ
+ * in their counters: each CPU's own are in its struct pmu_cpu_state (pmu_cpu_init), and a
+ * plan that uses a counter its core type lacks is refused there (PMU_ERR_CORE_TYPE). */
 struct pmu_caps {
     uint32_t family, model, stepping; /* display family/model, as in perfmon's mapfile */
     const char *uarch;                /* per-model table name, or "unknown" */
     uint8_t version;                  /* CPUID.0AH:EAX[7:0] */
     uint8_t num_gp, gp_width;         /* counters we use (at most PMU_MAX_GP), their bits */
     uint8_t num_fixed, fixed_width;
-    uint8_t full_width_write;        /* GP counters preloaded through IA32_A_PMCx */
-    uint8_t streamlined_freeze;      /* v4+: freeze-on-PMI sets GLOBAL_STATUS bits 58/59;
-                                        before, it clears GLOBAL_CTRL and DEBUGCTL.LBR */
-    uint8_t pmi_ack_late;            /* unmask the LVT after the handler (pmi.h) */
+    uint8_t full_width_write;   /* GP counters preloaded through IA32_A_PMCx */
+    uint8_t streamlined_freeze; /* v4+: freeze-on-PMI sets GLOBAL_STATUS bits 58/59;
+                                   before, it clears GLOBAL_CTRL and DEBUGCTL.LBR */
+    /* When the handler unmasks the LVT entry (pmi.h): neither flag, first thing (Linux's
+     * default, also for models it does not know); mid: just before counting is re-enabled;
+     * late: after it. Linux's late_ack and mid_ack, per model (pmu_models.c). */
+    uint8_t pmi_ack_late;
+    uint8_t pmi_ack_mid;
     uint8_t tsx_force_abort;         /* PMC3 needs TSX_FORCE_ABORT set while it counts */
     uint8_t inst_retired_all_limits; /* Broadwell: INST_RETIRED.ALL periods (BDM11, BDM57) */
-    uint8_t reserved;
+    uint8_t hybrid;                  /* CPUID.07H:EDX[15]: core types differ (pmu_cpu_init) */
+    uint8_t core_type;               /* the boot CPU's, CPUID.1AH:EAX[31:24]; 0 if not hybrid */
+    uint8_t reserved[2];
     uint32_t fixed_mask;        /* fixed counters present, bit j = IA32_FIXED_CTRj */
     uint64_t perf_capabilities; /* IA32_PERF_CAPABILITIES; 0 without CPUID PDCM */
     uint64_t counters;          /* every counter id present, as GLOBAL_CTRL bits */
@@ -131,6 +139,7 @@ struct pmu_model {
     struct lbr_model lbr; /* model-specific LBRs; depth 0: none or architectural */
     uint8_t pebs_gp;      /* GP counters from PMC0 up that can use PEBS; 0: no PEBS */
     uint8_t pmi_ack_late; /* Linux's late_ack: LVT unmasked after re-enabling */
+    uint8_t pmi_ack_mid;  /* Linux's mid_ack: just before re-enabling (Gracemont on) */
     uint8_t pebs_dse;     /* enum pmu_pebs_dse */
     uint8_t ldlat_gp;     /* GP counters (bit n: PMCn) the load-latency facility works on;
                              0: none. Linux's INTEL_PLD_CONSTRAINT of the model's PEBS table */
@@ -228,7 +237,18 @@ struct pmu_cpu_state {
     const struct pmu_caps *caps; /* NULL: no PMU; the handler then claims nothing */
     volatile uint8_t running;    /* between pmu_start_cpu and pmu_pause/stop_cpu */
     uint8_t lbr_on;
-    uint16_t reserved;
+    uint8_t num_gp;      /* this CPU's general counters: caps' unless its core type has fewer */
+    uint8_t core_type;   /* CPUID.1AH:EAX[31:24] on this CPU (hybrid parts), else 0 */
+    uint32_t fixed_mask; /* this CPU's fixed counters, likewise */
+    uint64_t counters;   /* this CPU's counter ids, as GLOBAL_CTRL bits */
+    /* LBR call-stack mode, which records without freeze (lbr_debugctl_bits): the handler
+     * stops recording first and resumes it last (pmi.h), and drops from its snapshot the
+     * newest entries through the call into lbr_handler, the caller's PMI handler (its own
+     * calls, pushed before recording stopped). */
+    uint8_t lbr_callstack;
+    uint8_t reserved[7];
+    uint64_t lbr_select; /* as programmed */
+    uintptr_t lbr_handler;
     uint32_t unclaimed;                 /* handler calls that found no overflow of ours */
     uint32_t dropped[PMU_DROP_REASONS]; /* samples lost in the handler, by reason */
     uint32_t stuck_resets;              /* PMIs whose status would not clear: the PMU was reset (as
@@ -284,7 +304,10 @@ static inline uint32_t pmu_counter_msr(const struct pmu_caps *caps, unsigned cou
     return (caps->full_width_write ? MSR_IA32_A_PMC0 : MSR_IA32_PMC0) + counter;
 }
 
-/* Zeroes the state and ties it to caps (NULL when pmu_probe failed). Touches no MSR. */
+/* Zeroes the state and ties it to caps (NULL when pmu_probe failed). Touches no MSR. On a
+ * hybrid part it reads CPUID leaves 0xA and 0x1A on the calling CPU, which must be the CPU
+ * the state is for: an E-core has fewer counters than a P-core (Alder Lake: 6 general
+ * counters against 8), and a write to one it lacks is a #GP. */
 void pmu_cpu_init(struct pmu_cpu_state *cpu, const struct pmu_caps *caps);
 
 /* Gives this CPU a DS area and PEBS buffer in `memory` (PEBS_DS_BYTES_PER_CPU bytes,
@@ -324,6 +347,13 @@ void pmu_pause_cpu(struct pmu_cpu_state *cpu);
  * cleared, counter controls, counters, PEBS enables, LBR and freeze bits cleared, PEBS
  * records not yet reported dropped. Program again before the next start. */
 void pmu_stop_cpu(struct pmu_cpu_state *cpu);
+
+/* Doubles the period of every sampling counter of this CPU, at most to the counter's
+ * largest: the reload value, a PEBS counter's DS reset value, and the count in progress,
+ * which is moved back by what the period grew, so the interval from each counter's last
+ * reload to its next overflow is the new period. Counting pauses meanwhile. The PMI
+ * budget's throttle (runtime/sampling/pmi_budget.h); interrupt context on this CPU. */
+void pmu_double_periods(struct pmu_cpu_state *cpu);
 
 /* Current value of a counter (masked to its width), or 0 for a counter id it lacks. */
 uint64_t pmu_read_counter(const struct pmu_cpu_state *cpu, unsigned counter);

@@ -17,6 +17,7 @@ enum pmu_error {
     PMU_ERR_RECORD = -10,         /* a PEBS record is malformed */
     PMU_ERR_TXCP_SAMPLING = -11,  /* a sampling counter counts checkpointed (IN_TXCP) */
     PMU_ERR_PERIOD_ERRATUM = -12, /* a period the model counts wrongly (Broadwell BDM11/57) */
+    PMU_ERR_CORE_TYPE = -13,      /* hybrid part: a counter this CPU's core type lacks */
 };
 
 const char *pmu_strerror(int err);

@@ -1,7 +1,8 @@
 /* Per-model PMU facts that CPUID does not enumerate: the model-specific LBR stack (depth,
- * MSRs, call-stack mode), how many GP counters can use PEBS, and whether the PMI is acknowledged
- * late. Everything else (counter counts and widths, PEBS and LBR record formats, architectural LBR)
- * is read from CPUID and IA32_PERF_CAPABILITIES by pmu_probe().
+ * MSRs, call-stack mode), how many GP counters can use PEBS, and when the PMI is acknowledged
+ * (first thing, as Linux does for a model it does not know; mid-handler; late). Everything else
+ * (counter counts and widths, PEBS and LBR record formats, architectural LBR) is read from CPUID
+ * and IA32_PERF_CAPABILITIES by pmu_probe().
  *
  * Sources: the Intel SDM (vol. 3B LBR chapters, vol. 4 model MSR tables) and Linux's
  * intel_pmu_init(), which uses the same LBR geometry per model. Model numbers of the
@@ -95,6 +96,18 @@ static const struct pmu_model goldmont_plus = {
     .uarch = "goldmont_plus", .lbr = LBR_SKL(0), .pebs_gp = 4};
 static const struct pmu_model tremont = {
     .uarch = "tremont", .lbr = LBR_SKL(1), .pebs_gp = 8, .pmi_ack_late = 1};
+/* The small cores from Gracemont on acknowledge mid-handler, once the status is clear and
+ * before counting resumes (Linux's mid_ack: the Gracemont and Grand Ridge/Sierra Forest
+ * cases of intel_pmu_init(), intel_pmu_init_grt()). Architectural LBR and adaptive PEBS
+ * enumerate themselves. */
+static const struct pmu_model gracemont = {.uarch = "gracemont", .pebs_gp = 8, .pmi_ack_mid = 1};
+static const struct pmu_model crestmont = {.uarch = "crestmont", .pebs_gp = 8, .pmi_ack_mid = 1};
+/* Hybrid parts: Linux's one x86_pmu gets late_ack from the big core's setup
+ * (intel_pmu_init_glc()) and mid_ack from the small core's (intel_pmu_init_grt()), and its
+ * handler then unmasks at both places; acart does the same on every core type. Counters
+ * differ per core type: pmu_cpu_init() reads each CPU's own. */
+static const struct pmu_model hybrid = {
+    .uarch = "hybrid", .pebs_gp = 8, .pmi_ack_late = 1, .pmi_ack_mid = 1};
 
 static const struct {
     uint8_t model;
@@ -152,6 +165,16 @@ static const struct {
     {0x86, &tremont},        /* Snow Ridge */
     {0x96, &tremont},        /* Elkhart Lake */
     {0x9c, &tremont},        /* Jasper Lake */
+    {0xbe, &gracemont},      /* Alder Lake-N */
+    {0xb6, &crestmont},      /* Grand Ridge */
+    {0xaf, &crestmont},      /* Sierra Forest */
+    {0x97, &hybrid},         /* Alder Lake */
+    {0x9a, &hybrid},         /* Alder Lake-L */
+    {0xb7, &hybrid},         /* Raptor Lake */
+    {0xba, &hybrid},         /* Raptor Lake-P */
+    {0xbf, &hybrid},         /* Raptor Lake-S */
+    {0xaa, &hybrid},         /* Meteor Lake-L */
+    {0xac, &hybrid},         /* Meteor Lake */
 };
 
 const struct pmu_model *pmu_model_lookup(uint32_t family, uint32_t model)

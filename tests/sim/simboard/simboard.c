@@ -22,10 +22,17 @@
  * collection stops the board prints how many of each it retired while counting
  * ("simboard: loads cpu N ..."), the truth of a load-latency test.
  *
+ * With --msr-cost NS every MSR access of a simulated CPU spends NS nanoseconds of real time
+ * (the board's TSC is real time, so that is what a PMI's MSR accesses cost its CPU), and
+ * --slice TICKS shortens --rates' slices for periods below the default slice's events: a
+ * PMI storm (tests/pt/test_storm_simboard.py), which the PMI budget must hold off while the
+ * session stays responsive. --pmi-rate HZ sets the budget's rate (aca_config).
+ *
  * Usage: acart_simboard --port N [--model skylake|broadwell|tigerlake|sapphirerapids|qemu]
  *          [--trace FILE]
- *          [--pace BYTES | --rates] [--loads] [--transfer immediate|delayed] [--pt-memory KIB]
- *          [--freeze-after BYTES [--freeze-exception VECTOR]] [--seconds S]
+ *          [--pace BYTES | --rates [--slice TICKS]] [--loads] [--transfer immediate|delayed]
+ *          [--pt-memory KIB] [--freeze-after BYTES [--freeze-exception VECTOR]]
+ *          [--msr-cost NS] [--pmi-rate HZ] [--seconds S]
  * Prints the board's log on stdout; exits 3 when a simulated CPU raised a #GP. */
 #include <getopt.h>
 #include <stdio.h>
@@ -34,6 +41,7 @@
 #include <time.h>
 
 #include "acart.h"
+#include "acart_opts.h"
 #include "acart_platform.h"
 #include "io.h"
 #include "msr.h"
@@ -58,7 +66,10 @@ static struct {
     double seconds;
     int rates;
     int loads;
-} opt = {&sim_skylake, 0, NULL, 2048, ACA_TRANSFER_IMMEDIATE, 0, 0, -1, 0, 0, 0};
+    uint64_t slice;
+    uint32_t msr_cost_ns;
+    uint32_t pmi_rate_hz;
+} opt = {&sim_skylake, 0, NULL, 2048, ACA_TRANSFER_IMMEDIATE, 0, 0, -1, 0, 0, 0, 0, 0, 0};
 
 static uint8_t *stream;
 static size_t stream_len;
@@ -177,7 +188,8 @@ static void rates_step(void)
             last_tsc[cpu] = now;
         s->set_ip(frame.ip);
         while (last_tsc[cpu] < now) {
-            uint64_t t = now - last_tsc[cpu] < SLICE_TSC ? now - last_tsc[cpu] : SLICE_TSC;
+            uint64_t slice = opt.slice ? opt.slice : SLICE_TSC;
+            uint64_t t = now - last_tsc[cpu] < slice ? now - last_tsc[cpu] : slice;
             uint64_t n[10];
             int counting = running && s->peek_msr(MSR_IA32_PERF_GLOBAL_CTRL) != 0;
             for (int k = 0; k < 10; k++) {
@@ -392,6 +404,9 @@ static int parse(int argc, char **argv)
         {"seconds", required_argument, NULL, 's'},
         {"rates", no_argument, NULL, 'r'},
         {"loads", no_argument, NULL, 'l'},
+        {"slice", required_argument, NULL, 'c'},
+        {"msr-cost", required_argument, NULL, 'n'},
+        {"pmi-rate", required_argument, NULL, 'b'},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -435,6 +450,15 @@ static int parse(int argc, char **argv)
         case 'l':
             opt.loads = 1;
             break;
+        case 'c':
+            opt.slice = (uint64_t)atoll(optarg);
+            break;
+        case 'n':
+            opt.msr_cost_ns = (uint32_t)atol(optarg);
+            break;
+        case 'b':
+            opt.pmi_rate_hz = (uint32_t)atol(optarg);
+            break;
         default:
             return -1;
         }
@@ -459,7 +483,7 @@ int main(int argc, char **argv)
                         "[--trace FILE] [--pace BYTES | --rates] [--loads] "
                         "[--transfer immediate|delayed] "
                         "[--pt-memory KIB] [--freeze-after BYTES [--freeze-exception V]] "
-                        "[--seconds S]\n");
+                        "[--slice TICKS] [--msr-cost NS] [--pmi-rate HZ] [--seconds S]\n");
         return 2;
     }
     shim_power_on(opt.model);
@@ -471,10 +495,17 @@ int main(int argc, char **argv)
     aca_config_init(&cfg);
     cfg.port = opt.port;
     cfg.transfer = opt.transfer;
+    /* The simulated CPUs' time is not the board's: a step catches up on a millisecond or
+     * more of their work in a fraction of its real time, and a host thread preempted in a
+     * handler takes milliseconds, so a budget on the real-time TSC would throttle what is
+     * no storm (and the host's counts, unweighed, would come out too low). No budget
+     * unless a test asks for one (--pmi-rate). */
+    cfg.pmi_max_rate_hz = opt.pmi_rate_hz ? opt.pmi_rate_hz : ACA_PMI_NO_BUDGET;
     if (opt.pt_memory_kib) {
         cfg.pt_memory_bytes = opt.pt_memory_kib * 1024u;
         cfg.pt_memory = aligned_alloc(PT_MEMORY_ALIGN, cfg.pt_memory_bytes);
     }
+    shim_set_msr_cost_ns(opt.msr_cost_ns);
     int err = aca_start(&cfg);
     if (err) {
         fprintf(stderr, "acart_simboard: aca_start: %s\n", aca_strerror(err));
