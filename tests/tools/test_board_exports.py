@@ -102,14 +102,17 @@ def test_diff(args, hot, hot_short, overlay):
                                    "--fail-if", "grew>99")
     rows = d[REF]["functions"]
     check(rows[HOTSPOT][5] and rows[HOTSPOT][2] < 0, "%s did not fall:\n%s" % (HOTSPOT, out))
-    for name in ("[overlay-a.bin]", "[overlay-b.bin]"):
-        check(name in rows and rows[name][5] and rows[name][2] > 0,
-              "%s did not grow:\n%s" % (name, out))
+    # The overlays take turns on a period of the board's clock; on a loaded host a short
+    # collection may see only one of them, so each that ran must have grown.
+    seen = [n for n in ("[overlay-a.bin]", "[overlay-b.bin]") if n in rows]
+    check(seen, "no overlay in the diff:\n%s" % out)
+    for name in seen:
+        check(rows[name][5] and rows[name][2] > 0, "%s did not grow:\n%s" % (name, out))
     # The known shares: the overlays run on CPU 1 only, so they take CPU 1's share of the
     # samples, however the loaded host shared its time between the two vCPUs.
     per_cpu = {n: os.path.getsize(os.path.join(overlay, "cpu%d.bin" % n)) for n in (0, 1)}
     cpu1 = 100.0 * per_cpu[1] / (per_cpu[0] + per_cpu[1])
-    overlays = rows["[overlay-a.bin]"][1] + rows["[overlay-b.bin]"][1]
+    overlays = sum(rows[n][1] for n in seen)
     check(abs(overlays - cpu1) < 3 and abs(rows[HOTSPOT][1] - (100 - cpu1)) < 3,
           "overlays %.2f%% and %s %.2f%%, CPU 1 had %.2f%% of the samples:\n%s"
           % (overlays, HOTSPOT, rows[HOTSPOT][1], cpu1, out))
