@@ -89,6 +89,31 @@ static void function_of(struct symbols *sym, uint64_t address, char *out, size_t
         snprintf(out, size, "[unknown]");
 }
 
+/* The function covering most of the bucket [start, start + size): a bucket need not begin
+ * where a function does (buckets run from the histogram's base, functions are aligned as
+ * the compiler chose), and naming it by its first byte would give a routine's samples to
+ * the function before it. Probed at 16 evenly spaced addresses. */
+static void bucket_function(struct symbols *sym, uint64_t start, uint64_t size, char *out,
+                            size_t out_size)
+{
+    enum { PROBES = 16 };
+    char names[PROBES][96];
+    uint32_t votes[PROBES] = {0}, distinct = 0, best = 0;
+    uint64_t step = size / PROBES ? size / PROBES : 1;
+    for (uint64_t a = start; a < start + size && a - start < PROBES * step; a += step) {
+        char fn[96];
+        function_of(sym, a, fn, sizeof fn);
+        uint32_t i = 0;
+        while (i < distinct && strcmp(names[i], fn) != 0)
+            i++;
+        if (i == distinct)
+            snprintf(names[distinct++], sizeof names[0], "%s", fn);
+        if (++votes[i] > votes[best])
+            best = i;
+    }
+    snprintf(out, out_size, "%s", distinct ? names[best] : "[unknown]");
+}
+
 static const char *const mode_names[] = {"kernel", "exec", "super", "user", "interrupt", "idle"};
 
 static int report_hist(const struct acart_ipr_hist *h, const uint32_t *cells,
@@ -130,7 +155,7 @@ static int report_hist(const struct acart_ipr_hist *h, const uint32_t *cells,
         if (!n)
             continue;
         char fn[96];
-        function_of(sym, start, fn, sizeof fn);
+        bucket_function(sym, start, (uint64_t)1 << h->gran, fn, sizeof fn);
         snprintf(label, sizeof label, "0x%" PRIx64 "-0x%" PRIx64 " %s", start,
                  start + ((uint64_t)1 << h->gran) - 1, fn);
         if (add(&funcs, fn, n) || add(&buckets, label, n)) {
