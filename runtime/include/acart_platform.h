@@ -93,7 +93,9 @@ uintptr_t aca_plat_apic_mmio_base(void); /* xAPIC: the identity-mapped register 
  * and acart samples at that tick's rate. */
 int aca_plat_timer_arm(uint64_t period_tsc);
 
-/* Stops the calling CPU's sampling timer. Same context as aca_plat_timer_arm(). */
+/* Stops the calling CPU's sampling timer. Same context as aca_plat_timer_arm(). Called
+ * after every aca_plat_timer_arm(), also one that returned ACA_ERR_UNSUPPORTED: a port
+ * whose own tick samples learns here that sampling ended (and has nothing to stop). */
 void aca_plat_timer_disarm(void);
 
 /* ---- Time and stacks ---- */

@@ -549,8 +549,9 @@ static void stop_on_this_cpu(void *arg)
     if (cpu >= num_cpus)
         return;
     if (config.source == SAMPLER_SOURCE_TIMER) {
-        if (cpus[cpu].timer_armed)
-            aca_plat_timer_disarm();
+        /* Also where the platform refused a timer (its tick samples): aca_plat_timer_disarm
+         * then marks the end of sampling for the port, as aca_selftest's does. */
+        aca_plat_timer_disarm();
         cpus[cpu].timer_armed = 0;
         if (trace_pmi)
             pmi_lvt_mask(cpu);
