@@ -111,6 +111,19 @@ static void run_stack_overflow(uint32_t cpu)
  * other CPUs run the hotspot. Samples at that address belong to a or b by time only:
  * what module lifetimes (load/unload records) are for. */
 extern const uint8_t overlay_code_start[], overlay_code_end[];
+#ifdef __x86_64__
+__asm__(".section .rodata\n"
+        ".global overlay_code_start, overlay_code_end\n"
+        "overlay_code_start:\n\t"
+        "movl %esi, %ecx\n" /* iterations; the counter is in RDI (SysV AMD64) */
+        "1:\n\t"
+        "incl (%rdi)\n\t"
+        "decl %ecx\n\t"
+        "jnz 1b\n\t"
+        "ret\n"
+        "overlay_code_end:\n\t"
+        ".previous");
+#else
 __asm__(".section .rodata\n"
         ".global overlay_code_start, overlay_code_end\n"
         "overlay_code_start:\n\t"
@@ -123,6 +136,7 @@ __asm__(".section .rodata\n"
         "ret\n"
         "overlay_code_end:\n\t"
         ".previous");
+#endif
 
 static uint8_t overlay_ram[64] __attribute__((aligned(16)));
 static volatile uint32_t overlay_counter;

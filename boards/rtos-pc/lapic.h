@@ -6,14 +6,24 @@
 
 #include <stdint.h>
 
-#define SCHED_HZ 250 /* the scheduler's tick rate */
+#include "idt.h"
+
+#define SCHED_HZ 250 /* the scheduler's tick rate, unless the command line says sched_hz= */
 
 /* Enables the local APIC (spurious vector, LINT0 as ExtINT so the 8259s still reach the
  * CPU, LINT1 as NMI) and measures its timer against the TSC. */
 void lapic_init(void);
 
-/* Starts the periodic scheduler tick at SCHED_HZ on VEC_SCHED_TICK. */
-void lapic_tick_start(void);
+/* Starts the periodic scheduler tick at `hz` on VEC_SCHED_TICK. */
+void lapic_tick_start(uint32_t hz);
+
+/* The rate lapic_tick_start() was given. */
+uint32_t lapic_tick_hz(void);
+
+/* Called from every tick with the interrupted context, before the scheduler may switch
+ * tasks: acart's sampling when it has no timer of its own (platform.c). Boot only. */
+typedef void (*lapic_tick_hook_fn)(const struct trap_frame *frame);
+void lapic_tick_set_hook(lapic_tick_hook_fn fn);
 
 void lapic_eoi(void);
 uintptr_t lapic_mmio_base(void);

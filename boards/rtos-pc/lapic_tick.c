@@ -25,6 +25,8 @@
 
 static volatile uint32_t *regs;
 static uint64_t timer_hz;
+static uint32_t tick_hz;
+static lapic_tick_hook_fn tick_hook;
 static uint64_t period_tsc, last_tick_tsc;
 static struct lapic_tick_counts counts;
 
@@ -45,7 +47,6 @@ static void spurious(struct trap_frame *frame)
 
 static void tick(struct trap_frame *frame)
 {
-    (void)frame;
     uint64_t now = rdtsc();
     if (counts.delivered) {
         uint64_t gap = now - last_tick_tsc;
@@ -57,6 +58,10 @@ static void tick(struct trap_frame *frame)
     counts.delivered++;
     last_tick_tsc = now;
     wr(REG_EOI, 0);
+    /* The interrupted task, before sched_tick() may switch away from it: the tick's
+     * sample belongs to whoever ran up to this tick. */
+    if (tick_hook)
+        tick_hook(frame);
     sched_tick();
 }
 
@@ -100,11 +105,22 @@ void lapic_init(void)
     timer_hz = (uint64_t)(a.count - b.count) * tsc_hz() / (b.tsc - a.tsc);
 }
 
-void lapic_tick_start(void)
+void lapic_tick_start(uint32_t hz)
 {
+    tick_hz = hz;
     wr(REG_LVT_TIMER, LVT_PERIODIC | VEC_SCHED_TICK);
-    period_tsc = tsc_hz() / SCHED_HZ;
-    wr(REG_TIMER_INIT, (uint32_t)(timer_hz / SCHED_HZ));
+    period_tsc = tsc_hz() / hz;
+    wr(REG_TIMER_INIT, (uint32_t)(timer_hz / hz));
+}
+
+uint32_t lapic_tick_hz(void)
+{
+    return tick_hz;
+}
+
+void lapic_tick_set_hook(lapic_tick_hook_fn fn)
+{
+    tick_hook = fn;
 }
 
 void lapic_eoi(void)

@@ -37,6 +37,18 @@ extern const char __text_start[], __text_end[];
 
 static enum aca_transfer_mode transfer_mode = ACA_TRANSFER_DELAYED;
 
+/* The value of `key` (e.g. "sched_hz=") on the command line, or `otherwise`. */
+static uint32_t cmdline_number(const char *cmdline, const char *key, uint32_t otherwise)
+{
+    const char *at = strstr(cmdline, key);
+    if (!at)
+        return otherwise;
+    uint32_t v = 0;
+    for (at += strlen(key); *at >= '0' && *at <= '9' && v < 100000000u; at++)
+        v = v * 10 + (uint32_t)(*at - '0');
+    return v;
+}
+
 void kernel_main(uint32_t magic, const struct multiboot_info *mbi);
 
 static void enable_sse(void)
@@ -92,6 +104,13 @@ void kernel_main(uint32_t magic, const struct multiboot_info *mbi)
     console_printf("cmdline: %s\n", cmdline);
     if (strstr(cmdline, "transfer=immediate"))
         transfer_mode = ACA_TRANSFER_IMMEDIATE;
+    /* sampling=tick: no sampling timer for acart, the scheduler tick samples (platform.c);
+     * sched_hz=N: the tick's rate, 100..10000 Hz (a faster tick gives that mode more
+     * samples per second). */
+    int sample_from_tick = strstr(cmdline, "sampling=tick") != 0;
+    uint32_t sched_hz = cmdline_number(cmdline, "sched_hz=", SCHED_HZ);
+    if (sched_hz < 100 || sched_hz > 10000)
+        sched_hz = SCHED_HZ;
 
     gdt_init();
     idt_init();
@@ -99,12 +118,13 @@ void kernel_main(uint32_t magic, const struct multiboot_info *mbi)
     int runs = tsc_calibrate();
     lapic_init();
     console_printf("tsc: %llu Hz (PIT, %d runs agreeing); lapic %lu: xAPIC at 0x%lx, timer %llu "
-                   "Hz, tick %u Hz\n",
+                   "Hz, tick %lu Hz%s\n",
                    (unsigned long long)tsc_hz(), runs, (unsigned long)lapic_id(),
                    (unsigned long)lapic_mmio_base(), (unsigned long long)lapic_timer_hz(),
-                   SCHED_HZ);
+                   (unsigned long)sched_hz,
+                   sample_from_tick ? " (acart samples from it: no sampling timer)" : "");
 
-    platform_init();
+    platform_init(sample_from_tick);
     sched_init("idle", boot_stack, boot_stack_top);
     if (workers_start() != 0)
         console_printf("workers: not all started\n");
@@ -117,7 +137,7 @@ void kernel_main(uint32_t magic, const struct multiboot_info *mbi)
                    (unsigned long)(uintptr_t)__text_end);
     console_printf("heap: %lu of %lu bytes used\n", (unsigned long)heap_used(),
                    (unsigned long)heap_size());
-    lapic_tick_start();
+    lapic_tick_start(sched_hz);
     idle_loop();
 }
 

@@ -3,7 +3,10 @@
  *  - the kernel's IDT: acart's NMI handler goes first in the kernel's NMI chain, a vector
  *    acart asks for is installed in the kernel's own table (0x30..0xef are left free);
  *  - xAPIC, the mode this kernel runs the local APIC in; never switched;
- *  - sampling timer: the PIT on IRQ 0, never the LAPIC timer (the scheduler's tick);
+ *  - sampling timer: the PIT on IRQ 0, never the LAPIC timer (the scheduler's tick); or,
+ *    with `sampling=tick` on the command line, no timer at all: aca_plat_timer_arm()
+ *    refuses (ACA_ERR_UNSUPPORTED) and the scheduler tick calls aca_sample_tick(), the
+ *    fallback docs/porting.md describes for a platform without a second timer;
  *  - stack bounds: the current task's heap-allocated stack (interrupts run on the
  *    interrupted task's stack: there is no privilege change; on x86_64 the NMI runs on
  *    its IST stack, but the frame's sp is the interrupted RSP, on the task's stack), so
@@ -23,6 +26,7 @@
 #include <stddef.h>
 
 static aca_plat_handler_fn acart_nmi;
+static int tick_sampling;
 static aca_plat_handler_fn vector_fns[256];
 
 static void to_aca_frame(const struct trap_frame *t, struct aca_frame *f)
@@ -35,9 +39,16 @@ static void to_aca_frame(const struct trap_frame *t, struct aca_frame *f)
     f->sp = trap_interrupted_sp(t);
 }
 
-void platform_init(void)
+static void sample_tick(const struct trap_frame *t);
+
+void platform_init(int sample_from_tick)
 {
     idt_set_gp_fixup(aca_fixup_gp);
+    tick_sampling = sample_from_tick;
+    /* Every tick goes to acart, which samples only while a collection runs (and counts
+     * them during aca_selftest). */
+    if (tick_sampling)
+        lapic_tick_set_hook(sample_tick);
 }
 
 uint32_t aca_plat_cpu_index(void)
@@ -138,13 +149,17 @@ int aca_plat_timer_arm(uint64_t period_tsc)
 {
     /* The kernel's own accounting window opens exactly when sampling starts. */
     accounting_window_start();
+    if (tick_sampling)
+        return ACA_ERR_UNSUPPORTED; /* the scheduler tick samples (platform_init) */
     pit_timer_arm(period_tsc, sample_tick);
     return ACA_OK;
 }
 
 void aca_plat_timer_disarm(void)
 {
-    pit_timer_disarm();
+    /* acart calls this also after a refused arm: the window ends either way. */
+    if (!tick_sampling)
+        pit_timer_disarm();
     accounting_window_end();
 }
 

@@ -43,8 +43,8 @@ static size_t format_stats(void)
     accounting_take(&now);
     size_t at = 0;
     at = append(at, "board tsc_hz=%llu sched_hz=%u lapic_timer_hz=%llu nmi_unclaimed=%lu\n",
-                (unsigned long long)tsc_hz(), SCHED_HZ, (unsigned long long)lapic_timer_hz(),
-                (unsigned long)nmi_unclaimed_count());
+                (unsigned long long)tsc_hz(), (unsigned)lapic_tick_hz(),
+                (unsigned long long)lapic_timer_hz(), (unsigned long)nmi_unclaimed_count());
     at = append(at, "now tsc=%llu ticks=%llu max_gap_tsc=%llu\n", (unsigned long long)now.tsc,
                 (unsigned long long)now.tick.delivered, (unsigned long long)now.tick.max_gap_tsc);
     for (int i = 0; i < now.num_tasks; i++) {

@@ -367,6 +367,10 @@ int32_t cmd_stop(struct cmd_request *req)
         struct sampler_cpu_counts c;
         sampler_counts(i, &c);
         dropped += c.dropped;
+        if (c.tick_skipped)
+            agent_log("acart: cpu %u: %u sampling windows passed without a tick (the port's tick "
+                      "came late or is slower than the sample-after): not sampled",
+                      (unsigned)i, (unsigned)c.tick_skipped);
         if (ticks_expected >= 20 && c.sampled == 0)
             agent_log("acart: cpu %u took no sample in a collection that should have given it "
                       "about %llu: its sampling timer never fired (see aca_selftest)",

@@ -89,11 +89,15 @@ uintptr_t aca_plat_apic_mmio_base(void); /* xAPIC: the identity-mapped register 
  * hands acart a timer it does not otherwise use (the LAPIC timer, an HPET comparator, the
  * PIT), never its scheduler tick. Called with interrupts disabled, on each CPU in turn
  * (from aca_plat_call_on_all_cpus). Returns 0, or ACA_ERR_UNSUPPORTED when the platform
- * gives acart no timer: the port then calls aca_sample_tick() from a tick it already has,
- * and acart samples at that tick's rate. */
+ * gives acart no timer: the port then calls aca_sample_tick() from a tick it already has
+ * (every tick, with the interrupted context, before it switches tasks), and acart takes
+ * one sample per period_tsc at a tick drawn at random, so that the count stays exact and
+ * no schedule locks on (docs/porting.md, "Sampling from your scheduler tick"). */
 int aca_plat_timer_arm(uint64_t period_tsc);
 
-/* Stops the calling CPU's sampling timer. Same context as aca_plat_timer_arm(). */
+/* Stops the calling CPU's sampling timer. Same context as aca_plat_timer_arm(). Called
+ * after every aca_plat_timer_arm(), also one that returned ACA_ERR_UNSUPPORTED: a port
+ * whose own tick samples learns here that sampling ended (and has nothing to stop). */
 void aca_plat_timer_disarm(void);
 
 /* ---- Time and stacks ---- */

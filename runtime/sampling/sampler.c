@@ -25,6 +25,12 @@ struct sampler_cpu {
     uint32_t timer_error;           /* program_error is the timer's (an ACA_ERR_*) */
     uint32_t no_event;              /* overflows whose tag names no event of the session */
     uint32_t timer_armed;           /* the platform gave this CPU a sampling timer */
+    /* Sampling from the port's own tick (port_tick): the current window of sample_after
+     * TSC cycles, the instant drawn in it, the generator's state (never 0), and the windows
+     * that passed without a tick. */
+    uint64_t tick_window, tick_at;
+    uint32_t tick_rng;
+    uint32_t tick_skipped;
     struct pmu_cpu_state pmu;
     /* Multiplexing: the group whose turn it is, since when (TSC), each group's time and the
      * counts its events had when its last turn ended (saved[] by event, valid for the
@@ -54,6 +60,10 @@ static uint8_t pebs_memory[ACA_MAX_CPUS][PEBS_DS_BYTES_PER_CPU]
 static struct sampler_config config;
 static uint32_t num_cpus;
 static volatile int running;
+/* Some CPU samples from the port's tick (its aca_plat_timer_arm refused); the jitter's
+ * scale: sample_after >> tick_shift, which fits 32 bits (tick_jitter). */
+static volatile int port_ticks;
+static uint32_t tick_scale, tick_shift;
 static sampler_trace_pmi_fn trace_pmi;
 
 static void switch_tick(const struct aca_frame *frame);
@@ -239,6 +249,85 @@ __attribute__((noinline)) static void selftest_tick(const struct aca_frame *fram
     }
 }
 
+/* An offset drawn uniformly in [0, sample_after): Marsaglia's 32-bit xorshift, scaled by
+ * a multiply-high (one 32x32->64 multiply, also on i686; no division, no libgcc). The low
+ * tick_shift bits are 0, a bias of at most 1/2^32 of a window. */
+static inline uint64_t tick_jitter(struct sampler_cpu *c)
+{
+    uint32_t x = c->tick_rng;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    c->tick_rng = x;
+    return ((uint64_t)x * tick_scale >> 32) << tick_shift;
+}
+
+/* The first window of the port's tick on this CPU starts now (at START, and at RESUME,
+ * so a pause is no gap). Interrupts off. The seed differs by CPU and by session. */
+static void port_tick_begin(struct sampler_cpu *c, uint32_t cpu, uint64_t now)
+{
+    if (!c->tick_rng)
+        c->tick_rng = ((uint32_t)now ^ (0x9e3779b9u * (cpu + 1))) | 1;
+    c->tick_window = now;
+    c->tick_at = now + tick_jitter(c);
+}
+
+/* Time-based sampling from the port's own tick (its aca_plat_timer_arm refused). The tick
+ * that samples is also the tick that switches tasks, so which ticks sample decides what
+ * is seen: taking every tick gives samples x sample_after = (elapsed time) x sample_after
+ * / (tick period), the wrong count, and taking every Nth tick, the right count, sees only
+ * the tasks that run at one phase of any schedule whose period shares a factor with N
+ * (slices of 1, 2 and 3 ticks, N = 2: the workers at 33/33/33 % or 0/33/67 % against
+ * 17/33/50 %).
+ *
+ * Instead the TSC time line is cut into windows of sample_after cycles and each window
+ * gets one sample, taken at the first tick at or after an instant drawn uniformly in it
+ * (jittered sampling). Every tick then has the same chance of sampling whatever its place
+ * in the schedule (the gap before it over sample_after), so no schedule locks on, and the
+ * samples count the time exactly, to one window, as a timer of acart's own would.
+ *
+ * Two windows' instants can fall before one tick (the first window's drawn late, the
+ * second's early): both are taken, the same sample twice, which keeps the count. A tick
+ * that comes after a whole window passed without one (the CPU stopped, interrupts were
+ * off, a virtual CPU was descheduled, a tick slower than sample_after) takes the overdue
+ * window's sample only: the windows that ended since are skipped and counted in
+ * tick_skipped (the agent logs them at STOP), as a timer's coalesced interrupts are lost,
+ * rather than all given to the one instruction this tick interrupted. Out of line, as
+ * selftest_tick. */
+__attribute__((noinline)) static void port_tick(const struct aca_frame *frame)
+{
+    uint32_t cpu = aca_plat_cpu_index();
+    if (cpu >= num_cpus)
+        return;
+    struct sampler_cpu *c = &cpus[cpu];
+    if (c->timer_armed) { /* this CPU has a timer of acart's own: each tick is a sample */
+        record_sample(frame, frame->ip, &config.events[0], 0);
+        return;
+    }
+    uint64_t now = rdtsc();
+    if (!c->active || now < c->tick_at)
+        return; /* most ticks: a load, rdtsc, two compares */
+    const uint64_t sample_after = config.events[0].sample_after;
+    record_sample(frame, frame->ip, &config.events[0], 0);
+    c->tick_window += sample_after;
+    if (c->tick_window + sample_after <= now) {
+        do {
+            c->tick_window += sample_after;
+            c->tick_skipped++;
+        } while (c->tick_window + sample_after <= now);
+        c->tick_at = c->tick_window + tick_jitter(c); /* if passed: at the next tick */
+        return;
+    }
+    c->tick_at = c->tick_window + tick_jitter(c);
+    if (now < c->tick_at)
+        return;
+    /* The next window's instant fell before this tick too; the one after starts after
+     * it (this window has not ended), so two samples at most. */
+    record_sample(frame, frame->ip, &config.events[0], 0);
+    c->tick_window += sample_after;
+    c->tick_at = c->tick_window + tick_jitter(c);
+}
+
 void aca_sample_tick(const struct aca_frame *frame)
 {
     pmu_owner_tick_fn iprobe = pmu_owner_tick(); /* set while an IPROBE program owns it */
@@ -246,6 +335,8 @@ void aca_sample_tick(const struct aca_frame *frame)
         selftest_tick(frame);
     else if (iprobe)
         iprobe(frame);
+    else if (config.source == SAMPLER_SOURCE_TIMER && port_ticks)
+        port_tick(frame);
     else if (config.source == SAMPLER_SOURCE_TIMER)
         record_sample(frame, frame->ip, &config.events[0], 0);
     else if (config.num_groups > 1 && config.switch_tsc)
@@ -549,9 +640,12 @@ static void start_on_this_cpu(void *arg)
         if (trace_pmi)
             pmi_lvt_route(cpu, config.use_nmi, config.vector);
         int err = aca_plat_timer_arm(config.events[0].sample_after);
-        /* No timer for acart: the port's own tick calls aca_sample_tick(). */
+        /* No timer for acart: the port's own tick calls aca_sample_tick() (port_tick). */
         c->timer_armed = err == 0;
-        if (err && err != ACA_ERR_UNSUPPORTED) {
+        if (err == ACA_ERR_UNSUPPORTED) {
+            port_tick_begin(c, cpu, rdtsc());
+            port_ticks = 1;
+        } else if (err) {
             c->program_error = err;
             c->timer_error = 1;
         }
@@ -587,8 +681,9 @@ static void stop_on_this_cpu(void *arg)
     if (cpu >= num_cpus)
         return;
     if (config.source == SAMPLER_SOURCE_TIMER) {
-        if (cpus[cpu].timer_armed)
-            aca_plat_timer_disarm();
+        /* Also where the platform refused a timer (its tick samples): aca_plat_timer_disarm
+         * then marks the end of sampling for the port, as aca_selftest's does. */
+        aca_plat_timer_disarm();
         cpus[cpu].timer_armed = 0;
         if (trace_pmi)
             pmi_lvt_mask(cpu);
@@ -614,8 +709,11 @@ static void set_active_on_this_cpu(void *arg)
     /* As at start and stop: recording is on before counting resumes and goes off only once
      * counting has paused, so a PMI in between still records its sample. */
     struct sampler_cpu *c = &cpus[cpu];
-    if (on && !c->active)
+    if (on && !c->active) {
         c->group_since = rdtsc();
+        if (config.source == SAMPLER_SOURCE_TIMER && !c->timer_armed)
+            port_tick_begin(c, cpu, c->group_since);
+    }
     if (on)
         c->active = 1;
     if (config.source == SAMPLER_SOURCE_PMU) {
@@ -716,6 +814,11 @@ int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
     }
     config = *cfg;
     config.num_groups = groups;
+    /* port_tick's jitter: sample_after in 32 bits, the bits it drops put back as a shift. */
+    tick_shift = 0;
+    while ((config.events[0].sample_after >> tick_shift) > UINT32_MAX)
+        tick_shift++;
+    tick_scale = (uint32_t)(config.events[0].sample_after >> tick_shift);
     num_cpus = ncpus;
     int err = ACA_OK;
     if (wants_pmi() && cfg->use_nmi && !nmi_installed) {
@@ -741,6 +844,7 @@ int sampler_start(void)
         return ACA_ERR_BUSY;
     running = 1;
     start_error = 0;
+    port_ticks = 0; /* until a CPU's aca_plat_timer_arm refuses */
     aca_plat_call_on_all_cpus(start_on_this_cpu, 0);
     for (uint32_t i = 0; i < num_cpus; i++) {
         if (cpus[i].program_error) {
@@ -930,6 +1034,7 @@ void sampler_counts(uint32_t cpu, struct sampler_cpu_counts *out)
     out->dropped = c->ring.dropped + lost_before_ring;
     out->pending = ring_used(&c->ring);
     out->unclaimed = c->pmu.unclaimed;
+    out->tick_skipped = c->tick_skipped;
 }
 
 uint64_t sampler_records_committed(void)

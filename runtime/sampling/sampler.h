@@ -116,6 +116,8 @@ struct sampler_cpu_counts {
     uint32_t collision;    /* a PEBS record (format <= 2) naming several PEBS counters */
     uint32_t stuck;        /* lost when a stuck PMI made the handler reset the PMU */
     uint32_t stuck_resets; /* those resets (sampling on the CPU ended) */
+    uint32_t tick_skipped; /* sampling from the port's tick: windows that passed without a
+                            * tick (not samples: neither in sampled nor in dropped) */
 };
 
 /* Intel PT's share of the PMI (a filled trace region sets IA32_PERF_GLOBAL_STATUS bit 55):

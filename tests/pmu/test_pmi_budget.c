@@ -83,9 +83,9 @@ static struct storm run_storm(uint32_t ms)
 
     memset(&st, 0, sizeof(st));
     memset(&f, 0, sizeof(f));
-    f.eip = 0x401000;
+    f.ip = 0x401000;
     f.cs = 0x08;
-    f.eflags = 0x246;
+    f.flags = 0x246;
     st.tail_start = began + (uint64_t)(ms - TAIL_MS) * MS;
     while (sim->tsc() - began < (uint64_t)ms * MS) {
         sim->retire(&ev);
