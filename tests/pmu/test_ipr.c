@@ -24,6 +24,7 @@
 #include "pmu.h"
 #include "pmu_owner.h"
 #include "sampler_shim.h"
+#include "ipr_seed_client.h"
 
 #define CPUS   3 /* ACA_MAX_CPUS */
 #define BIT48  (1ull << 48)
@@ -1090,8 +1091,52 @@ static void test_perfmon_names(void)
     no_faults();
 }
 
-int main(void)
+/* ---- Code written from the seed: int arrays (ipr_seed_client.c) ---- */
+
+void seed_client_work(void)
 {
+    for (uint32_t c = 0; c < CPUS; c++)
+        retire(c, 0, 0, 1000 * (c + 1));
+}
+
+static void test_seed_client(void)
+{
+    int percpu[IPR_MAX_CPUS] = {0}, total = 0, written = 0;
+    shim_power_on(&sim_skylake);
+    shim_set_current_cpu(0);
+    CHECK_EQ(seed_client(EV_BR, percpu, &total, &written), IPR__SUCCESS);
+    for (uint32_t c = 0; c < CPUS; c++)
+        CHECK_EQ(percpu[c], 1000 * (int)(c + 1));
+    CHECK_EQ(total, 6000);
+    CHECK_EQ(written, 123456);
+    /* An int holds a count's low 32 bits; the 64-bit functions hold all of it. */
+    IPR_COUNT big[IPR_MAX_COUNTERS] = {0}, wide[IPR_MAX_COUNTERS];
+    int low[IPR_MAX_COUNTERS];
+    big[1] = (5ull << 32) + 7;
+    CHECK_EQ(IprAllocate(), IPR__SUCCESS);
+    CHECK_EQ(aca_ipr_write(1, 0, 0x2, big, IPR_MAX_COUNTERS), IPR__SUCCESS);
+    CHECK_EQ((IprRead)(1, 0, 0x2, low, IPR_MAX_COUNTERS, IPR_ACTION_COPY), IPR__SUCCESS);
+    CHECK_EQ(low[1], 7);
+    CHECK_EQ(IprRead(1, 0, 0x2, wide, IPR_MAX_COUNTERS, IPR_ACTION_COPY), IPR__SUCCESS);
+    CHECK_EQ(wide[1], (5ull << 32) + 7);
+    low[1] = -1; /* ACTION_ADD wraps at 32 bits, as a 32-bit counter would */
+    CHECK_EQ(IprRead(1, 0, 0x2, low, IPR_MAX_COUNTERS, IPR_ACTION_ADD), IPR__SUCCESS);
+    CHECK_EQ(low[1], 6);
+    low[1] = -2; /* written modulo 2^32: reads back as written */
+    CHECK_EQ(IprWrite(1, 0, 0x2, low, IPR_MAX_COUNTERS), IPR__SUCCESS);
+    CHECK_EQ(aca_ipr_read(1, 0, 0x2, wide, IPR_MAX_COUNTERS, IPR_ACTION_COPY), IPR__SUCCESS);
+    CHECK_EQ(wide[1], 0xfffffffeull);
+    CHECK_EQ(IprRead(1, 0, 0x2, (int *)0, IPR_MAX_COUNTERS, IPR_ACTION_COPY), IPR__BADARG);
+    CHECK_EQ(IprDeallocate(), IPR__SUCCESS);
+    no_faults();
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "--seed") == 0) {
+        test_seed_client();
+        return check_report("test_ipr --seed");
+    }
     test_ownership();
     test_host_msr_writes();
     test_events();
