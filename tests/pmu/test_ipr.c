@@ -1113,7 +1113,11 @@ static void test_seed_client(void)
     IPR_COUNT big[IPR_MAX_COUNTERS] = {0}, wide[IPR_MAX_COUNTERS];
     int low[IPR_MAX_COUNTERS];
     big[1] = (5ull << 32) + 7;
+    IPR_EVENT ins = EV_INS;
+    IPR_FREQ count_only = 0;
     CHECK_EQ(IprAllocate(), IPR__SUCCESS);
+    CHECK_EQ(IprSelectEventsFromArray(IPR_ALL_CPUS, &ins, &count_only, 1, 0), IPR__SUCCESS);
+    CHECK_EQ(IprSetEvents(IPR_ALL_CPUS, 0), IPR__SUCCESS); /* INST_RETIRED on counter 1 */
     CHECK_EQ(aca_ipr_write(1, 0, 0x2, big, IPR_MAX_COUNTERS), IPR__SUCCESS);
     CHECK_EQ((IprRead)(1, 0, 0x2, low, IPR_MAX_COUNTERS, IPR_ACTION_COPY), IPR__SUCCESS);
     CHECK_EQ(low[1], 7);
