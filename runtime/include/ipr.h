@@ -213,7 +213,8 @@ IPR_STATUS aca_ipr_write(IPR_CPUMASK cpus, int *cpuctxptr, IPR_CTRMASK cmask,
  * an int array the seed's behaviour. Anything else (a NULL) goes to the int function,
  * which answers IPR__BADARG as the seed's would. Parenthesised names, (IprRead)(...),
  * and C++ get the seed's functions. */
-#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus) &&           \
+    !defined(__CPPCHECK__) /* cppcheck does not follow _Generic: it sees unread arrays */
 #define IPR_COUNT_ARRAY_(a, seed, wide)                                                            \
     _Generic((a), IPR_COUNT * : wide, const IPR_COUNT * : wide, default : seed)
 #define IprRead(cpus, ctx, cmask, retdata, rsize, flags)                                           \

@@ -18,6 +18,12 @@
 #include "pmi.h"
 #include "pmi_lvt.h"
 
+/* ipr.h makes the seed's three names macros that pick by the array's type; here they
+ * name the functions themselves. */
+#undef IprRead
+#undef IprReadAll
+#undef IprWrite
+
 #define IPR_MAX_SELECTIONS 8
 #define MUX_TAG            0x49505200ull /* "IPR" */
 #define MIN_PERIOD         1024ull       /* 2^10: acart's interrupt-storm floor */
@@ -684,33 +690,30 @@ IPR_STATUS aca_ipr_read_all(IPR_CPUMASK cpus, int *cpuctxptr, IPR_COUNT *retdata
 
 /* The seed's int arrays: a count's low 32 bits, as the seed's 32-bit counters would read
  * (GCC converts to int modulo 2^32), so differences of two reads stay right across a
- * wrap. ACTION_ADD adds modulo 2^32 too. The name is in parentheses: ipr.h makes IprRead
- * a macro that picks this or aca_ipr_read by the array's type. */
-IPR_STATUS(IprRead)
-(IPR_CPUMASK cpus, int *cpuctxptr, IPR_CTRMASK cmask, int *retdata, IPR_SIZE rsize,
- int action_flags)
+ * wrap. ACTION_ADD adds modulo 2^32 too. */
+IPR_STATUS IprRead(IPR_CPUMASK cpus, int *cpuctxptr, IPR_CTRMASK cmask, int *retdata,
+                   IPR_SIZE rsize, int action_flags)
 {
     IPR_COUNT wide[IPR_MAX_COUNTERS] = {0};
     if (!retdata)
         return aca_ipr_read(cpus, cpuctxptr, cmask, 0, rsize, action_flags);
-    IPR_SIZE n = rsize < IPR_MAX_COUNTERS ? rsize : IPR_MAX_COUNTERS;
     if (action_flags == IPR_ACTION_ADD)
-        for (IPR_SIZE i = 0; i < n; i++)
+        for (IPR_SIZE i = 0; i < IPR_MAX_COUNTERS && i < rsize; i++)
             wide[i] = (uint32_t)retdata[i];
     IPR_STATUS st = aca_ipr_read(cpus, cpuctxptr, cmask, wide, rsize, action_flags);
     if (!IPR_SUCCESS(st))
         return st;
-    for (IPR_SIZE i = 0; i < n; i++)
+    for (IPR_SIZE i = 0; i < IPR_MAX_COUNTERS && i < rsize; i++)
         if (cmask & (1u << i))
             retdata[i] = (int)(uint32_t)wide[i];
     return st;
 }
 
-IPR_STATUS(IprReadAll)
-(IPR_CPUMASK cpus, int *cpuctxptr, int *retdata, IPR_SIZE rsize, int action_flags)
+IPR_STATUS IprReadAll(IPR_CPUMASK cpus, int *cpuctxptr, int *retdata, IPR_SIZE rsize,
+                      int action_flags)
 {
     IPR_CTRMASK all = (IPR_CTRMASK)((1u << IprNumCounters()) - 1);
-    return (IprRead)(cpus, cpuctxptr, all, retdata, rsize, action_flags);
+    return IprRead(cpus, cpuctxptr, all, retdata, rsize, action_flags);
 }
 
 struct write_op {
@@ -762,14 +765,13 @@ IPR_STATUS aca_ipr_write(IPR_CPUMASK cpus, int *cpuctxptr, IPR_CTRMASK cmask,
 
 /* The seed's int values: each becomes the count it reads back as through IprRead (the
  * value modulo 2^32, not sign-extended). */
-IPR_STATUS(IprWrite)
-(IPR_CPUMASK cpus, int *cpuctxptr, IPR_CTRMASK cmask, const int *srcdata, IPR_SIZE srcsize)
+IPR_STATUS IprWrite(IPR_CPUMASK cpus, int *cpuctxptr, IPR_CTRMASK cmask, const int *srcdata,
+                    IPR_SIZE srcsize)
 {
     IPR_COUNT wide[IPR_MAX_COUNTERS] = {0};
     if (!srcdata)
         return aca_ipr_write(cpus, cpuctxptr, cmask, 0, srcsize);
-    IPR_SIZE n = srcsize < IPR_MAX_COUNTERS ? srcsize : IPR_MAX_COUNTERS;
-    for (IPR_SIZE i = 0; i < n; i++)
+    for (IPR_SIZE i = 0; i < IPR_MAX_COUNTERS && i < srcsize; i++)
         wide[i] = (uint32_t)srcdata[i];
     return aca_ipr_write(cpus, cpuctxptr, cmask, wide, srcsize);
 }
