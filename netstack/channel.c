@@ -26,12 +26,19 @@ struct channel {
     channel_event_fn fn;
     void *arg;
     int in_use;
-    uint32_t send_cap; /* largest send offered now: halved by ERR_MEM, doubled by success */
+    uint32_t send_cap; /* largest send offered now: halved by ERR_MEM, doubled by success
+                          and by acknowledgements */
+    /* Bytes tcp_write took and bytes the peer acknowledged (lwIP's sent callback), both
+     * modulo 2^32: their difference is what lwIP may still send or resend. Counted here
+     * rather than derived from snd_buf, which would need the TCP_SND_BUF of the lwIP the
+     * port links, not the one libacart.a was compiled against. */
+    uint32_t bytes_written;
+    uint32_t bytes_acked;
 };
 
-/* A send never shrinks below one segment's worth, so a drain always makes progress once
- * lwIP has a segment's memory again. */
-#define SEND_CAP_MIN TCP_MSS
+/* The linked lwIP's TCP_SND_BUF, read from a new pcb by channel_listen (tcp_alloc sets
+ * snd_buf to it): the value the port compiled its lwIP with, whatever this file saw. */
+static uint32_t linked_snd_buf;
 
 static struct channel pool[CHANNEL_POOL];
 
@@ -134,10 +141,17 @@ static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 // cppcheck-suppress constParameter ; lwIP's tcp_sent_fn signature
 static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 {
-    (void)len;
+    struct channel *ch = arg;
     last_aborted = NULL;
-    if (arg)
-        notify(arg, CHANNEL_EVENT_SENT);
+    if (ch) {
+        /* lwIP reports acknowledged data only (never the SYN or FIN), in u16 pieces. */
+        ch->bytes_acked += len;
+        /* Acknowledged segments left lwIP's send queue: a send refused for memory (the
+         * queue's length limit, TCP_SND_QUEUELEN of the linked lwIP, which no pcb field
+         * tells) may fit again. */
+        ch->send_cap = ch->send_cap < CHANNEL_SEND_MAX / 2 ? ch->send_cap * 2 : CHANNEL_SEND_MAX;
+        notify(ch, CHANNEL_EVENT_SENT);
+    }
     return last_aborted == pcb ? ERR_ABRT : ERR_OK;
 }
 
@@ -194,6 +208,11 @@ int channel_listen(uint16_t port, channel_accept_fn fn, void *arg)
     struct tcp_pcb *pcb = tcp_new();
     if (!pcb)
         return ACA_ERR_NO_MEMORY;
+    linked_snd_buf = pcb->snd_buf;
+    if (linked_snd_buf < CHANNEL_SEND_MIN) {
+        tcp_abort(pcb);
+        return ACA_ERR_LWIP;
+    }
     if (tcp_bind(pcb, IP_ADDR_ANY, port) != ERR_OK) {
         tcp_abort(pcb);
         return ACA_ERR_NET;
@@ -258,14 +277,21 @@ uint32_t channel_read(struct channel *ch, void *buf, uint32_t len)
     return done;
 }
 
+uint32_t channel_lwip_snd_buf(void)
+{
+    return linked_snd_buf;
+}
+
+/* Free space of the send buffer as the linked lwIP counts it (its TCP_SND_BUF less the
+ * bytes not yet acknowledged), capped by send_cap. lwIP's other limit, the segments and
+ * pbufs a connection may queue (TCP_SND_QUEUELEN), is in no pcb field: a send beyond it
+ * fails whole with ERR_MEM like any lack of memory, and send_cap backs off until
+ * acknowledgements shorten the queue. */
 uint32_t channel_send_room(const struct channel *ch)
 {
     if (!ch->pcb)
         return 0;
     uint32_t room = tcp_sndbuf(ch->pcb);
-    /* Every tcp_write segment also needs a queue slot. */
-    if (tcp_sndqueuelen(ch->pcb) + 4 >= TCP_SND_QUEUELEN)
-        return 0;
     return room < ch->send_cap ? room : ch->send_cap;
 }
 
@@ -284,13 +310,16 @@ static int send_whole(struct channel *ch, const void *buf, uint32_t len, u8_t fl
         return ACA_OK;
     err_t e = tcp_write(ch->pcb, buf, (u16_t)len, flags);
     if (e == ERR_MEM) {
-        /* The heap is shared by every connection: offer less until sends fit again. */
+        /* The heap is shared by every connection, and the queue is limited: offer less
+         * until sends fit again, never less than the largest message a caller must send
+         * whole, so that one always goes once lwIP has the memory. */
         uint32_t half = len / 2;
-        ch->send_cap = half > SEND_CAP_MIN ? half : SEND_CAP_MIN;
+        ch->send_cap = half > CHANNEL_SEND_MIN ? half : CHANNEL_SEND_MIN;
         return ACA_ERR_BUSY;
     }
     if (e != ERR_OK)
         return ACA_ERR_NET;
+    ch->bytes_written += len;
     ch->send_cap = ch->send_cap < CHANNEL_SEND_MAX / 2 ? ch->send_cap * 2 : CHANNEL_SEND_MAX;
     return ACA_OK;
 }
@@ -305,10 +334,9 @@ int channel_send_ref(struct channel *ch, const void *buf, uint32_t len)
     return send_whole(ch, buf, len, 0);
 }
 
-/* lwIP gives snd_buf back as the peer acknowledges (tcp_sndbuf() caps it at 0xffff). */
 uint32_t channel_unacked(const struct channel *ch)
 {
-    return ch->pcb ? (uint32_t)(TCP_SND_BUF - ch->pcb->snd_buf) : 0;
+    return ch->pcb ? ch->bytes_written - ch->bytes_acked : 0;
 }
 
 void channel_set_keepalive(struct channel *ch, uint32_t idle_ms, uint32_t interval_ms,
@@ -443,6 +471,7 @@ void channel_net_stats(struct channel_net_stats *out)
         out->channels_open += pool[i].in_use ? 1u : 0u;
     struct aca_net_memory m;
     if (aca_port_net_memory(&m) == 0) {
+        out->memory_known = 1;
         out->heap_used = m.heap_used;
         out->pbuf_pool_used = m.pbuf_pool_used;
         out->tcp_segs_used = m.tcp_segs_used;

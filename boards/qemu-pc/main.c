@@ -49,6 +49,9 @@ static int count_nmis;
 static uint32_t irq_busy_us;
 static struct aca_config session_timeouts; /* only the timeout fields are used */
 static uint32_t ring_kib;                  /* ring-kib=N: rings of N KiB per CPU from big_rings */
+/* allow=A.B.C.D/N[,...]: the hosts allowed to connect (aca_config.allowed_hosts). */
+static struct aca_allowed_hosts allowed[4];
+static uint32_t num_allowed;
 /* Room for rings larger than the library's built-in ones: tests that need more records
  * in flight than every buffer between the board and the host holds. */
 static uint8_t big_rings[32u << 20] __attribute__((aligned(64)));
@@ -65,8 +68,8 @@ struct boot_options {
 
 /* Parses "workload=NAME dhcp ip=A.B.C.D transfer=immediate bench-timer-hz=N
  * keepalive=IDLE_MS,INTERVAL_MS,COUNT handshake-timeout-ms=N drain-stall-ms=N
- * drain-min-bytes=N ring-kib=N selfmeasure=DELAY_MS,SECONDS" from the
- * kernel command line. */
+ * drain-min-bytes=N ring-kib=N selfmeasure=DELAY_MS,SECONDS allow=A.B.C.D/N[,...]" from
+ * the kernel command line. */
 static void parse_cmdline(const char *cmdline, struct boot_options *opt)
 {
     static char copy[256];
@@ -101,6 +104,14 @@ static void parse_cmdline(const char *cmdline, struct boot_options *opt)
             session_timeouts.drain_min_bytes = (uint32_t)strtoul(tok + 16, NULL, 10);
         } else if (strncmp(tok, "selfmeasure=", 12) == 0) {
             selfmeasure_configure(tok + 12);
+        } else if (strncmp(tok, "allow=", 6) == 0) {
+            for (const char *p = tok + 6; p && num_allowed < sizeof(allowed) / sizeof(allowed[0]);
+                 p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+                unsigned a, b, c, d, len;
+                if (sscanf(p, "%u.%u.%u.%u/%u", &a, &b, &c, &d, &len) == 5)
+                    allowed[num_allowed++] = (struct aca_allowed_hosts){
+                        ACA_IPV4(a, b, c, d), (uint8_t)(len > 32 ? 33 : len)};
+            }
         } else if (strcmp(tok, "dhcp") == 0) {
             opt->net.use_dhcp = 1;
         } else if (strncmp(tok, "ip=", 3) == 0) {
@@ -161,6 +172,10 @@ static void on_network_up(uint32_t ip)
     cfg.drain_min_bytes = session_timeouts.drain_min_bytes;
     cfg.pt_memory = pt_memory;
     cfg.pt_memory_bytes = sizeof(pt_memory);
+    if (num_allowed) {
+        cfg.allowed_hosts = allowed;
+        cfg.num_allowed_hosts = num_allowed;
+    }
     if (ring_kib) {
         uint32_t per_cpu = sizeof(big_rings) / smp_num_cpus() & ~63u;
         cfg.ring_memory = big_rings;

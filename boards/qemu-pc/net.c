@@ -137,7 +137,9 @@ int net_init(const struct net_config *cfg, net_up_fn on_up)
     return 0;
 }
 
-/* This board's lwIP keeps MEM_STATS and MEMP_STATS (boards/qemu-pc/lwip/lwipopts.h). */
+/* This board's lwIP keeps MEM_STATS and MEMP_STATS (boards/qemu-pc/lwip/lwipopts.h). The
+ * hook is optional: the "field" variant (CMakeLists.txt) leaves it out, as a port may. */
+#ifndef BOARD_NO_NET_MEMORY
 int aca_port_net_memory(struct aca_net_memory *out)
 {
     out->heap_used = (uint32_t)lwip_stats.mem.used;
@@ -146,3 +148,4 @@ int aca_port_net_memory(struct aca_net_memory *out)
     out->tcp_pcbs_used = (uint32_t)lwip_stats.memp[MEMP_TCP_PCB]->used;
     return 0;
 }
+#endif

@@ -242,12 +242,12 @@ void selfmeasure_run(uint32_t cpu)
     for (uint32_t period = 0; period < seconds * (1000 / PERIOD_MS); period++) {
         uint64_t end = rdtsc() + tsc_hz() / 1000 * PERIOD_MS;
         uint32_t iterations = 0;
-        IprReadAll(IPR_CURRENT_CPU, 0, before, IPR_MAX_COUNTERS, IPR_ACTION_COPY);
+        aca_ipr_read_all(IPR_CURRENT_CPU, 0, before, IPR_MAX_COUNTERS, IPR_ACTION_COPY);
         while (rdtsc() < end) {
             state = selfmeasure_filter(readings, READINGS, state);
             iterations++;
         }
-        IprReadAll(IPR_CURRENT_CPU, 0, after, IPR_MAX_COUNTERS, IPR_ACTION_COPY);
+        aca_ipr_read_all(IPR_CURRENT_CPU, 0, after, IPR_MAX_COUNTERS, IPR_ACTION_COPY);
         sink = state;
         if (n > 2)
             console_printf(

@@ -26,7 +26,10 @@ typedef void (*channel_event_fn)(struct channel *ch, void *arg, enum channel_eve
  * network byte order. */
 typedef int (*channel_accept_fn)(struct channel *ch, void *arg, uint32_t remote_ip);
 
+/* ACA_ERR_LWIP when the linked lwIP's TCP_SND_BUF is below CHANNEL_SEND_MIN. */
 int channel_listen(uint16_t port, channel_accept_fn on_accept, void *arg);
+/* The TCP_SND_BUF of the lwIP the port linked (read from a pcb by channel_listen). */
+uint32_t channel_lwip_snd_buf(void);
 void channel_set_callback(struct channel *ch, channel_event_fn fn, void *arg);
 
 /* The peer's TCP port (host byte order), 0 once the connection is gone. */
@@ -38,6 +41,10 @@ uint32_t channel_read(struct channel *ch, void *buf, uint32_t len);
 
 /* The most one channel_send takes: one tcp_write, so that it is all or nothing. */
 #define CHANNEL_SEND_MAX 0xffffu
+/* The largest message a caller needs to send whole (a sample record, at most 1024 bytes;
+ * a handshake answer). channel_send_room never stays below it for lack of memory alone,
+ * and the linked lwIP's TCP_SND_BUF must be at least this (channel_listen checks). */
+#define CHANNEL_SEND_MIN 1024u
 
 /* Bytes channel_send would accept now: at most CHANNEL_SEND_MAX, and less for a while
  * after lwIP ran out of memory for a send. */
@@ -49,7 +56,8 @@ int channel_send(struct channel *ch, const void *buf, uint32_t len);
 /* channel_send without the copy: lwIP sends (and resends) from buf itself, so the caller
  * leaves those bytes untouched until channel_unacked() says the peer has them. */
 int channel_send_ref(struct channel *ch, const void *buf, uint32_t len);
-/* Bytes queued on the channel that the peer has not acknowledged yet. */
+/* Bytes queued on the channel that the peer has not acknowledged yet: what channel_send
+ * and channel_send_ref took, less what lwIP's sent callback reported acknowledged. */
 uint32_t channel_unacked(const struct channel *ch);
 void channel_flush(struct channel *ch);
 
@@ -75,6 +83,7 @@ uint32_t channel_poll(void);
 struct channel_net_stats {
     uint32_t tcp_active;     /* pcbs on lwIP's active list (connections, not listeners) */
     uint32_t tcp_time_wait;  /* pcbs in TIME_WAIT (channels' own are freed at once) */
+    int memory_known;        /* the port's aca_port_net_memory answered: the four below */
     uint32_t tcp_pcbs_used;  /* the TCP pcb pool (active + TIME_WAIT + bound) */
     uint32_t channels_open;  /* channel slots in use */
     uint32_t heap_used;      /* bytes of lwIP's heap (sent data waiting for acks) */

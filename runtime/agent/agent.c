@@ -213,18 +213,71 @@ static int refuse(struct channel *ch, uint32_t remote_ip)
     return -1;
 }
 
+static int host_allowed(uint32_t remote_ip)
+{
+    if (!target.cfg.allowed_hosts)
+        return 1;
+    for (uint32_t i = 0; i < target.cfg.num_allowed_hosts; i++) {
+        const struct aca_allowed_hosts *a = &target.cfg.allowed_hosts[i];
+        /* Network byte order: the prefix is the lowest-addressed bytes, so compare in
+         * host order. */
+        uint32_t ip = __builtin_bswap32(remote_ip), net = __builtin_bswap32(a->addr);
+        uint32_t mask = a->prefix_len ? ~0u << (32 - a->prefix_len) : 0;
+        if ((ip & mask) == (net & mask))
+            return 1;
+    }
+    return 0;
+}
+
+/* Refused hosts are logged at most once per REFUSED_LOG_MS and then counted, so a scan of
+ * the port cannot flood the console (or the net context that prints it). */
+#define REFUSED_LOG_MS 60000
+static struct {
+    int open;            /* a line was logged less than REFUSED_LOG_MS ago */
+    uint64_t since_ms;   /* ... at this time */
+    uint32_t suppressed; /* refusals since, not logged */
+    uint32_t last_ip;
+} refused_log;
+
+static void refused_log_flush(uint64_t now)
+{
+    if (!refused_log.open || now - refused_log.since_ms < REFUSED_LOG_MS)
+        return;
+    if (refused_log.suppressed) {
+        char ip[16];
+        format_ip(ip, refused_log.last_ip);
+        agent_log("acart: reset %u more connections from hosts not in allowed_hosts in %u s "
+                  "(the last from %s)",
+                  (unsigned)refused_log.suppressed, (unsigned)(REFUSED_LOG_MS / 1000), ip);
+    }
+    refused_log.open = 0;
+    refused_log.suppressed = 0;
+}
+
+static void log_not_allowed(uint32_t remote_ip, uint16_t remote_port)
+{
+    uint64_t now = target_now_ms();
+    refused_log_flush(now);
+    if (refused_log.open) {
+        refused_log.suppressed++;
+        refused_log.last_ip = remote_ip;
+        return;
+    }
+    char ip[16];
+    format_ip(ip, remote_ip);
+    agent_log("acart: reset a connection from %s:%u: not in allowed_hosts (further ones within "
+              "%u s are counted, not logged)",
+              ip, (unsigned)remote_port, (unsigned)(REFUSED_LOG_MS / 1000));
+    refused_log.open = 1;
+    refused_log.since_ms = now;
+}
+
 static int on_accept(struct channel *ch, void *arg, uint32_t remote_ip)
 {
     (void)arg;
-    if (target.cfg.allowed_hosts) {
-        uint32_t i;
-        for (i = 0; i < target.cfg.num_allowed_hosts; i++)
-            if (target.cfg.allowed_hosts[i] == remote_ip)
-                break;
-        if (i == target.cfg.num_allowed_hosts) {
-            agent_log("acart: refused a connection from a host not on the allowlist");
-            return -1;
-        }
+    if (!host_allowed(remote_ip)) {
+        log_not_allowed(remote_ip, channel_remote_port(ch));
+        return -1; /* reset by the channel layer: nothing of it is read */
     }
     if (!session.control) {
         open_session(ch, remote_ip);
@@ -255,6 +308,9 @@ static int on_accept(struct channel *ch, void *arg, uint32_t remote_ip)
     }
     return refuse(ch, remote_ip);
 }
+
+_Static_assert(sizeof(struct sep_target_status) <= CHANNEL_SEND_MIN,
+               "a handshake answer must fit one whole send");
 
 static void control_handshake(void)
 {
@@ -373,6 +429,11 @@ int aca_start(const struct aca_config *cfg)
         return ACA_ERR_INVALID;
     if (cfg->transfer != ACA_TRANSFER_DELAYED && cfg->transfer != ACA_TRANSFER_IMMEDIATE)
         return ACA_ERR_INVALID;
+    if (cfg->allowed_hosts && cfg->num_allowed_hosts == 0)
+        return ACA_ERR_INVALID; /* nobody at all: surely a mistake, not a policy */
+    for (uint32_t i = 0; cfg->allowed_hosts && i < cfg->num_allowed_hosts; i++)
+        if (cfg->allowed_hosts[i].prefix_len > 32)
+            return ACA_ERR_INVALID;
 
     int perr_platform = platform_check_basics();
     if (perr_platform)
@@ -443,6 +504,10 @@ int aca_start(const struct aca_config *cfg)
     msr_policy_configure(&limits);
 
     int err = channel_listen(target.cfg.port, on_accept, 0);
+    if (err == ACA_ERR_LWIP)
+        agent_log("acart: lwIP's TCP_SND_BUF is %u bytes; acart needs at least %u (one whole "
+                  "sample record or handshake answer): raise TCP_SND_BUF in lwipopts.h",
+                  (unsigned)channel_lwip_snd_buf(), (unsigned)CHANNEL_SEND_MIN);
     if (err)
         return err;
     target.started = 1;
@@ -476,6 +541,16 @@ int aca_start(const struct aca_config *cfg)
     agent_log("acart: %u cpus, %s transfer, rings %u KiB per cpu", (unsigned)ncpus,
               target.cfg.transfer == ACA_TRANSFER_DELAYED ? "delayed" : "immediate",
               (unsigned)(target.ring_bytes_per_cpu / 1024));
+    agent_log("acart: lwIP sends up to %u bytes per connection (its TCP_SND_BUF)",
+              (unsigned)channel_lwip_snd_buf());
+    if (!cfg->allowed_hosts)
+        agent_log("acart: any host may connect (no allowed_hosts)");
+    for (uint32_t i = 0; cfg->allowed_hosts && i < cfg->num_allowed_hosts; i++) {
+        char ip[16];
+        format_ip(ip, cfg->allowed_hosts[i].addr);
+        agent_log("acart: hosts allowed to connect: %s/%u", ip,
+                  (unsigned)cfg->allowed_hosts[i].prefix_len);
+    }
     agent_log("acart: keepalive %u ms idle, then %u probes %u ms apart; handshake timeout %u "
               "ms; a data connection that takes under %u bytes in %u ms is stalled",
               (unsigned)target.keepalive_idle_ms, (unsigned)target.keepalive_count,
@@ -489,11 +564,17 @@ static void report_ready(void)
 {
     struct channel_net_stats n;
     channel_net_stats(&n);
-    agent_log("acart: board ready: tcp active %u time-wait %u pcbs %u, channels %u, heap %u "
-              "bytes, pbufs %u, segments %u",
-              (unsigned)n.tcp_active, (unsigned)n.tcp_time_wait, (unsigned)n.tcp_pcbs_used,
-              (unsigned)n.channels_open, (unsigned)n.heap_used, (unsigned)n.pbuf_pool_used,
-              (unsigned)n.tcp_segs_used);
+    if (n.memory_known)
+        agent_log("acart: board ready: tcp active %u time-wait %u pcbs %u, channels %u, heap %u "
+                  "bytes, pbufs %u, segments %u",
+                  (unsigned)n.tcp_active, (unsigned)n.tcp_time_wait, (unsigned)n.tcp_pcbs_used,
+                  (unsigned)n.channels_open, (unsigned)n.heap_used, (unsigned)n.pbuf_pool_used,
+                  (unsigned)n.tcp_segs_used);
+    else /* zeros would read as a measurement */
+        agent_log("acart: board ready: tcp active %u time-wait %u pcbs unknown, channels %u, "
+                  "heap unknown, pbufs unknown, segments unknown (the port has no "
+                  "aca_port_net_memory)",
+                  (unsigned)n.tcp_active, (unsigned)n.tcp_time_wait, (unsigned)n.channels_open);
 }
 
 static void expire_refused(uint64_t now)
@@ -522,6 +603,7 @@ void aca_poll(void)
     pt_session_poll();
     uint64_t now = target_now_ms();
     expire_refused(now);
+    refused_log_flush(now);
     if (session.control && !session.handshake_done &&
         now - session.session_start_ms > target.handshake_timeout_ms) {
         session_end(session.control_handshaken ? "the data connections were not all opened "

@@ -25,6 +25,8 @@ const char *aca_strerror(int err)
         return "struct aca_config has a size this library does not know";
     case ACA_ERR_PLATFORM:
         return "the platform seam answers wrongly (run aca_selftest)";
+    case ACA_ERR_LWIP:
+        return "lwIP's options cannot carry acart (the log says which)";
     default:
         return "unknown error";
     }

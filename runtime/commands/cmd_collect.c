@@ -18,6 +18,8 @@
 #include <string.h>
 
 #define MAX_RECORD_SIZE 1024
+/* A record goes to the host whole, and the channel layer guarantees that much room. */
+_Static_assert(MAX_RECORD_SIZE <= CHANNEL_SEND_MIN, "a record must fit one whole send");
 
 /* Counting mode (VTune's EMON): the host reads the counters; no samples. */
 static int counting_mode(const struct collection *coll)

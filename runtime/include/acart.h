@@ -34,6 +34,8 @@ enum aca_error {
     ACA_ERR_UNSUPPORTED = -8, /* a request acart does not implement */
     ACA_ERR_CONFIG_SIZE = -9, /* struct aca_config size unknown to this library */
     ACA_ERR_PLATFORM = -10,   /* the platform seam answers wrongly (aca_selftest says how) */
+    ACA_ERR_LWIP = -11,       /* the linked lwIP's options cannot carry acart (the log names
+                                 the option and both values) */
 };
 
 const char *aca_strerror(int err);
@@ -49,16 +51,31 @@ enum aca_interrupt_mode {
     ACA_INTERRUPT_VECTOR = 1, /* PMI on a fixed vector (cfg.interrupt_vector) */
 };
 
+/* Hosts allowed to connect: an IPv4 subnet, addr/prefix_len. addr is in network byte
+ * order (on x86 the first octet is the lowest byte: ACA_IPV4(192, 168, 7, 0)); prefix_len
+ * 32 names one host, 24 a /24, 0 every host. */
+struct aca_allowed_hosts {
+    uint32_t addr;
+    uint8_t prefix_len; /* 0..32 */
+};
+#define ACA_IPV4(a, b, c, d)                                                                       \
+    ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
+
 struct aca_config {
     uint32_t size;                   /* sizeof(struct aca_config), for versioning */
     uint16_t port;                   /* TCP port; 0 means 9321 */
     enum aca_transfer_mode transfer; /* default delayed */
     enum aca_interrupt_mode interrupt_mode;
-    uint8_t interrupt_vector;      /* for ACA_INTERRUPT_VECTOR: 0x30..0xef, not claimed */
-    void *ring_memory;             /* NULL: the built-in pool (ACA_RING_POOL_BYTES) */
-    uint32_t ring_bytes_per_cpu;   /* with ring_memory: bytes per CPU (ring_memory holds
-                                      num_cpus times this, 64-byte aligned) */
-    const uint32_t *allowed_hosts; /* IPv4 addresses in network byte order; NULL: any */
+    uint8_t interrupt_vector;    /* for ACA_INTERRUPT_VECTOR: 0x30..0xef, not claimed */
+    void *ring_memory;           /* NULL: the built-in pool (ACA_RING_POOL_BYTES) */
+    uint32_t ring_bytes_per_cpu; /* with ring_memory: bytes per CPU (ring_memory holds
+                                    num_cpus times this, 64-byte aligned) */
+    /* Who may connect: num_allowed_hosts subnets (kept by pointer, so static storage).
+     * NULL, the default, lets any host that reaches the port connect: right for a lab,
+     * not for a plant or field network (docs/porting.md). A connection from elsewhere is
+     * reset as it is accepted, before a byte of it is read, and its address logged (one
+     * line per minute at most, then a count). */
+    const struct aca_allowed_hosts *allowed_hosts;
     uint32_t num_allowed_hosts;
     /* Session timeouts in milliseconds (count for keepalive_count); 0 means the default
      * of acart_opts.h (ACA_KEEPALIVE_*, ACA_HANDSHAKE_TIMEOUT_MS, ACA_DRAIN_*). */

@@ -8,8 +8,12 @@
  *  - counter numbers are dense: counter 0 is the time-stamp counter (a software counter,
  *    present everywhere, also without a PMU), then each fixed counter the CPU has
  *    (IA32_FIXED_CTR0..3), then each general-purpose counter (IA32_PMC0..7);
- *  - counts are 64 bits wide (virtualised across overflows), so the arrays of IprRead,
- *    IprReadAll and IprWrite are IPR_COUNT, not the seed's int;
+ *  - counts are 64 bits wide (virtualised across overflows). IprRead, IprReadAll and
+ *    IprWrite take the seed's int arrays (a count's low 32 bits), so code written from the
+ *    seed compiles and runs unchanged; aca_ipr_read, aca_ipr_read_all and aca_ipr_write
+ *    take IPR_COUNT arrays with the whole count. In C11, IprRead, IprReadAll and IprWrite
+ *    are also macros that call the 64-bit functions when the array is IPR_COUNT, so code
+ *    written for either compiles and gets what its array holds;
  *  - IPR_FREQ is the number of events between interrupts (0: count only);
  *  - sample files are named blobs in RAM (ACA_IPR_FILE_BYTES) that the agent serves to
  *    `acart fetch`.
@@ -190,12 +194,36 @@ IPR_STATUS IprStart(IPR_CPUMASK cpus, IPR_CTRMASK ctrs);
 IPR_STATUS IprStop(IPR_CPUMASK cpus, IPR_CTRMASK ctrs);
 IPR_STATUS IprPause(IPR_CPUMASK cpus, IPR_CTRMASK ctrs);
 IPR_STATUS IprResume(IPR_CPUMASK cpus, IPR_CTRMASK ctrs);
-IPR_STATUS IprRead(IPR_CPUMASK cpus, int *cpuctxptr, IPR_CTRMASK cmask, IPR_COUNT *retdata,
+/* The seed's signatures: int arrays, each element the low 32 bits of a count (IprRead's
+ * ACTION_ADD adds modulo 2^32); IprWrite sets each count to its int's value modulo 2^32. */
+IPR_STATUS IprRead(IPR_CPUMASK cpus, int *cpuctxptr, IPR_CTRMASK cmask, int *retdata,
                    IPR_SIZE rsize, int action_flags);
-IPR_STATUS IprReadAll(IPR_CPUMASK cpus, int *cpuctxptr, IPR_COUNT *retdata, IPR_SIZE rsize,
+IPR_STATUS IprReadAll(IPR_CPUMASK cpus, int *cpuctxptr, int *retdata, IPR_SIZE rsize,
                       int action_flags);
-IPR_STATUS IprWrite(IPR_CPUMASK cpus, int *cpuctxptr, IPR_CTRMASK cmask, const IPR_COUNT *srcdata,
+IPR_STATUS IprWrite(IPR_CPUMASK cpus, int *cpuctxptr, IPR_CTRMASK cmask, const int *srcdata,
                     IPR_SIZE srcsize);
+/* acart's: the same with whole 64-bit counts. */
+IPR_STATUS aca_ipr_read(IPR_CPUMASK cpus, int *cpuctxptr, IPR_CTRMASK cmask, IPR_COUNT *retdata,
+                        IPR_SIZE rsize, int action_flags);
+IPR_STATUS aca_ipr_read_all(IPR_CPUMASK cpus, int *cpuctxptr, IPR_COUNT *retdata, IPR_SIZE rsize,
+                            int action_flags);
+IPR_STATUS aca_ipr_write(IPR_CPUMASK cpus, int *cpuctxptr, IPR_CTRMASK cmask,
+                         const IPR_COUNT *srcdata, IPR_SIZE srcsize);
+/* C11: the array's type picks the function, so an IPR_COUNT array gets whole counts and
+ * an int array the seed's behaviour. Anything else (a NULL) goes to the int function,
+ * which answers IPR__BADARG as the seed's would. Parenthesised names, (IprRead)(...),
+ * and C++ get the seed's functions. */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus) &&           \
+    !defined(__CPPCHECK__) /* cppcheck does not follow _Generic: it sees unread arrays */
+#define IPR_COUNT_ARRAY_(a, seed, wide)                                                            \
+    _Generic((a), IPR_COUNT * : wide, const IPR_COUNT * : wide, default : seed)
+#define IprRead(cpus, ctx, cmask, retdata, rsize, flags)                                           \
+    IPR_COUNT_ARRAY_(retdata, IprRead, aca_ipr_read)(cpus, ctx, cmask, retdata, rsize, flags)
+#define IprReadAll(cpus, ctx, retdata, rsize, flags)                                               \
+    IPR_COUNT_ARRAY_(retdata, IprReadAll, aca_ipr_read_all)(cpus, ctx, retdata, rsize, flags)
+#define IprWrite(cpus, ctx, cmask, srcdata, srcsize)                                               \
+    IPR_COUNT_ARRAY_(srcdata, IprWrite, aca_ipr_write)(cpus, ctx, cmask, srcdata, srcsize)
+#endif
 IPR_STATUS IprClear(IPR_CPUMASK cpus, IPR_CTRMASK ctrs);
 IPR_STATUS IprClearContext(IPR_CPUMASK cpus);
 IPR_COUNT IprNumCounters(void);

@@ -18,6 +18,12 @@
 #include "pmi.h"
 #include "pmi_lvt.h"
 
+/* ipr.h makes the seed's three names macros that pick by the array's type; here they
+ * name the functions themselves. */
+#undef IprRead
+#undef IprReadAll
+#undef IprWrite
+
 #define IPR_MAX_SELECTIONS 8
 #define MUX_TAG            0x49505200ull /* "IPR" */
 #define MIN_PERIOD         1024ull       /* 2^10: acart's interrupt-storm floor */
@@ -647,8 +653,8 @@ static void snapshot_cpu(uint32_t cpu, void *arg)
         snapshot[cpu][n] = ipr_count_of(&ipr_cpus[cpu], n);
 }
 
-IPR_STATUS IprRead(IPR_CPUMASK cpus, int *cpuctxptr, IPR_CTRMASK cmask, IPR_COUNT *retdata,
-                   IPR_SIZE rsize, int action_flags)
+IPR_STATUS aca_ipr_read(IPR_CPUMASK cpus, int *cpuctxptr, IPR_CTRMASK cmask, IPR_COUNT *retdata,
+                        IPR_SIZE rsize, int action_flags)
 {
     if (!ipr_allocated())
         return IPR__NOTOWNER;
@@ -682,7 +688,35 @@ IPR_STATUS IprRead(IPR_CPUMASK cpus, int *cpuctxptr, IPR_CTRMASK cmask, IPR_COUN
     return IPR__SUCCESS;
 }
 
-IPR_STATUS IprReadAll(IPR_CPUMASK cpus, int *cpuctxptr, IPR_COUNT *retdata, IPR_SIZE rsize,
+IPR_STATUS aca_ipr_read_all(IPR_CPUMASK cpus, int *cpuctxptr, IPR_COUNT *retdata, IPR_SIZE rsize,
+                            int action_flags)
+{
+    IPR_CTRMASK all = (IPR_CTRMASK)((1u << IprNumCounters()) - 1);
+    return aca_ipr_read(cpus, cpuctxptr, all, retdata, rsize, action_flags);
+}
+
+/* The seed's int arrays: a count's low 32 bits, as the seed's 32-bit counters would read
+ * (GCC converts to int modulo 2^32), so differences of two reads stay right across a
+ * wrap. ACTION_ADD adds modulo 2^32 too. */
+IPR_STATUS IprRead(IPR_CPUMASK cpus, int *cpuctxptr, IPR_CTRMASK cmask, int *retdata,
+                   IPR_SIZE rsize, int action_flags)
+{
+    IPR_COUNT wide[IPR_MAX_COUNTERS] = {0};
+    if (!retdata)
+        return aca_ipr_read(cpus, cpuctxptr, cmask, 0, rsize, action_flags);
+    if (action_flags == IPR_ACTION_ADD)
+        for (IPR_SIZE i = 0; i < IPR_MAX_COUNTERS && i < rsize; i++)
+            wide[i] = (uint32_t)retdata[i];
+    IPR_STATUS st = aca_ipr_read(cpus, cpuctxptr, cmask, wide, rsize, action_flags);
+    if (!IPR_SUCCESS(st))
+        return st;
+    for (IPR_SIZE i = 0; i < IPR_MAX_COUNTERS && i < rsize; i++)
+        if (cmask & (1u << i))
+            retdata[i] = (int)(uint32_t)wide[i];
+    return st;
+}
+
+IPR_STATUS IprReadAll(IPR_CPUMASK cpus, int *cpuctxptr, int *retdata, IPR_SIZE rsize,
                       int action_flags)
 {
     IPR_CTRMASK all = (IPR_CTRMASK)((1u << IprNumCounters()) - 1);
@@ -712,8 +746,8 @@ static void write_cpu(uint32_t cpu, void *arg)
     }
 }
 
-IPR_STATUS IprWrite(IPR_CPUMASK cpus, int *cpuctxptr, IPR_CTRMASK cmask, const IPR_COUNT *srcdata,
-                    IPR_SIZE srcsize)
+IPR_STATUS aca_ipr_write(IPR_CPUMASK cpus, int *cpuctxptr, IPR_CTRMASK cmask,
+                         const IPR_COUNT *srcdata, IPR_SIZE srcsize)
 {
     IPR_CPUMASK mask;
     IPR_STATUS st = owner_and_cpus(cpus, &mask);
@@ -736,12 +770,25 @@ IPR_STATUS IprWrite(IPR_CPUMASK cpus, int *cpuctxptr, IPR_CTRMASK cmask, const I
     return IPR__SUCCESS;
 }
 
+/* The seed's int values: each becomes the count it reads back as through IprRead (the
+ * value modulo 2^32, not sign-extended). */
+IPR_STATUS IprWrite(IPR_CPUMASK cpus, int *cpuctxptr, IPR_CTRMASK cmask, const int *srcdata,
+                    IPR_SIZE srcsize)
+{
+    IPR_COUNT wide[IPR_MAX_COUNTERS] = {0};
+    if (!srcdata)
+        return aca_ipr_write(cpus, cpuctxptr, cmask, 0, srcsize);
+    for (IPR_SIZE i = 0; i < IPR_MAX_COUNTERS && i < srcsize; i++)
+        wide[i] = (uint32_t)srcdata[i];
+    return aca_ipr_write(cpus, cpuctxptr, cmask, wide, srcsize);
+}
+
 IPR_STATUS IprClear(IPR_CPUMASK cpus, IPR_CTRMASK ctrs)
 {
     static const IPR_COUNT zeros[IPR_MAX_COUNTERS];
     if (ctrs == 0 && ipr_allocated())
         ctrs = (IPR_CTRMASK)((1u << ipr_layout.num_counters) - 1);
-    return IprWrite(cpus, 0, ctrs, zeros, IPR_MAX_COUNTERS);
+    return aca_ipr_write(cpus, 0, ctrs, zeros, IPR_MAX_COUNTERS);
 }
 
 IPR_STATUS IprClearContext(IPR_CPUMASK cpus)

@@ -82,6 +82,12 @@ int channel_listen(uint16_t port, channel_accept_fn on_accept, void *arg)
     return ACA_OK;
 }
 
+/* Sockets have no lwIP send buffer: the size the board's lwIP has. */
+uint32_t channel_lwip_snd_buf(void)
+{
+    return 128 * 1024;
+}
+
 void channel_set_callback(struct channel *ch, channel_event_fn fn, void *arg)
 {
     ch->fn = fn;

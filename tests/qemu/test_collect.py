@@ -25,6 +25,9 @@ ap.add_argument("--workload", choices=["hotspot", "idle"], default="hotspot")
 ap.add_argument("--append", default="", help="more board command-line words")
 ap.add_argument("--timeout", type=int, default=30,
                 help="acart collect --timeout: 64 TCG vCPUs on a loaded machine answer slowly")
+ap.add_argument("--console-has", action="append", default=[], metavar="REGEX",
+                help="a line the board's console must show by the end (a board variant's "
+                     "own report)")
 args = ap.parse_args()
 
 
@@ -55,6 +58,8 @@ with Board(args.image, cpus=args.cpus, workload=args.workload, append=append.str
     assert r.returncode == 0, "acart collect exited %d" % r.returncode
     con = b.console()
     assert "EXCEPTION" not in con, con
+    for rx in args.console_has:
+        assert re.search(rx, con, re.M), "the console never showed %r:\n%s" % (rx, con)
 
 session = json.load(open(os.path.join(out, "session.json")))
 per_cpu = session["samples"]["per_cpu"]

@@ -1,6 +1,7 @@
 /* The qemu-pc board's lwIP options: NO_SYS with the raw API only, IPv4 and TCP, all
  * memory in static pools sized here. libacart.a of this tree is compiled against them
- * (ACART_LWIPOPTS_DIR). */
+ * (ACART_LWIPOPTS_DIR). The values are docs/porting.md's template (why each: there),
+ * its "yours" ones chosen for this board. */
 #ifndef ACART_LWIPOPTS_H
 #define ACART_LWIPOPTS_H
 
@@ -45,13 +46,15 @@
 #define PBUF_POOL_SIZE          512
 #define PBUF_POOL_BUFSIZE       1536
 
-#define TCP_MSS            1460
-#define LWIP_WND_SCALE     1
-#define TCP_RCV_SCALE      2
-#define TCP_WND            (128 * 1024)
-#define TCP_SND_BUF        (128 * 1024)
+#define TCP_MSS        1460
+#define LWIP_WND_SCALE 1
+#define TCP_RCV_SCALE  2
+#define TCP_WND        (128 * 1024)
+#ifndef TCP_SND_BUF /* the board's variants (CMakeLists.txt) set another */
+#define TCP_SND_BUF (128 * 1024)
+#endif
 #define TCP_SND_QUEUELEN   (4 * TCP_SND_BUF / TCP_MSS)
-#define TCP_SNDLOWAT       (TCP_SND_BUF / 4)
+#define TCP_SNDLOWAT       (TCP_SND_BUF / 4 < 32768 ? TCP_SND_BUF / 4 : 32768)
 #define TCP_OVERSIZE       TCP_MSS
 #define LWIP_TCP_KEEPALIVE 1
 #define TCP_LISTEN_BACKLOG 1

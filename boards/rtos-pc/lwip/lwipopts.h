@@ -1,6 +1,7 @@
 /* lwIP for the rtos-pc kernel: NO_SYS=1 with the raw API, run by one task (net_task.c),
  * the "lwIP polled from a task" set-up: lwIP is never entered from an interrupt, so no
- * locking is needed. */
+ * locking is needed. The values are docs/porting.md's template (why each: there), its
+ * "yours" ones chosen for this board. */
 #ifndef RTOS_PC_LWIPOPTS_H
 #define RTOS_PC_LWIPOPTS_H
 
@@ -49,7 +50,7 @@
 #define TCP_WND            (128 * 1024)
 #define TCP_SND_BUF        (128 * 1024)
 #define TCP_SND_QUEUELEN   (4 * TCP_SND_BUF / TCP_MSS)
-#define TCP_SNDLOWAT       (TCP_SND_BUF / 4)
+#define TCP_SNDLOWAT       (TCP_SND_BUF / 4 < 32768 ? TCP_SND_BUF / 4 : 32768)
 #define TCP_OVERSIZE       TCP_MSS
 #define LWIP_TCP_KEEPALIVE 1
 #define TCP_LISTEN_BACKLOG 1
