@@ -19,6 +19,10 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--image", required=True)
 ap.add_argument("--seed", type=int, default=14)
 ap.add_argument("--deadline", type=float, default=3.0)
+ap.add_argument("--workload", default="idle",
+                help="the board's workload: idle CPUs halt between their sampling ticks, so "
+                     "the sweep's thousand sessions do not compete with spinning vCPUs for "
+                     "the host (samples still come, from the time-based sampler)")
 ap.add_argument("--cpus", type=int, default=2,
                 help="the board's CPUs: two give every session more than one data channel "
                      "at a third fewer connections per session than four")
@@ -43,7 +47,7 @@ def session(port):
     return h
 
 
-with Board(args.image, cpus=args.cpus, workload="hotspot") as b:
+with Board(args.image, cpus=args.cpus, workload=args.workload) as b:
     b.wait_for(r"^acart: listening on ", timeout=120)
     port = b.port
 
