@@ -14,7 +14,7 @@ ap.add_argument("--acart", required=True)
 args = ap.parse_args()
 
 
-with Board(args.image, cpus=2, workload="hotspot") as b:
+with Board(args.image, cpus=2, workload="idle") as b:
     b.wait_for(r"^acart: listening on ", timeout=120)
     assert re.search(r"samples are time-based", b.console()), b.console()
     r = acart_collect(args.acart, b.port, "--count", "INST_RETIRED.ANY,CPU_CLK_UNHALTED.THREAD",

@@ -23,7 +23,7 @@ def wait_sessions_ended(board, n, timeout=60):
         time.sleep(0.1)
 
 
-with Board(args.image, cpus=2, workload="hotspot") as b:
+with Board(args.image, cpus=2, workload="idle") as b:
     b.wait_for(r"^acart: listening on ", timeout=120)
     assert re.search(r"samples are time-based", b.console()), b.console()
     sessions = 0

@@ -15,7 +15,7 @@ ap.add_argument("--image", required=True)
 ap.add_argument("--acart", required=True)
 args = ap.parse_args()
 
-with Board(args.image, cpus=2, workload="hotspot") as b:
+with Board(args.image, cpus=2, workload="idle") as b:
     b.wait_for(r"^acart: listening on ", timeout=120)
     con = b.console()
     said = re.findall(r"^acart: no Intel PT \((.*)\): PT requests are refused$", con, re.M)

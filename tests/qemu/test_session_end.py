@@ -134,7 +134,7 @@ def configured_host(port, rcvbuf=None, ecb=None, callstack_depth=0):
     return h
 
 
-with Board(args.image, cpus=2, workload="hotspot", append=append, monitor=True) as b:
+with Board(args.image, cpus=2, workload="idle", append=append, monitor=True) as b:
     b.wait_for(r"^acart: listening on ", timeout=120)
     port = b.port
     ready = Ready(b)
