@@ -2,7 +2,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <intel-pt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,10 +19,32 @@ struct candidate {
     bool global, sized;
 };
 
+/* Bytes of a file that are memory at vaddr, before the image is cut at name boundaries. */
+struct piece {
+    const char *path;
+    uint64_t offset, size, vaddr;
+};
+
 struct builder {
     struct candidate *items;
     size_t n, cap;
+    struct piece *pieces;
+    size_t num_pieces, pieces_cap;
 };
+
+static int add_piece(struct builder *b, const struct piece *x, struct diag *d)
+{
+    if (b->num_pieces == b->pieces_cap) {
+        size_t cap = b->pieces_cap ? 2 * b->pieces_cap : 16;
+        struct piece *p = realloc(b->pieces, cap * sizeof *p);
+        if (!p)
+            return diag_fail(d, DIAG_NOMEM, "out of memory");
+        b->pieces = p;
+        b->pieces_cap = cap;
+    }
+    b->pieces[b->num_pieces++] = *x;
+    return 0;
+}
 
 static int intern(struct pt_code *c, char *name, uint32_t *id, struct diag *d)
 {
@@ -104,25 +128,32 @@ static int read_symbols(Elf *e, Elf_Scn *symtab, uint64_t bias, struct builder *
     return 0;
 }
 
-/* Where a position-independent image ran: the load address of the module of the same base
- * name, less the page its first segment starts in. */
-static int image_bias(Elf *e, const char *path, const struct profile *p, uint64_t *bias,
-                      struct diag *d)
+/* Where an image ran: where its source places it, else at its link addresses for a
+ * fixed-address executable, else at the load address of the module of the same base name;
+ * a load address is that of the page its first segment starts in, as module records give
+ * it. */
+static int image_bias(Elf *e, const struct pt_code_source *src, const struct profile *p,
+                      uint64_t *bias, struct diag *d)
 {
+    const char *path = src->path;
     GElf_Ehdr eh;
     size_t nph;
     *bias = 0;
     if (!gelf_getehdr(e, &eh) || elf_getphdrnum(e, &nph) != 0)
         return diag_fail(d, DIAG_INPUT, "%s: not an ELF file: %s", path, elf_errmsg(-1));
-    if (eh.e_type == ET_EXEC)
-        return 0;
-    if (eh.e_type != ET_DYN)
+    if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
         return diag_fail(d, DIAG_INPUT, "%s: neither an executable nor a shared object", path);
+    if (eh.e_type == ET_EXEC && !src->placed)
+        return 0;
     uint64_t low = UINT64_MAX;
     for (size_t i = 0; i < nph; i++) {
         GElf_Phdr ph;
         if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && ph.p_vaddr < low)
             low = ph.p_vaddr;
+    }
+    if (src->placed) {
+        *bias = src->address - (low & ~0xfffull);
+        return 0;
     }
     for (size_t i = 0; i < p->num_modules; i++)
         if (strcmp(p->modules[i].name, base_name(path)) == 0) {
@@ -131,13 +162,14 @@ static int image_bias(Elf *e, const char *path, const struct profile *p, uint64_
         }
     return diag_fail(d, DIAG_INPUT,
                      "%s: a position-independent image, and no module of the collection is "
-                     "named %s to say where it ran",
-                     path, base_name(path));
+                     "named %s to say where it ran (give it as %s@ADDRESS)",
+                     path, base_name(path), path);
 }
 
-static int add_elf(struct pt_code *c, const char *path, const struct profile *p, struct builder *b,
+static int add_elf(const struct pt_code_source *src, const struct profile *p, struct builder *b,
                    struct diag *d)
 {
+    const char *path = src->path;
     int fd = open(path, O_RDONLY);
     if (fd < 0)
         return diag_fail(d, DIAG_INPUT, "%s: %s", path, strerror(errno));
@@ -148,7 +180,7 @@ static int add_elf(struct pt_code *c, const char *path, const struct profile *p,
     if (!e || elf_kind(e) != ELF_K_ELF)
         rc = diag_fail(d, DIAG_INPUT, "%s: not an ELF file", path);
     else
-        rc = image_bias(e, path, p, &bias, d);
+        rc = image_bias(e, src, p, &bias, d);
     if (!rc && elf_getphdrnum(e, &nph) != 0)
         rc = diag_fail(d, DIAG_INPUT, "%s: no program headers: %s", path, elf_errmsg(-1));
     for (size_t i = 0; !rc && i < nph; i++) {
@@ -156,11 +188,8 @@ static int add_elf(struct pt_code *c, const char *path, const struct profile *p,
         if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) ||
             !ph.p_filesz)
             continue;
-        int err =
-            pt_image_add_file(c->image, path, ph.p_offset, ph.p_filesz, NULL, ph.p_vaddr + bias);
-        if (err < 0)
-            rc = diag_fail(d, DIAG_LIBRARY, "%s: libipt cannot add segment %zu: %s", path, i,
-                           pt_errstr(pt_errcode(err)));
+        struct piece x = {path, ph.p_offset, ph.p_filesz, ph.p_vaddr + bias};
+        rc = add_piece(b, &x, d);
         segments++;
     }
     if (!rc && !segments)
@@ -249,25 +278,129 @@ static int add_module_ranges(struct pt_code *c, const struct profile *p, struct 
     return 0;
 }
 
-int pt_code_open(struct pt_code *c, const char *const *elf_paths, size_t n, const struct profile *p,
-                 struct diag *d)
+/* Raw memory: the whole file at its address. */
+static int add_raw(const struct pt_code_source *src, struct builder *b, struct diag *d)
+{
+    struct stat st;
+    if (stat(src->path, &st) != 0)
+        return diag_fail(d, DIAG_INPUT, "%s: %s", src->path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return diag_fail(d, DIAG_INPUT, "%s: not a regular file", src->path);
+    if (st.st_size == 0)
+        return diag_fail(d, DIAG_INPUT, "%s: empty: no memory to place at 0x%" PRIx64, src->path,
+                         src->address);
+    if (src->address + (uint64_t)st.st_size - 1 < src->address)
+        return diag_fail(d, DIAG_INPUT,
+                         "%s: %lld bytes at 0x%" PRIx64 " go past the end of the address space",
+                         src->path, (long long)st.st_size, src->address);
+    struct piece x = {src->path, 0, (uint64_t)st.st_size, src->address};
+    return add_piece(b, &x, d);
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Every address where the name of the code may change, sorted; *n of them. */
+static uint64_t *name_boundaries(const struct pt_code *c, size_t *n)
+{
+    size_t cap = 2 * (c->num_functions + c->num_ranges), k = 0;
+    uint64_t *at = malloc((cap ? cap : 1) * sizeof *at);
+    if (!at)
+        return NULL;
+    for (size_t i = 0; i < c->num_functions; i++) {
+        at[k++] = c->functions[i].start;
+        at[k++] = c->functions[i].end;
+    }
+    for (size_t i = 0; i < c->num_ranges; i++) {
+        at[k++] = c->ranges[i].start;
+        at[k++] = c->ranges[i].end;
+    }
+    qsort(at, k, sizeof *at, compare_u64);
+    *n = k;
+    return at;
+}
+
+/* One section of the image: bytes [offset, offset + size) of path at vaddr, all of one
+ * name. */
+static int add_section(struct pt_code *c, const char *path, uint64_t offset, uint64_t size,
+                       uint64_t vaddr, struct diag *d)
+{
+    int isid = pt_iscache_add_file(c->iscache, path, offset, size, vaddr);
+    int err = isid < 0 ? isid : pt_image_add_cached(c->image, c->iscache, isid, NULL);
+    if (err < 0)
+        return diag_fail(d, DIAG_LIBRARY,
+                         "%s: libipt cannot add %" PRIu64 " bytes at 0x%" PRIx64 ": %s", path, size,
+                         vaddr, pt_errstr(pt_errcode(err)));
+    if ((size_t)isid >= c->num_isids) {
+        size_t n = 2 * (size_t)isid + 16;
+        uint32_t *names = realloc(c->isid_names, n * sizeof *names);
+        if (!names)
+            return diag_fail(d, DIAG_NOMEM, "out of memory");
+        memset(names + c->num_isids, 0, (n - c->num_isids) * sizeof *names);
+        c->isid_names = names;
+        c->num_isids = n;
+    }
+    c->isid_names[isid] = pt_code_name_at(c, vaddr) + 1;
+    return 0;
+}
+
+/* The pieces into the image, in their order, each cut at the name boundaries inside it. */
+static int build_image(struct pt_code *c, const struct builder *b, struct diag *d)
+{
+    size_t nb = 0;
+    uint64_t *at = name_boundaries(c, &nb);
+    if (!at)
+        return diag_fail(d, DIAG_NOMEM, "out of memory");
+    int rc = 0;
+    for (size_t i = 0; !rc && i < b->num_pieces; i++) {
+        const struct piece *x = &b->pieces[i];
+        uint64_t start = x->vaddr, end = x->vaddr + x->size;
+        size_t lo = 0, hi = nb;
+        while (lo < hi) { /* the first boundary after start */
+            size_t mid = lo + (hi - lo) / 2;
+            if (at[mid] <= start)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        while (!rc && start < end) {
+            while (lo < nb && at[lo] <= start)
+                lo++;
+            uint64_t stop = lo < nb && at[lo] < end ? at[lo] : end;
+            rc = add_section(c, x->path, x->offset + (start - x->vaddr), stop - start, start, d);
+            start = stop;
+        }
+    }
+    free(at);
+    return rc;
+}
+
+int pt_code_open(struct pt_code *c, const struct pt_code_source *sources, size_t n,
+                 const struct profile *p, struct diag *d)
 {
     struct builder b = {0};
     uint32_t unknown;
     memset(c, 0, sizeof *c);
     elf_version(EV_CURRENT);
     c->image = pt_image_alloc("acart");
-    int rc = c->image ? intern(c, strdup("[unknown]"), &unknown, d)
-                      : diag_fail(d, DIAG_NOMEM, "out of memory");
+    c->iscache = pt_iscache_alloc("acart");
+    int rc = c->image && c->iscache ? intern(c, strdup("[unknown]"), &unknown, d)
+                                    : diag_fail(d, DIAG_NOMEM, "out of memory");
     for (size_t i = 0; !rc && i < n; i++)
-        rc = add_elf(c, elf_paths[i], p, &b, d);
+        rc = sources[i].raw ? add_raw(&sources[i], &b, d) : add_elf(&sources[i], p, &b, d);
     if (!rc)
         rc = settle_functions(c, &b, d);
     if (!rc)
         rc = add_module_ranges(c, p, d);
+    if (!rc)
+        rc = build_image(c, &b, d);
     for (size_t i = 0; i < b.n; i++)
         free(b.items[i].name);
     free(b.items);
+    free(b.pieces);
     if (rc)
         pt_code_close(c);
     return rc;
@@ -275,7 +408,10 @@ int pt_code_open(struct pt_code *c, const char *const *elf_paths, size_t n, cons
 
 void pt_code_close(struct pt_code *c)
 {
+    /* The image holds the cache's sections: it goes first. */
     pt_image_free(c->image);
+    pt_iscache_free(c->iscache);
+    free(c->isid_names);
     for (size_t i = 0; i < c->num_names; i++)
         free(c->names[i]);
     free(c->names);

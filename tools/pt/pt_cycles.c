@@ -98,7 +98,7 @@ int pt_flow_decode(struct pt_flow *f, const struct pt_cpu_trace *t, const struct
 {
     struct pt_sink sink;
     pt_flow_sink(f, &sink);
-    int rc = pt_decode(t, config, image, false, &sink, d);
+    int rc = pt_decode(t, config, image, true, &sink, d);
     pt_flow_finish(f);
     uint8_t *counted = count_cycles && t->size ? malloc(t->size) : NULL;
     if (!rc && count_cycles && t->size && !counted)
@@ -118,7 +118,7 @@ int pt_flow_decode(struct pt_flow *f, const struct pt_cpu_trace *t, const struct
         cf.closed.drop = true;
         if (!rc) {
             pt_flow_sink(&cf, &sink);
-            rc = pt_decode(&ct, &cc, image, false, &sink, d);
+            rc = pt_decode(&ct, &cc, image, true, &sink, d);
             pt_flow_finish(&cf);
         }
         if (!rc) {

@@ -86,11 +86,11 @@ static void drop_span(struct pt_flow *f)
     f->span_insns = 0;
 }
 
-static int span_add(struct pt_flow *f, uint32_t name)
+static int span_add(struct pt_flow *f, uint32_t name, uint64_t n)
 {
-    f->span_insns++;
+    f->span_insns += n;
     if (f->span_len && f->span_names[f->span_len - 1] == name) {
-        f->span_counts[f->span_len - 1]++;
+        f->span_counts[f->span_len - 1] += n;
         return 0;
     }
     size_t cap = f->span_cap;
@@ -98,7 +98,7 @@ static int span_add(struct pt_flow *f, uint32_t name)
         grow((void **)&f->span_counts, &f->span_cap, f->span_len, sizeof *f->span_counts))
         return DIAG_NOMEM;
     f->span_names[f->span_len] = name;
-    f->span_counts[f->span_len++] = 1;
+    f->span_counts[f->span_len++] = n;
     return 0;
 }
 
@@ -148,11 +148,15 @@ static void close_all(struct pt_flow *f, enum pt_call_end end)
         close_top(f, end);
 }
 
-static int on_insn(void *ctx, const struct pt_insn *insn, uint64_t tsc)
+/* n instructions of one function (name), run one after the other, the last of class
+ * iclass; those before it neither call nor return. An instruction, or a block of libipt's
+ * block decoder: pt_code cuts the image where names change and a block never crosses a
+ * section, and blocks end at every call and return, so a block is such a run and the
+ * flow follows blocks exactly as it would their instructions one by one. */
+static int on_run(struct pt_flow *f, uint32_t name, uint64_t n, enum pt_insn_class iclass,
+                  uint64_t tsc)
 {
-    struct pt_flow *f = ctx;
     time_update(f, tsc);
-    uint32_t name = pt_code_name_at(f->code, insn->ip);
     int rc = 0;
     if (f->next == NEXT_NEW || !f->depth) {
         close_all(f, PT_END_DISABLED);
@@ -172,12 +176,12 @@ static int on_insn(void *ctx, const struct pt_insn *insn, uint64_t tsc)
             rc = open_call(f, name, interrupt);
         }
     }
-    if (rc || (rc = span_add(f, name)))
+    if (rc || (rc = span_add(f, name, n)))
         return rc;
-    f->insns++;
-    f->calls[f->stack[f->depth - 1]].self_insns++;
-    f->functions[name].self_insns++;
-    switch (insn->iclass) {
+    f->insns += n;
+    f->calls[f->stack[f->depth - 1]].self_insns += n;
+    f->functions[name].self_insns += n;
+    switch (iclass) {
     case ptic_call:
     case ptic_far_call:
         f->next = NEXT_CALL;
@@ -191,6 +195,18 @@ static int on_insn(void *ctx, const struct pt_insn *insn, uint64_t tsc)
         break;
     }
     return 0;
+}
+
+static int on_insn(void *ctx, const struct pt_insn *insn, uint64_t tsc)
+{
+    struct pt_flow *f = ctx;
+    return on_run(f, pt_code_name_at(f->code, insn->ip), 1, insn->iclass, tsc);
+}
+
+static int on_block(void *ctx, const struct pt_block *b, uint64_t tsc)
+{
+    struct pt_flow *f = ctx;
+    return on_run(f, pt_code_block_name(f->code, b->isid, b->ip), b->ninsn, b->iclass, tsc);
 }
 
 /* libipt's counts of timing packets it could not use restart where it recovers (lost_mtc
@@ -272,6 +288,7 @@ void pt_flow_sink(struct pt_flow *f, struct pt_sink *sink)
 {
     memset(sink, 0, sizeof *sink);
     sink->insn = on_insn;
+    sink->block = on_block;
     sink->event = on_event;
     sink->gap = on_gap;
     sink->ctx = f;
