@@ -37,6 +37,7 @@ bench: build
 	  --acart $(BUILD_DIR)/tools/acart
 	-ninja -C $(BUILD_DIR) bench-tb5
 	ninja -C $(BUILD_DIR) bench-pt
+	ninja -C $(BUILD_DIR) bench-pt-ratio
 	python3 bench/footprint.py --lib $(BUILD_DIR)/target/runtime/libacart.a
 
 # The fuzzing campaign: every libFuzzer target from its corpus; figures to bench/results/fuzz.txt.
