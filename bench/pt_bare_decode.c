@@ -82,8 +82,8 @@ int main(int argc, char **argv)
                 perror(argv[i]);
                 return 1;
             }
-            int isid = pt_iscache_add_file(iscache, argv[i], 0, (uint64_t)st.st_size,
-                                           number(at + 1));
+            int isid =
+                pt_iscache_add_file(iscache, argv[i], 0, (uint64_t)st.st_size, number(at + 1));
             if (isid < 0 || pt_image_add_cached(image, iscache, isid, NULL) < 0) {
                 fprintf(stderr, "pt_bare_decode: cannot add %s\n", argv[i]);
                 return 1;

@@ -23,7 +23,7 @@ static const char packets_usage[] =
 /* A sign-extended 48-bit IP, as ptdump shows IPBytes 011b. */
 static uint64_t sext48(uint64_t ip)
 {
-    return ip & (1ull << 47) ? ip | ~((1ull << 48) - 1) : ip & ((1ull << 48) - 1);
+    return (ip & (1ull << 47)) ? (ip | ~((1ull << 48) - 1)) : (ip & ((1ull << 48) - 1));
 }
 
 static void ip_payload(const struct pt_packet_ip *p, char *buf, size_t size)
