@@ -312,7 +312,7 @@ static void print_calls(const struct pt_input *in, const struct pt_flow *f, uint
         snprintf(traced, sizeof traced, "%.3f us traced",
                  pt_input_us(in, (double)(f->last_tsc - f->first_tsc)));
     fprintf(out, "cpu %" PRIu32 ": %" PRIu64 " instructions in %zu calls, %zu gaps, %s\n", f->cpu,
-            f->insns, f->num_calls, f->num_gaps, traced);
+            f->insns, f->calls_entered, f->num_gaps, traced);
     fprintf(out, "%14s  %12s  %10s  %s\n", "start us", "duration us", "insns", "call");
     size_t g = 0;
     for (size_t i = 0; i < f->num_calls; i++) {
@@ -353,7 +353,12 @@ static int pt_calls(int argc, char **argv)
     for (uint32_t cpu = pt_args_first_cpu(&a);
          cpu < pt_args_end_cpu(&a, &in) && rc == ACART_EXIT_OK; cpu++) {
         struct pt_flow f;
-        const struct pt_flow_options keep_calls = {.name = "pt calls"};
+        /* The calls it does not print need no record: memory and time follow the calls
+         * printed. */
+        const struct pt_flow_options keep_calls = {
+            .name = "pt calls",
+            .closed = {.drop_deeper = true,
+                       .max_depth = a.max_depth > UINT32_MAX ? UINT32_MAX : (uint32_t)a.max_depth}};
         if (pt_input_flow(&in, cpu, &keep_calls, &f, &d) != 0) {
             rc = diag_report("pt calls", &d);
         } else {

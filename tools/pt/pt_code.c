@@ -19,30 +19,31 @@ struct candidate {
     bool global, sized;
 };
 
-/* Bytes of a file that are memory at vaddr, before the image is cut at name boundaries. */
-struct piece {
-    const char *path;
-    uint64_t offset, size, vaddr;
-};
-
 struct builder {
     struct candidate *items;
     size_t n, cap;
-    struct piece *pieces;
-    size_t num_pieces, pieces_cap;
+    struct pt_code *code; /* where the pieces go */
+    size_t pieces_cap;
 };
 
-static int add_piece(struct builder *b, const struct piece *x, struct diag *d)
+/* The piece's path is copied: the sources need not outlive the code, which may rebuild
+ * its image from the pieces (pt_code_cut). */
+static int add_piece(struct builder *b, const struct pt_code_piece *x, struct diag *d)
 {
-    if (b->num_pieces == b->pieces_cap) {
+    struct pt_code *c = b->code;
+    if (c->num_pieces == b->pieces_cap) {
         size_t cap = b->pieces_cap ? 2 * b->pieces_cap : 16;
-        struct piece *p = realloc(b->pieces, cap * sizeof *p);
+        struct pt_code_piece *p = realloc(c->pieces, cap * sizeof *p);
         if (!p)
             return diag_fail(d, DIAG_NOMEM, "out of memory");
-        b->pieces = p;
+        c->pieces = p;
         b->pieces_cap = cap;
     }
-    b->pieces[b->num_pieces++] = *x;
+    c->pieces[c->num_pieces] = *x;
+    c->pieces[c->num_pieces].path = strdup(x->path);
+    if (!c->pieces[c->num_pieces].path)
+        return diag_fail(d, DIAG_NOMEM, "out of memory");
+    c->num_pieces++;
     return 0;
 }
 
@@ -188,7 +189,7 @@ static int add_elf(const struct pt_code_source *src, const struct profile *p, st
         if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) ||
             !ph.p_filesz)
             continue;
-        struct piece x = {path, ph.p_offset, ph.p_filesz, ph.p_vaddr + bias};
+        struct pt_code_piece x = {(char *)path, ph.p_offset, ph.p_filesz, ph.p_vaddr + bias};
         rc = add_piece(b, &x, d);
         segments++;
     }
@@ -293,7 +294,7 @@ static int add_raw(const struct pt_code_source *src, struct builder *b, struct d
         return diag_fail(d, DIAG_INPUT,
                          "%s: %lld bytes at 0x%" PRIx64 " go past the end of the address space",
                          src->path, (long long)st.st_size, src->address);
-    struct piece x = {src->path, 0, (uint64_t)st.st_size, src->address};
+    struct pt_code_piece x = {(char *)src->path, 0, (uint64_t)st.st_size, src->address};
     return add_piece(b, &x, d);
 }
 
@@ -303,13 +304,14 @@ static int compare_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Every address where the name of the code may change, sorted; *n of them. */
-static uint64_t *name_boundaries(const struct pt_code *c, size_t *n)
+/* Every address where the name of the code may change, sorted, once each: the regions'
+ * edges, each region's name, and no cut yet. */
+static int find_regions(struct pt_code *c, struct diag *d)
 {
     size_t cap = 2 * (c->num_functions + c->num_ranges), k = 0;
     uint64_t *at = malloc((cap ? cap : 1) * sizeof *at);
     if (!at)
-        return NULL;
+        return diag_fail(d, DIAG_NOMEM, "out of memory");
     for (size_t i = 0; i < c->num_functions; i++) {
         at[k++] = c->functions[i].start;
         at[k++] = c->functions[i].end;
@@ -319,17 +321,41 @@ static uint64_t *name_boundaries(const struct pt_code *c, size_t *n)
         at[k++] = c->ranges[i].end;
     }
     qsort(at, k, sizeof *at, compare_u64);
-    *n = k;
-    return at;
+    size_t n = 0;
+    for (size_t i = 0; i < k; i++)
+        if (!n || at[i] != at[n - 1])
+            at[n++] = at[i];
+    c->bounds = at;
+    c->num_bounds = n;
+    c->region_names = calloc(n + 1, sizeof *c->region_names);
+    c->cut = calloc(n ? n : 1, sizeof *c->cut);
+    if (!c->region_names || !c->cut)
+        return diag_fail(d, DIAG_NOMEM, "out of memory");
+    for (size_t r = 0; r <= n; r++)
+        c->region_names[r] = pt_code_name_at(c, pt_code_region_start(c, r));
+    return 0;
 }
 
-/* One section of the image: bytes [offset, offset + size) of path at vaddr, all of one
- * name. */
-static int add_section(struct pt_code *c, const char *path, uint64_t offset, uint64_t size,
-                       uint64_t vaddr, struct diag *d)
+size_t pt_code_region(const struct pt_code *c, uint64_t ip)
+{
+    size_t lo = 0, hi = c->num_bounds;
+    while (lo < hi) { /* the number of edges at or below ip */
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->bounds[mid] <= ip)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* One section of the image: bytes [offset, offset + size) of path at vaddr. Its name, when
+ * it lies in one region, goes by its isid. */
+static int add_section(struct pt_code *c, struct pt_image *image, const char *path, uint64_t offset,
+                       uint64_t size, uint64_t vaddr, struct diag *d)
 {
     int isid = pt_iscache_add_file(c->iscache, path, offset, size, vaddr);
-    int err = isid < 0 ? isid : pt_image_add_cached(c->image, c->iscache, isid, NULL);
+    int err = isid < 0 ? isid : pt_image_add_cached(image, c->iscache, isid, NULL);
     if (err < 0)
         return diag_fail(d, DIAG_LIBRARY,
                          "%s: libipt cannot add %" PRIu64 " bytes at 0x%" PRIx64 ": %s", path, size,
@@ -343,52 +369,71 @@ static int add_section(struct pt_code *c, const char *path, uint64_t offset, uin
         c->isid_names = names;
         c->num_isids = n;
     }
-    c->isid_names[isid] = pt_code_name_at(c, vaddr) + 1;
+    size_t region = pt_code_region(c, vaddr);
+    c->isid_names[isid] =
+        region == pt_code_region(c, vaddr + size - 1) ? c->region_names[region] + 1 : 0;
     return 0;
 }
 
-/* The pieces into the image, in their order, each cut at the name boundaries inside it. */
-static int build_image(struct pt_code *c, const struct builder *b, struct diag *d)
+/* A new image from the pieces, in their order, each cut at the region edges marked in
+ * c->cut; it replaces the old one (no decoder may hold that). The sections stay in the
+ * cache, so a rebuilt image maps nothing again. */
+static int build_image(struct pt_code *c, struct diag *d)
 {
-    size_t nb = 0;
-    uint64_t *at = name_boundaries(c, &nb);
-    if (!at)
+    struct pt_image *image = pt_image_alloc("acart");
+    if (!image)
         return diag_fail(d, DIAG_NOMEM, "out of memory");
     int rc = 0;
-    for (size_t i = 0; !rc && i < b->num_pieces; i++) {
-        const struct piece *x = &b->pieces[i];
+    for (size_t i = 0; !rc && i < c->num_pieces; i++) {
+        const struct pt_code_piece *x = &c->pieces[i];
         uint64_t start = x->vaddr, end = x->vaddr + x->size;
-        size_t lo = 0, hi = nb;
-        while (lo < hi) { /* the first boundary after start */
-            size_t mid = lo + (hi - lo) / 2;
-            if (at[mid] <= start)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        size_t k = pt_code_region(c, start); /* the first edge above start */
         while (!rc && start < end) {
-            while (lo < nb && at[lo] <= start)
-                lo++;
-            uint64_t stop = lo < nb && at[lo] < end ? at[lo] : end;
-            rc = add_section(c, x->path, x->offset + (start - x->vaddr), stop - start, start, d);
+            while (k < c->num_bounds && (c->bounds[k] <= start || !c->cut[k]))
+                k++;
+            uint64_t stop = k < c->num_bounds && c->bounds[k] < end ? c->bounds[k] : end;
+            rc = add_section(c, image, x->path, x->offset + (start - x->vaddr), stop - start, start,
+                             d);
             start = stop;
         }
     }
-    free(at);
-    return rc;
+    if (rc) {
+        pt_image_free(image);
+        return rc;
+    }
+    pt_image_free(c->image);
+    c->image = image;
+    return 0;
+}
+
+int pt_code_cut(struct pt_code *c, const size_t *regions, size_t n, struct diag *d)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (regions[i] > 0)
+            c->cut[regions[i] - 1] = true;
+        if (regions[i] < c->num_bounds)
+            c->cut[regions[i]] = true;
+    }
+    return build_image(c, d);
+}
+
+int pt_code_cut_everywhere(struct pt_code *c, struct diag *d)
+{
+    for (size_t k = 0; k < c->num_bounds; k++)
+        c->cut[k] = true;
+    return build_image(c, d);
 }
 
 int pt_code_open(struct pt_code *c, const struct pt_code_source *sources, size_t n,
                  const struct profile *p, struct diag *d)
 {
-    struct builder b = {0};
+    struct builder b = {.code = c};
     uint32_t unknown;
     memset(c, 0, sizeof *c);
     elf_version(EV_CURRENT);
-    c->image = pt_image_alloc("acart");
     c->iscache = pt_iscache_alloc("acart");
-    int rc = c->image && c->iscache ? intern(c, strdup("[unknown]"), &unknown, d)
-                                    : diag_fail(d, DIAG_NOMEM, "out of memory");
+    int rc = c->iscache ? intern(c, strdup("[unknown]"), &unknown, d)
+                        : diag_fail(d, DIAG_NOMEM, "out of memory");
     for (size_t i = 0; !rc && i < n; i++)
         rc = sources[i].raw ? add_raw(&sources[i], &b, d) : add_elf(&sources[i], p, &b, d);
     if (!rc)
@@ -396,11 +441,12 @@ int pt_code_open(struct pt_code *c, const struct pt_code_source *sources, size_t
     if (!rc)
         rc = add_module_ranges(c, p, d);
     if (!rc)
-        rc = build_image(c, &b, d);
+        rc = find_regions(c, d);
+    if (!rc)
+        rc = build_image(c, d);
     for (size_t i = 0; i < b.n; i++)
         free(b.items[i].name);
     free(b.items);
-    free(b.pieces);
     if (rc)
         pt_code_close(c);
     return rc;
@@ -417,6 +463,12 @@ void pt_code_close(struct pt_code *c)
     free(c->names);
     free(c->functions);
     free(c->ranges);
+    for (size_t i = 0; i < c->num_pieces; i++)
+        free(c->pieces[i].path);
+    free(c->pieces);
+    free(c->bounds);
+    free(c->region_names);
+    free(c->cut);
     memset(c, 0, sizeof *c);
 }
 

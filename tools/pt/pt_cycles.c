@@ -93,12 +93,17 @@ static void mark_functions(struct pt_flow *f)
     }
 }
 
-int pt_flow_decode(struct pt_flow *f, const struct pt_cpu_trace *t, const struct pt_config *config,
-                   struct pt_image *image, bool count_cycles, struct diag *d)
+/* One try at decoding t into f (and at counting its cycles): PT_FLOW_CROSSED, with the
+ * regions in f->crossed, where a block ran through more than one region of the code. */
+static int decode_once(struct pt_flow *f, const struct pt_cpu_trace *t,
+                       const struct pt_config *config, struct pt_image *image, bool count_cycles,
+                       struct diag *d)
 {
     struct pt_sink sink;
     pt_flow_sink(f, &sink);
     int rc = pt_decode(t, config, image, true, &sink, d);
+    if (rc == PT_FLOW_CROSSED)
+        return rc;
     pt_flow_finish(f);
     uint8_t *counted = count_cycles && t->size ? malloc(t->size) : NULL;
     if (!rc && count_cycles && t->size && !counted)
@@ -107,7 +112,9 @@ int pt_flow_decode(struct pt_flow *f, const struct pt_cpu_trace *t, const struct
         free(counted);
         return rc;
     }
-    pt_timing_scan(t, config, &f->timing, counted);
+    /* The scan is a pass over every packet: skipped where nothing reads it. */
+    if (count_cycles || !f->timed)
+        pt_timing_scan(t, config, &f->timing, counted);
     if (counted && f->timing.cyc_packets) {
         struct pt_cpu_trace ct = *t;
         struct pt_config cc = *config;
@@ -121,7 +128,10 @@ int pt_flow_decode(struct pt_flow *f, const struct pt_cpu_trace *t, const struct
             rc = pt_decode(&ct, &cc, image, true, &sink, d);
             pt_flow_finish(&cf);
         }
-        if (!rc) {
+        if (rc == PT_FLOW_CROSSED) {
+            f->crossed[0] = cf.crossed[0];
+            f->crossed[1] = cf.crossed[1];
+        } else if (!rc) {
             for (size_t i = 0; i < f->code->num_names; i++)
                 f->functions[i].self_cycles = cf.functions[i].self_ticks;
             f->cycles_counted = true;
@@ -131,6 +141,33 @@ int pt_flow_decode(struct pt_flow *f, const struct pt_cpu_trace *t, const struct
         pt_flow_free(&cf);
     }
     free(counted);
-    mark_functions(f);
+    if (!rc)
+        mark_functions(f);
     return rc;
+}
+
+/* Targeted cuts before the image is cut everywhere, which ends every search. */
+#define MAX_TARGETED_CUTS 8
+
+int pt_flow_decode(struct pt_flow *f, const struct pt_cpu_trace *t, const struct pt_config *config,
+                   struct pt_code *code, bool count_cycles, struct diag *d)
+{
+    for (int tries = 0;; tries++) {
+        int rc = decode_once(f, t, config, code->image, count_cycles, d);
+        if (rc != PT_FLOW_CROSSED)
+            return rc;
+        /* What the flow saw so far is redone from the start on the image cut where the
+         * block ran on: a block decoder cannot go back. Such blocks are rare (code running
+         * into the next symbol), so this costs a decode now and then, not every call. */
+        rc = tries < MAX_TARGETED_CUTS ? pt_code_cut(code, f->crossed, 2, d)
+                                       : pt_code_cut_everywhere(code, d);
+        struct pt_closed_calls closed = f->closed;
+        uint32_t cpu = f->cpu, nom_freq = f->nom_freq;
+        pt_flow_free(f);
+        if (!rc && (rc = pt_flow_init(f, code, cpu, nom_freq)) != 0)
+            rc = DIAG_NOMEM;
+        f->closed = closed;
+        if (rc)
+            return rc;
+    }
 }

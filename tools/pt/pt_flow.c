@@ -24,6 +24,10 @@ int pt_flow_init(struct pt_flow *f, const struct pt_code *code, uint32_t cpu, ui
     f->cpu = cpu;
     f->nom_freq = nom_freq;
     f->next = NEXT_NEW;
+    for (size_t i = 0; i < 2; i++) { /* empty: no ip is in them */
+        f->recent[i].start = UINT64_MAX;
+        f->recent[i].last = 0;
+    }
     f->functions = calloc(code->num_names, sizeof *f->functions);
     return f->functions ? 0 : DIAG_NOMEM;
 }
@@ -116,6 +120,7 @@ static int open_call(struct pt_flow *f, uint32_t name, bool interrupt)
     c->start_tsc = f->last_tsc;
     c->first_insn = f->insns;
     f->stack[f->depth++] = (uint32_t)f->num_calls++;
+    f->calls_entered++;
     f->functions[name].calls++;
     return 0;
 }
@@ -138,7 +143,7 @@ static void close_top(struct pt_flow *f, enum pt_call_end end)
     if (f->closed.fn)
         f->closed.fn(f->closed.ctx, f, at);
     /* Every call after it is a callee, closed already; every open call comes before it. */
-    if (f->closed.drop)
+    if (f->closed.drop || (f->closed.drop_deeper && c->depth > f->closed.max_depth))
         f->num_calls = at;
 }
 
@@ -203,10 +208,35 @@ static int on_insn(void *ctx, const struct pt_insn *insn, uint64_t tsc)
     return on_run(f, pt_code_name_at(f->code, insn->ip), 1, insn->iclass, tsc);
 }
 
+/* A block whose section lies in one region is named by the section. Otherwise it is named
+ * by the region of its first instruction, which must hold its last one too: where not,
+ * the block ran on into other code, how many of its instructions ran where is not known,
+ * and the decode stops to be done again on an image cut there (PT_FLOW_CROSSED). */
 static int on_block(void *ctx, const struct pt_block *b, uint64_t tsc)
 {
     struct pt_flow *f = ctx;
-    return on_run(f, pt_code_block_name(f->code, b->isid, b->ip), b->ninsn, b->iclass, tsc);
+    const struct pt_code *c = f->code;
+    if (b->isid > 0 && (size_t)b->isid < c->num_isids && c->isid_names[b->isid])
+        return on_run(f, c->isid_names[b->isid] - 1, b->ninsn, b->iclass, tsc);
+    if (b->ip < f->recent[0].start || b->ip > f->recent[0].last) {
+        if (b->ip >= f->recent[1].start && b->ip <= f->recent[1].last) {
+            struct pt_flow_region r = f->recent[1];
+            f->recent[1] = f->recent[0];
+            f->recent[0] = r;
+        } else {
+            size_t r = pt_code_region(c, b->ip);
+            f->recent[1] = f->recent[0];
+            f->recent[0].start = pt_code_region_start(c, r);
+            f->recent[0].last = pt_code_region_last(c, r);
+            f->recent[0].name = c->region_names[r];
+        }
+    }
+    if (b->end_ip < f->recent[0].start || b->end_ip > f->recent[0].last) {
+        f->crossed[0] = pt_code_region(c, b->ip);
+        f->crossed[1] = pt_code_region(c, b->end_ip);
+        return PT_FLOW_CROSSED;
+    }
+    return on_run(f, f->recent[0].name, b->ninsn, b->iclass, tsc);
 }
 
 /* libipt's counts of timing packets it could not use restart where it recovers (lost_mtc

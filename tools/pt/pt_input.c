@@ -204,6 +204,11 @@ int pt_input_decode(struct pt_input *in, const char *name, uint32_t cpu, bool bl
     int rc = load_trace(in, cpu, &t, d);
     if (rc)
         return rc;
+    /* Each block is printed with one name: it must lie in one region. */
+    if (blocks && (rc = pt_code_cut_everywhere(&in->code, d)) != 0) {
+        pt_trace_free(&t);
+        return rc;
+    }
     struct counting_sink counting = {.inner = sink};
     const struct pt_sink proxy = {.insn = count_insn,
                                   .block = count_block,
@@ -233,7 +238,12 @@ int pt_input_flow(struct pt_input *in, uint32_t cpu, const struct pt_flow_option
     int rc = load_trace(in, cpu, &t, d);
     if (rc)
         return rc;
-    rc = pt_flow_decode(f, &t, &in->config, in->code.image, options->count_cycles, d);
+    /* A consumer of closed calls cannot take back what it was given, so the decode must
+     * not start over: the image is cut at every region edge (pt_flow_decode). */
+    if (options->closed.fn)
+        rc = pt_code_cut_everywhere(&in->code, d);
+    if (!rc)
+        rc = pt_flow_decode(f, &t, &in->config, &in->code, options->count_cycles, d);
     if (rc == DIAG_NOMEM)
         rc = diag_fail(d, DIAG_NOMEM, "out of memory decoding CPU %" PRIu32, cpu);
     pt_trace_free(&t);
