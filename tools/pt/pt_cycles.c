@@ -123,6 +123,7 @@ static int decode_once(struct pt_flow *f, const struct pt_cpu_trace *t,
         cc.nom_freq = 1;
         rc = pt_flow_init(&cf, f->code, f->cpu, 1);
         cf.closed.drop = true;
+        cf.time_only = true; /* only its functions' shares of time are read */
         if (!rc) {
             pt_flow_sink(&cf, &sink);
             rc = pt_decode(&ct, &cc, image, true, &sink, d);

@@ -161,7 +161,11 @@ static void close_all(struct pt_flow *f, enum pt_call_end end)
 static int on_run(struct pt_flow *f, uint32_t name, uint64_t n, enum pt_insn_class iclass,
                   uint64_t tsc)
 {
-    time_update(f, tsc);
+    /* Most blocks run with no new time since the block before. */
+    if (tsc != f->last_tsc || !f->have_tsc)
+        time_update(f, tsc);
+    if (f->time_only)
+        return span_add(f, name, n);
     int rc = 0;
     if (f->next == NEXT_NEW || !f->depth) {
         close_all(f, PT_END_DISABLED);

@@ -86,6 +86,9 @@ struct pt_flow {
     const struct pt_code *code;
     uint32_t cpu;
     struct pt_closed_calls closed;
+    /* Only time shared among functions is followed, no call (the decode that counts
+     * cycles, pt_cycles.h): instructions, calls and stacks are left alone. */
+    bool time_only;
     uint32_t nom_freq;     /* MSR_PLATFORM_INFO's ratio: TSC ticks to core cycles with the CBR */
     struct pt_call *calls; /* in order of entry: depth-first order of the call tree */
     size_t num_calls, calls_cap;
