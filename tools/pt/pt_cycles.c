@@ -93,8 +93,17 @@ static void mark_functions(struct pt_flow *f)
     }
 }
 
-/* One try at decoding t into f (and at counting its cycles): PT_FLOW_CROSSED, with the
- * regions in f->crossed, where a block ran through more than one region of the code. */
+/* decode_once's answer where a block ran through more than one region of the code (the
+ * regions in f->crossed). Positive, unlike every diag code. */
+#define PT_FLOW_CROSSED 1
+
+static bool crossed(const struct pt_flow *f)
+{
+    return f->num_crossed || f->crossed_overflow;
+}
+
+/* One try at decoding t into f (and at counting its cycles): 0, a diag code, or
+ * PT_FLOW_CROSSED. */
 static int decode_once(struct pt_flow *f, const struct pt_cpu_trace *t,
                        const struct pt_config *config, struct pt_image *image, bool count_cycles,
                        struct diag *d)
@@ -102,8 +111,8 @@ static int decode_once(struct pt_flow *f, const struct pt_cpu_trace *t,
     struct pt_sink sink;
     pt_flow_sink(f, &sink);
     int rc = pt_decode(t, config, image, true, &sink, d);
-    if (rc == PT_FLOW_CROSSED)
-        return rc;
+    if (!rc && crossed(f))
+        return PT_FLOW_CROSSED;
     pt_flow_finish(f);
     uint8_t *counted = count_cycles && t->size ? malloc(t->size) : NULL;
     if (!rc && count_cycles && t->size && !counted)
@@ -129,9 +138,15 @@ static int decode_once(struct pt_flow *f, const struct pt_cpu_trace *t,
             rc = pt_decode(&ct, &cc, image, true, &sink, d);
             pt_flow_finish(&cf);
         }
-        if (rc == PT_FLOW_CROSSED) {
-            f->crossed[0] = cf.crossed[0];
-            f->crossed[1] = cf.crossed[1];
+        if (!rc && crossed(&cf)) {
+            /* Its blocks end at other places (where cycles, not time, moved). */
+            free(f->crossed);
+            f->crossed = cf.crossed;
+            f->num_crossed = cf.num_crossed;
+            f->crossed_cap = cf.crossed_cap;
+            f->crossed_overflow = cf.crossed_overflow;
+            cf.crossed = NULL;
+            rc = PT_FLOW_CROSSED;
         } else if (!rc) {
             for (size_t i = 0; i < f->code->num_names; i++)
                 f->functions[i].self_cycles = cf.functions[i].self_ticks;
@@ -147,8 +162,9 @@ static int decode_once(struct pt_flow *f, const struct pt_cpu_trace *t,
     return rc;
 }
 
-/* Targeted cuts before the image is cut everywhere, which ends every search. */
-#define MAX_TARGETED_CUTS 8
+/* Decodes on an image cut where blocks ran on before it is cut everywhere, where no block
+ * can: each decode finds every such place its blocks show, so one is the rule. */
+#define MAX_TARGETED_CUTS 4
 
 int pt_flow_decode(struct pt_flow *f, const struct pt_cpu_trace *t, const struct pt_config *config,
                    struct pt_code *code, bool count_cycles, struct diag *d)
@@ -157,11 +173,12 @@ int pt_flow_decode(struct pt_flow *f, const struct pt_cpu_trace *t, const struct
         int rc = decode_once(f, t, config, code->image, count_cycles, d);
         if (rc != PT_FLOW_CROSSED)
             return rc;
-        /* What the flow saw so far is redone from the start on the image cut where the
-         * block ran on: a block decoder cannot go back. Such blocks are rare (code running
-         * into the next symbol), so this costs a decode now and then, not every call. */
-        rc = tries < MAX_TARGETED_CUTS ? pt_code_cut(code, f->crossed, 2, d)
-                                       : pt_code_cut_everywhere(code, d);
+        /* The trace is decoded again on the image cut where blocks ran on: a block
+         * decoder cannot go back. Such places are rare (code running into the next
+         * symbol), so this costs a decode more where a trace has them, not one a call. */
+        rc = tries < MAX_TARGETED_CUTS && !f->crossed_overflow
+                 ? pt_code_cut(code, f->crossed, f->num_crossed, d)
+                 : pt_code_cut_everywhere(code, d);
         struct pt_closed_calls closed = f->closed;
         uint32_t cpu = f->cpu, nom_freq = f->nom_freq;
         pt_flow_free(f);

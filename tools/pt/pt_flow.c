@@ -41,6 +41,7 @@ void pt_flow_free(struct pt_flow *f)
     free(f->gap_insns);
     free(f->span_names);
     free(f->span_counts);
+    free(f->crossed);
     memset(f, 0, sizeof *f);
 }
 
@@ -212,10 +213,26 @@ static int on_insn(void *ctx, const struct pt_insn *insn, uint64_t tsc)
     return on_run(f, pt_code_name_at(f->code, insn->ip), 1, insn->iclass, tsc);
 }
 
+static int note_crossed(struct pt_flow *f, size_t region)
+{
+    for (size_t i = 0; i < f->num_crossed; i++)
+        if (f->crossed[i] == region)
+            return 0;
+    if (f->num_crossed == PT_FLOW_MAX_CROSSED) {
+        f->crossed_overflow = true;
+        return 0;
+    }
+    if (grow((void **)&f->crossed, &f->crossed_cap, f->num_crossed, sizeof *f->crossed))
+        return DIAG_NOMEM;
+    f->crossed[f->num_crossed++] = region;
+    return 0;
+}
+
 /* A block whose section lies in one region is named by the section. Otherwise it is named
  * by the region of its first instruction, which must hold its last one too: where not,
- * the block ran on into other code, how many of its instructions ran where is not known,
- * and the decode stops to be done again on an image cut there (PT_FLOW_CROSSED). */
+ * the block ran on into other code and how many of its instructions ran where is not
+ * known, so the place is noted (f->crossed) for the trace to be decoded again on an
+ * image cut there. */
 static int on_block(void *ctx, const struct pt_block *b, uint64_t tsc)
 {
     struct pt_flow *f = ctx;
@@ -236,9 +253,9 @@ static int on_block(void *ctx, const struct pt_block *b, uint64_t tsc)
         }
     }
     if (b->end_ip < f->recent[0].start || b->end_ip > f->recent[0].last) {
-        f->crossed[0] = pt_code_region(c, b->ip);
-        f->crossed[1] = pt_code_region(c, b->end_ip);
-        return PT_FLOW_CROSSED;
+        int rc = note_crossed(f, pt_code_region(c, b->ip));
+        if (rc || (rc = note_crossed(f, pt_code_region(c, b->end_ip))))
+            return rc;
     }
     return on_run(f, f->recent[0].name, b->ninsn, b->iclass, tsc);
 }

@@ -20,10 +20,9 @@
 
 #define PT_FLOW_NONE UINT32_MAX
 
-/* What the flow's sink stops a decode with when a block ran through more than one region
- * of the code (pt_code.h): f->crossed names the regions whose edges the image must be cut
- * at before the trace is decoded again. Positive, unlike every diag code. */
-#define PT_FLOW_CROSSED 1
+/* Distinct regions a flow notes at most before it gives up on cutting the image there
+ * (crossed_overflow): then it is cut everywhere. */
+#define PT_FLOW_MAX_CROSSED 1024
 
 enum pt_call_end {
     PT_END_OPEN,     /* still running when the trace ended */
@@ -132,7 +131,14 @@ struct pt_flow {
         uint64_t start, last; /* [start, last] */
         uint32_t name;
     } recent[2];
-    size_t crossed[2]; /* PT_FLOW_CROSSED: the regions of the block's first and last ip */
+    /* Where blocks ran from one region of the code into another (pt_code.h): the regions
+     * of such a block's first and last instruction, each once. Such a block counts in the
+     * region it began in, so these counts are not exact: the decode goes on only to find
+     * every such place, and the image must be cut at these regions' edges and the trace
+     * decoded again (pt_flow_decode). */
+    size_t *crossed;
+    size_t num_crossed, crossed_cap;
+    bool crossed_overflow; /* more than PT_FLOW_MAX_CROSSED of them */
 };
 
 int pt_flow_init(struct pt_flow *f, const struct pt_code *code, uint32_t cpu, uint32_t nom_freq);
