@@ -189,6 +189,8 @@ def main():
     lines = [
         "# bench/pt_ratio_bench.py: acart pt functions / pt calls against a bare libipt block"
         " decode (bench/pt_bare_decode.c), same trace file, CPU seconds (user + system)",
+        "# run as: ninja -C BUILD bench-pt-ratio (python3 bench/pt_ratio_bench.py --rounds %d"
+        " --large-mib %d)" % (args.rounds, args.large_mib),
         "# %s, %s, %s, libipt %s" % (
             datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             platform.node(), subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"],
