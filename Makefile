@@ -54,6 +54,7 @@ bench: build
 	$(PYTHON_TESTS) bench/drain_cost.py --image $(IMAGE_X86_64) --append
 	-ninja -C $(BUILD_DIR) bench-tb5
 	ninja -C $(BUILD_DIR) bench-pt
+	ninja -C $(BUILD_DIR) bench-pt-ratio
 	python3 bench/footprint.py --lib $(BUILD_DIR)/target/runtime/libacart.a \
 	  --lib $(BUILD_DIR)/target-x86_64/runtime/libacart.a
 

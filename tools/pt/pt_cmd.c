@@ -1,5 +1,5 @@
-/* acart pt trace|calls|functions|flamegraph DIR --elf IMAGE: Intel PT decoded with libipt
- * (docs/pt.md). */
+/* acart pt trace|calls|functions|flamegraph (DIR|TRACE) --elf IMAGE: Intel PT decoded with
+ * libipt (docs/pt.md); `pt packets` is pt_packets.c. */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -9,28 +9,26 @@
 #include "cli.h"
 #include "commands.h"
 #include "flame.h"
+#include "pt_args.h"
 #include "pt_input.h"
+#include "pt_packets.h"
 #include "text_escape.h"
 
 static const char pt_usage[] =
-    "usage: acart pt (trace|calls|functions|flamegraph) DIR --elf IMAGE [options]\n"
+    "usage: acart pt (trace|calls|functions|flamegraph) (DIR|TRACE) --elf IMAGE [options]\n"
+    "       acart pt packets (DIR|TRACE) [options]\n"
     "\n"
-    "Decodes the Intel PT trace of a collection (acart collect --pt) with libipt:\n"
+    "Decodes the Intel PT trace of a collection (acart collect --pt), or a raw trace file,\n"
+    "with libipt:\n"
     "  trace        every instruction (or block) with its time stamp, and the trace's events\n"
     "  calls        the call tree of each CPU as an indented timeline, time per call\n"
     "  functions    exact instruction counts and core cycles per function\n"
     "  flamegraph   the functions' instructions as an SVG flame graph\n"
+    "  packets      every packet: offset, type, payload, as Intel's ptdump prints them\n"
     "Run `acart pt COMMAND --help` for details.\n";
 
-static const char common_options[] =
-    "  -e, --elf IMAGE       an ELF image of the traced code (required; repeat for more\n"
-    "                        modules): a fixed-address image at its link addresses, a\n"
-    "                        position-independent one where module.bin says it ran\n"
-    "  -c, --cpu N           only CPU N (default: every CPU)\n"
-    "  -h, --help            show this help\n";
-
 static const char trace_usage[] =
-    "usage: acart pt trace DIR --elf IMAGE [--cpu N] [--blocks]\n"
+    "usage: acart pt trace (DIR|TRACE) --elf IMAGE [--cpu N] [--blocks]\n"
     "\n"
     "Prints each CPU's trace in execution order: every instruction as\n"
     "  TSC  ADDRESS  FUNCTION+OFFSET  BYTES\n"
@@ -39,12 +37,12 @@ static const char trace_usage[] =
     "  TSC  FIRST..LAST  N insns  FUNCTION\n"
     "and the trace's events in brackets: [TSC  enabled], [TSC  disabled], interrupts,\n"
     "overflows, execution modes. Where decoding fails, a gap line names the offset in\n"
-    "pt-cpuN.bin and libipt's error (pte_*), and decoding resumes at the next PSB.\n"
+    "the trace file and libipt's error (pte_*), and decoding resumes at the next PSB.\n"
     "\n"
     "  -b, --blocks          blocks instead of single instructions\n";
 
 static const char calls_usage[] =
-    "usage: acart pt calls DIR --elf IMAGE [--cpu N] [--max-depth D]\n"
+    "usage: acart pt calls (DIR|TRACE) --elf IMAGE [--cpu N] [--max-depth D]\n"
     "\n"
     "Prints each CPU's calls as an indented timeline, one line per call in the order they\n"
     "began: start (microseconds after the CPU's first time stamp), duration ('-' where the\n"
@@ -56,7 +54,7 @@ static const char calls_usage[] =
     "  -d, --max-depth D     calls no deeper than D (0: outermost only)\n";
 
 static const char functions_usage[] =
-    "usage: acart pt functions DIR --elf IMAGE [--cpu N] [--top N]\n"
+    "usage: acart pt functions (DIR|TRACE) --elf IMAGE [--cpu N] [--top N]\n"
     "\n"
     "Prints per function, of every CPU or of --cpu N: instructions executed in it (exact,\n"
     "from the trace), their share, instructions with its callees, calls, core cycles in it,\n"
@@ -70,107 +68,13 @@ static const char functions_usage[] =
     "  -t, --top N           the N functions with the most instructions (default 20, 0 all)\n";
 
 static const char flamegraph_usage[] =
-    "usage: acart pt flamegraph DIR --elf IMAGE -o OUT.svg [--cpu N]\n"
+    "usage: acart pt flamegraph (DIR|TRACE) --elf IMAGE -o OUT.svg [--cpu N]\n"
     "\n"
     "Draws the traced instructions as a flame graph: each function's own instructions\n"
     "stand on the calls that led to them (from the trace's call tree), one tower per CPU.\n"
     "A self-contained SVG; tooltips give each frame's instructions.\n"
     "\n"
     "  -o, --output FILE     the SVG file to write (required)\n";
-
-struct pt_args {
-    const char *dir, *output;
-    const char **elfs;
-    size_t num_elfs;
-    int64_t cpu; /* -1: every CPU */
-    uint64_t max_depth, top;
-    int blocks;
-};
-
-/* Parses the options of subcommand name; returns -1 to go on, else the exit status. */
-static int parse_args(int argc, char **argv, const char *name, const char *usage, struct pt_args *a)
-{
-    static const struct option longopts[] = {
-        {"elf", required_argument, NULL, 'e'}, {"cpu", required_argument, NULL, 'c'},
-        {"blocks", no_argument, NULL, 'b'},    {"max-depth", required_argument, NULL, 'd'},
-        {"top", required_argument, NULL, 't'}, {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},      {NULL, 0, NULL, 0},
-    };
-    char full[2048];
-    snprintf(full, sizeof full, "%s\n%s", usage, common_options);
-    memset(a, 0, sizeof *a);
-    a->cpu = -1;
-    a->max_depth = UINT64_MAX;
-    a->top = 20;
-    a->elfs = calloc((size_t)argc, sizeof *a->elfs);
-    if (!a->elfs)
-        return ACART_EXIT_FAILURE;
-    int opt;
-    uint64_t v;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "e:c:bd:t:o:h", longopts, NULL)) != -1) {
-        switch (opt) {
-        case 'e':
-            a->elfs[a->num_elfs++] = optarg;
-            break;
-        case 'c':
-            if (cli_parse_uint(optarg, UINT32_MAX, &v) != 0)
-                return cli_usage_error(name, full, "--cpu: expected a CPU number, not %s", optarg);
-            a->cpu = (int64_t)v;
-            break;
-        case 'b':
-            a->blocks = 1;
-            break;
-        case 'd':
-            if (cli_parse_uint(optarg, UINT32_MAX, &a->max_depth) != 0)
-                return cli_usage_error(name, full, "--max-depth: expected a number, not %s",
-                                       optarg);
-            break;
-        case 't':
-            if (cli_parse_uint(optarg, UINT32_MAX, &a->top) != 0)
-                return cli_usage_error(name, full, "--top: expected a number, not %s", optarg);
-            break;
-        case 'o':
-            a->output = optarg;
-            break;
-        case 'h':
-            return cli_help(full);
-        default:
-            return cli_usage_error(name, full, "unknown option");
-        }
-    }
-    if (optind + 1 != argc)
-        return cli_usage_error(name, full, "expected one collection folder");
-    a->dir = argv[optind];
-    if (!a->num_elfs)
-        return cli_usage_error(name, full, "--elf IMAGE is required");
-    return -1;
-}
-
-static int open_input(struct pt_input *in, const struct pt_args *a, const char *name)
-{
-    struct diag d = {0};
-    if (pt_input_open(in, a->dir, a->elfs, a->num_elfs, &d) != 0)
-        return diag_report(name, &d);
-    if (a->cpu >= 0 && (uint64_t)a->cpu >= in->p.session.num_cpus) {
-        pt_input_close(in);
-        fprintf(stderr,
-                "acart %s: %s: --cpu %" PRId64 ": the collection has CPUs 0 to %" PRIu32 "\n", name,
-                a->dir, a->cpu, in->p.session.num_cpus - 1);
-        return ACART_EXIT_USAGE;
-    }
-    return -1;
-}
-
-static uint32_t first_cpu(const struct pt_args *a)
-{
-    return a->cpu < 0 ? 0 : (uint32_t)a->cpu;
-}
-
-static uint32_t end_cpu(const struct pt_args *a, const struct pt_input *in)
-{
-    return a->cpu < 0 ? in->p.session.num_cpus : (uint32_t)a->cpu + 1;
-}
 
 static void put_name(const struct pt_code *code, uint32_t id, FILE *out)
 {
@@ -343,11 +247,11 @@ static int pt_trace(int argc, char **argv)
 {
     struct pt_args a;
     struct pt_input in;
-    int rc = parse_args(argc, argv, "pt trace", trace_usage, &a);
+    int rc = pt_args_parse(argc, argv, "pt trace", trace_usage, true, &a);
     if (rc < 0)
-        rc = open_input(&in, &a, "pt trace");
+        rc = pt_args_open(&in, &a, "pt trace");
     if (rc >= 0) {
-        free(a.elfs);
+        pt_args_free(&a);
         return rc;
     }
     struct trace_out t = {&in, stdout};
@@ -359,9 +263,10 @@ static int pt_trace(int argc, char **argv)
                            .ctx = &t};
     struct diag d = {0};
     rc = ACART_EXIT_OK;
-    for (uint32_t cpu = first_cpu(&a); cpu < end_cpu(&a, &in) && rc == ACART_EXIT_OK; cpu++) {
+    for (uint32_t cpu = pt_args_first_cpu(&a);
+         cpu < pt_args_end_cpu(&a, &in) && rc == ACART_EXIT_OK; cpu++) {
         printf("cpu %" PRIu32 "\n", cpu);
-        if (pt_input_decode(&in, cpu, a.blocks, &sink, &d) != 0)
+        if (pt_input_decode(&in, "pt trace", cpu, a.blocks, &sink, &d) != 0)
             rc = diag_report("pt trace", &d);
     }
     if (rc == ACART_EXIT_OK && (fflush(stdout) != 0 || ferror(stdout))) {
@@ -369,7 +274,7 @@ static int pt_trace(int argc, char **argv)
         rc = ACART_EXIT_OUTPUT;
     }
     pt_input_close(&in);
-    free(a.elfs);
+    pt_args_free(&a);
     return rc;
 }
 
@@ -407,7 +312,7 @@ static void print_calls(const struct pt_input *in, const struct pt_flow *f, uint
         snprintf(traced, sizeof traced, "%.3f us traced",
                  pt_input_us(in, (double)(f->last_tsc - f->first_tsc)));
     fprintf(out, "cpu %" PRIu32 ": %" PRIu64 " instructions in %zu calls, %zu gaps, %s\n", f->cpu,
-            f->insns, f->num_calls, f->num_gaps, traced);
+            f->insns, f->calls_entered, f->num_gaps, traced);
     fprintf(out, "%14s  %12s  %10s  %s\n", "start us", "duration us", "insns", "call");
     size_t g = 0;
     for (size_t i = 0; i < f->num_calls; i++) {
@@ -436,18 +341,25 @@ static int pt_calls(int argc, char **argv)
 {
     struct pt_args a;
     struct pt_input in;
-    int rc = parse_args(argc, argv, "pt calls", calls_usage, &a);
+    int rc = pt_args_parse(argc, argv, "pt calls", calls_usage, true, &a);
     if (rc < 0)
-        rc = open_input(&in, &a, "pt calls");
+        rc = pt_args_open(&in, &a, "pt calls");
     if (rc >= 0) {
-        free(a.elfs);
+        pt_args_free(&a);
         return rc;
     }
     struct diag d = {0};
     rc = ACART_EXIT_OK;
-    for (uint32_t cpu = first_cpu(&a); cpu < end_cpu(&a, &in) && rc == ACART_EXIT_OK; cpu++) {
+    for (uint32_t cpu = pt_args_first_cpu(&a);
+         cpu < pt_args_end_cpu(&a, &in) && rc == ACART_EXIT_OK; cpu++) {
         struct pt_flow f;
-        if (pt_input_flow(&in, cpu, NULL, &f, &d) != 0) {
+        /* The calls it does not print need no record: memory and time follow the calls
+         * printed. */
+        const struct pt_flow_options keep_calls = {
+            .name = "pt calls",
+            .closed = {.drop_deeper = true,
+                       .max_depth = a.max_depth > UINT32_MAX ? UINT32_MAX : (uint32_t)a.max_depth}};
+        if (pt_input_flow(&in, cpu, &keep_calls, &f, &d) != 0) {
             rc = diag_report("pt calls", &d);
         } else {
             print_calls(&in, &f, a.max_depth, stdout);
@@ -460,7 +372,7 @@ static int pt_calls(int argc, char **argv)
         rc = ACART_EXIT_OUTPUT;
     }
     pt_input_close(&in);
-    free(a.elfs);
+    pt_args_free(&a);
     return rc;
 }
 
@@ -540,11 +452,11 @@ static int pt_functions(int argc, char **argv)
 {
     struct pt_args a;
     struct pt_input in;
-    int rc = parse_args(argc, argv, "pt functions", functions_usage, &a);
+    int rc = pt_args_parse(argc, argv, "pt functions", functions_usage, true, &a);
     if (rc < 0)
-        rc = open_input(&in, &a, "pt functions");
+        rc = pt_args_open(&in, &a, "pt functions");
     if (rc >= 0) {
-        free(a.elfs);
+        pt_args_free(&a);
         return rc;
     }
     struct diag d = {0};
@@ -553,10 +465,11 @@ static int pt_functions(int argc, char **argv)
     struct cycle_totals cycles = {0};
     struct function_row *rows = calloc(num_names, sizeof *rows);
     rc = rows ? ACART_EXIT_OK : ACART_EXIT_FAILURE;
-    for (uint32_t cpu = first_cpu(&a); cpu < end_cpu(&a, &in) && rc == ACART_EXIT_OK; cpu++) {
+    for (uint32_t cpu = pt_args_first_cpu(&a);
+         cpu < pt_args_end_cpu(&a, &in) && rc == ACART_EXIT_OK; cpu++) {
         struct pt_flow f;
-        const struct pt_flow_options functions_only = {.count_cycles = true,
-                                                       .closed = {.drop = true}};
+        const struct pt_flow_options functions_only = {
+            .name = "pt functions", .count_cycles = true, .closed = {.drop = true}};
         if (pt_input_flow(&in, cpu, &functions_only, &f, &d) != 0) {
             rc = diag_report("pt functions", &d);
         } else {
@@ -600,7 +513,7 @@ static int pt_functions(int argc, char **argv)
     }
     free(rows);
     pt_input_close(&in);
-    free(a.elfs);
+    pt_args_free(&a);
     return rc;
 }
 
@@ -648,13 +561,13 @@ static int pt_flamegraph(int argc, char **argv)
 {
     struct pt_args a;
     struct pt_input in;
-    int rc = parse_args(argc, argv, "pt flamegraph", flamegraph_usage, &a);
+    int rc = pt_args_parse(argc, argv, "pt flamegraph", flamegraph_usage, true, &a);
     if (rc < 0 && !a.output)
         rc = cli_usage_error("pt flamegraph", flamegraph_usage, "-o OUT.svg is required");
     if (rc < 0)
-        rc = open_input(&in, &a, "pt flamegraph");
+        rc = pt_args_open(&in, &a, "pt flamegraph");
     if (rc >= 0) {
-        free(a.elfs);
+        pt_args_free(&a);
         return rc;
     }
     struct flame flame;
@@ -665,8 +578,9 @@ static int pt_flamegraph(int argc, char **argv)
     bool cpu_root = a.cpu < 0 && in.p.session.num_cpus > 1;
     struct flame_feed feed = {.flame = &flame, .in = &in};
     const struct pt_flow_options grow_flame = {
-        .closed = {.drop = true, .fn = add_closed_call, .ctx = &feed}};
-    for (uint32_t cpu = first_cpu(&a); cpu < end_cpu(&a, &in) && rc == ACART_EXIT_OK; cpu++) {
+        .name = "pt flamegraph", .closed = {.drop = true, .fn = add_closed_call, .ctx = &feed}};
+    for (uint32_t cpu = pt_args_first_cpu(&a);
+         cpu < pt_args_end_cpu(&a, &in) && rc == ACART_EXIT_OK; cpu++) {
         struct pt_flow f;
         char cpu_name[32];
         snprintf(cpu_name, sizeof cpu_name, "cpu %" PRIu32, cpu);
@@ -685,7 +599,7 @@ static int pt_flamegraph(int argc, char **argv)
         char title[300], subtitle[1200];
         snprintf(title, sizeof title, "Intel PT instructions on %s", in.p.session.hostname);
         snprintf(subtitle, sizeof subtitle, "%" PRIu64 " instructions of %s, %zu gaps, image %s",
-                 flame_total(&flame), a.dir, gaps, a.elfs[0]);
+                 flame_total(&flame), a.input, gaps, a.sources[0].path);
         FILE *out = fopen(a.output, "w");
         int failed = !out || flame_write_svg(&flame, title, subtitle, out) != 0;
         if (out && fclose(out) != 0)
@@ -698,7 +612,7 @@ static int pt_flamegraph(int argc, char **argv)
     }
     flame_free(&flame);
     pt_input_close(&in);
-    free(a.elfs);
+    pt_args_free(&a);
     return rc;
 }
 
@@ -716,5 +630,7 @@ int cmd_pt(int argc, char **argv)
         return pt_functions(argc - 1, argv + 1);
     if (strcmp(argv[1], "flamegraph") == 0)
         return pt_flamegraph(argc - 1, argv + 1);
+    if (strcmp(argv[1], "packets") == 0)
+        return pt_packets(argc - 1, argv + 1);
     return cli_usage_error("pt", pt_usage, "unknown command %s", argv[1]);
 }

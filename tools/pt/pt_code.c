@@ -2,7 +2,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <intel-pt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -20,7 +22,30 @@ struct candidate {
 struct builder {
     struct candidate *items;
     size_t n, cap;
+    struct pt_code *code; /* where the pieces go */
+    size_t pieces_cap;
 };
+
+/* The piece's path is copied: the sources need not outlive the code, which may rebuild
+ * its image from the pieces (pt_code_cut). */
+static int add_piece(struct builder *b, const struct pt_code_piece *x, struct diag *d)
+{
+    struct pt_code *c = b->code;
+    if (c->num_pieces == b->pieces_cap) {
+        size_t cap = b->pieces_cap ? 2 * b->pieces_cap : 16;
+        struct pt_code_piece *p = realloc(c->pieces, cap * sizeof *p);
+        if (!p)
+            return diag_fail(d, DIAG_NOMEM, "out of memory");
+        c->pieces = p;
+        b->pieces_cap = cap;
+    }
+    c->pieces[c->num_pieces] = *x;
+    c->pieces[c->num_pieces].path = strdup(x->path);
+    if (!c->pieces[c->num_pieces].path)
+        return diag_fail(d, DIAG_NOMEM, "out of memory");
+    c->num_pieces++;
+    return 0;
+}
 
 static int intern(struct pt_code *c, char *name, uint32_t *id, struct diag *d)
 {
@@ -104,25 +129,32 @@ static int read_symbols(Elf *e, Elf_Scn *symtab, uint64_t bias, struct builder *
     return 0;
 }
 
-/* Where a position-independent image ran: the load address of the module of the same base
- * name, less the page its first segment starts in. */
-static int image_bias(Elf *e, const char *path, const struct profile *p, uint64_t *bias,
-                      struct diag *d)
+/* Where an image ran: where its source places it, else at its link addresses for a
+ * fixed-address executable, else at the load address of the module of the same base name;
+ * a load address is that of the page its first segment starts in, as module records give
+ * it. */
+static int image_bias(Elf *e, const struct pt_code_source *src, const struct profile *p,
+                      uint64_t *bias, struct diag *d)
 {
+    const char *path = src->path;
     GElf_Ehdr eh;
     size_t nph;
     *bias = 0;
     if (!gelf_getehdr(e, &eh) || elf_getphdrnum(e, &nph) != 0)
         return diag_fail(d, DIAG_INPUT, "%s: not an ELF file: %s", path, elf_errmsg(-1));
-    if (eh.e_type == ET_EXEC)
-        return 0;
-    if (eh.e_type != ET_DYN)
+    if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
         return diag_fail(d, DIAG_INPUT, "%s: neither an executable nor a shared object", path);
+    if (eh.e_type == ET_EXEC && !src->placed)
+        return 0;
     uint64_t low = UINT64_MAX;
     for (size_t i = 0; i < nph; i++) {
         GElf_Phdr ph;
         if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && ph.p_vaddr < low)
             low = ph.p_vaddr;
+    }
+    if (src->placed) {
+        *bias = src->address - (low & ~0xfffull);
+        return 0;
     }
     for (size_t i = 0; i < p->num_modules; i++)
         if (strcmp(p->modules[i].name, base_name(path)) == 0) {
@@ -131,13 +163,14 @@ static int image_bias(Elf *e, const char *path, const struct profile *p, uint64_
         }
     return diag_fail(d, DIAG_INPUT,
                      "%s: a position-independent image, and no module of the collection is "
-                     "named %s to say where it ran",
-                     path, base_name(path));
+                     "named %s to say where it ran (give it as %s@ADDRESS)",
+                     path, base_name(path), path);
 }
 
-static int add_elf(struct pt_code *c, const char *path, const struct profile *p, struct builder *b,
+static int add_elf(const struct pt_code_source *src, const struct profile *p, struct builder *b,
                    struct diag *d)
 {
+    const char *path = src->path;
     int fd = open(path, O_RDONLY);
     if (fd < 0)
         return diag_fail(d, DIAG_INPUT, "%s: %s", path, strerror(errno));
@@ -148,7 +181,7 @@ static int add_elf(struct pt_code *c, const char *path, const struct profile *p,
     if (!e || elf_kind(e) != ELF_K_ELF)
         rc = diag_fail(d, DIAG_INPUT, "%s: not an ELF file", path);
     else
-        rc = image_bias(e, path, p, &bias, d);
+        rc = image_bias(e, src, p, &bias, d);
     if (!rc && elf_getphdrnum(e, &nph) != 0)
         rc = diag_fail(d, DIAG_INPUT, "%s: no program headers: %s", path, elf_errmsg(-1));
     for (size_t i = 0; !rc && i < nph; i++) {
@@ -156,11 +189,8 @@ static int add_elf(struct pt_code *c, const char *path, const struct profile *p,
         if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) ||
             !ph.p_filesz)
             continue;
-        int err =
-            pt_image_add_file(c->image, path, ph.p_offset, ph.p_filesz, NULL, ph.p_vaddr + bias);
-        if (err < 0)
-            rc = diag_fail(d, DIAG_LIBRARY, "%s: libipt cannot add segment %zu: %s", path, i,
-                           pt_errstr(pt_errcode(err)));
+        struct pt_code_piece x = {(char *)path, ph.p_offset, ph.p_filesz, ph.p_vaddr + bias};
+        rc = add_piece(b, &x, d);
         segments++;
     }
     if (!rc && !segments)
@@ -249,22 +279,171 @@ static int add_module_ranges(struct pt_code *c, const struct profile *p, struct 
     return 0;
 }
 
-int pt_code_open(struct pt_code *c, const char *const *elf_paths, size_t n, const struct profile *p,
-                 struct diag *d)
+/* Raw memory: the whole file at its address. */
+static int add_raw(const struct pt_code_source *src, struct builder *b, struct diag *d)
 {
-    struct builder b = {0};
+    struct stat st;
+    if (stat(src->path, &st) != 0)
+        return diag_fail(d, DIAG_INPUT, "%s: %s", src->path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return diag_fail(d, DIAG_INPUT, "%s: not a regular file", src->path);
+    if (st.st_size == 0)
+        return diag_fail(d, DIAG_INPUT, "%s: empty: no memory to place at 0x%" PRIx64, src->path,
+                         src->address);
+    if (src->address + (uint64_t)st.st_size - 1 < src->address)
+        return diag_fail(d, DIAG_INPUT,
+                         "%s: %lld bytes at 0x%" PRIx64 " go past the end of the address space",
+                         src->path, (long long)st.st_size, src->address);
+    struct pt_code_piece x = {(char *)src->path, 0, (uint64_t)st.st_size, src->address};
+    return add_piece(b, &x, d);
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Every address where the name of the code may change, sorted, once each: the regions'
+ * edges, each region's name, and no cut yet. */
+static int find_regions(struct pt_code *c, struct diag *d)
+{
+    size_t cap = 2 * (c->num_functions + c->num_ranges), k = 0;
+    uint64_t *at = malloc((cap ? cap : 1) * sizeof *at);
+    if (!at)
+        return diag_fail(d, DIAG_NOMEM, "out of memory");
+    for (size_t i = 0; i < c->num_functions; i++) {
+        at[k++] = c->functions[i].start;
+        at[k++] = c->functions[i].end;
+    }
+    for (size_t i = 0; i < c->num_ranges; i++) {
+        at[k++] = c->ranges[i].start;
+        at[k++] = c->ranges[i].end;
+    }
+    qsort(at, k, sizeof *at, compare_u64);
+    size_t n = 0;
+    for (size_t i = 0; i < k; i++)
+        if (!n || at[i] != at[n - 1])
+            at[n++] = at[i];
+    c->bounds = at;
+    c->num_bounds = n;
+    c->region_names = calloc(n + 1, sizeof *c->region_names);
+    c->cut = calloc(n ? n : 1, sizeof *c->cut);
+    if (!c->region_names || !c->cut)
+        return diag_fail(d, DIAG_NOMEM, "out of memory");
+    for (size_t r = 0; r <= n; r++)
+        c->region_names[r] = pt_code_name_at(c, pt_code_region_start(c, r));
+    return 0;
+}
+
+size_t pt_code_region(const struct pt_code *c, uint64_t ip)
+{
+    size_t lo = 0, hi = c->num_bounds;
+    while (lo < hi) { /* the number of edges at or below ip */
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->bounds[mid] <= ip)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* One section of the image: bytes [offset, offset + size) of path at vaddr. Its name, when
+ * it lies in one region, goes by its isid. */
+static int add_section(struct pt_code *c, struct pt_image *image, const char *path, uint64_t offset,
+                       uint64_t size, uint64_t vaddr, struct diag *d)
+{
+    int isid = pt_iscache_add_file(c->iscache, path, offset, size, vaddr);
+    int err = isid < 0 ? isid : pt_image_add_cached(image, c->iscache, isid, NULL);
+    if (err < 0)
+        return diag_fail(d, DIAG_LIBRARY,
+                         "%s: libipt cannot add %" PRIu64 " bytes at 0x%" PRIx64 ": %s", path, size,
+                         vaddr, pt_errstr(pt_errcode(err)));
+    if ((size_t)isid >= c->num_isids) {
+        size_t n = 2 * (size_t)isid + 16;
+        uint32_t *names = realloc(c->isid_names, n * sizeof *names);
+        if (!names)
+            return diag_fail(d, DIAG_NOMEM, "out of memory");
+        memset(names + c->num_isids, 0, (n - c->num_isids) * sizeof *names);
+        c->isid_names = names;
+        c->num_isids = n;
+    }
+    size_t region = pt_code_region(c, vaddr);
+    c->isid_names[isid] =
+        region == pt_code_region(c, vaddr + size - 1) ? c->region_names[region] + 1 : 0;
+    return 0;
+}
+
+/* A new image from the pieces, in their order, each cut at the region edges marked in
+ * c->cut; it replaces the old one (no decoder may hold that). The sections stay in the
+ * cache, so a rebuilt image maps nothing again. */
+static int build_image(struct pt_code *c, struct diag *d)
+{
+    struct pt_image *image = pt_image_alloc("acart");
+    if (!image)
+        return diag_fail(d, DIAG_NOMEM, "out of memory");
+    int rc = 0;
+    for (size_t i = 0; !rc && i < c->num_pieces; i++) {
+        const struct pt_code_piece *x = &c->pieces[i];
+        uint64_t start = x->vaddr, end = x->vaddr + x->size;
+        size_t k = pt_code_region(c, start); /* the first edge above start */
+        while (!rc && start < end) {
+            while (k < c->num_bounds && (c->bounds[k] <= start || !c->cut[k]))
+                k++;
+            uint64_t stop = k < c->num_bounds && c->bounds[k] < end ? c->bounds[k] : end;
+            rc = add_section(c, image, x->path, x->offset + (start - x->vaddr), stop - start, start,
+                             d);
+            start = stop;
+        }
+    }
+    if (rc) {
+        pt_image_free(image);
+        return rc;
+    }
+    pt_image_free(c->image);
+    c->image = image;
+    return 0;
+}
+
+int pt_code_cut(struct pt_code *c, const size_t *regions, size_t n, struct diag *d)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (regions[i] > 0)
+            c->cut[regions[i] - 1] = true;
+        if (regions[i] < c->num_bounds)
+            c->cut[regions[i]] = true;
+    }
+    return build_image(c, d);
+}
+
+int pt_code_cut_everywhere(struct pt_code *c, struct diag *d)
+{
+    for (size_t k = 0; k < c->num_bounds; k++)
+        c->cut[k] = true;
+    return build_image(c, d);
+}
+
+int pt_code_open(struct pt_code *c, const struct pt_code_source *sources, size_t n,
+                 const struct profile *p, struct diag *d)
+{
+    struct builder b = {.code = c};
     uint32_t unknown;
     memset(c, 0, sizeof *c);
     elf_version(EV_CURRENT);
-    c->image = pt_image_alloc("acart");
-    int rc = c->image ? intern(c, strdup("[unknown]"), &unknown, d)
-                      : diag_fail(d, DIAG_NOMEM, "out of memory");
+    c->iscache = pt_iscache_alloc("acart");
+    int rc = c->iscache ? intern(c, strdup("[unknown]"), &unknown, d)
+                        : diag_fail(d, DIAG_NOMEM, "out of memory");
     for (size_t i = 0; !rc && i < n; i++)
-        rc = add_elf(c, elf_paths[i], p, &b, d);
+        rc = sources[i].raw ? add_raw(&sources[i], &b, d) : add_elf(&sources[i], p, &b, d);
     if (!rc)
         rc = settle_functions(c, &b, d);
     if (!rc)
         rc = add_module_ranges(c, p, d);
+    if (!rc)
+        rc = find_regions(c, d);
+    if (!rc)
+        rc = build_image(c, d);
     for (size_t i = 0; i < b.n; i++)
         free(b.items[i].name);
     free(b.items);
@@ -275,12 +454,21 @@ int pt_code_open(struct pt_code *c, const char *const *elf_paths, size_t n, cons
 
 void pt_code_close(struct pt_code *c)
 {
+    /* The image holds the cache's sections: it goes first. */
     pt_image_free(c->image);
+    pt_iscache_free(c->iscache);
+    free(c->isid_names);
     for (size_t i = 0; i < c->num_names; i++)
         free(c->names[i]);
     free(c->names);
     free(c->functions);
     free(c->ranges);
+    for (size_t i = 0; i < c->num_pieces; i++)
+        free(c->pieces[i].path);
+    free(c->pieces);
+    free(c->bounds);
+    free(c->region_names);
+    free(c->cut);
     memset(c, 0, sizeof *c);
 }
 

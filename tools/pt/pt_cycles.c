@@ -93,12 +93,26 @@ static void mark_functions(struct pt_flow *f)
     }
 }
 
-int pt_flow_decode(struct pt_flow *f, const struct pt_cpu_trace *t, const struct pt_config *config,
-                   struct pt_image *image, bool count_cycles, struct diag *d)
+/* decode_once's answer where a block ran through more than one region of the code (the
+ * regions in f->crossed). Positive, unlike every diag code. */
+#define PT_FLOW_CROSSED 1
+
+static bool crossed(const struct pt_flow *f)
+{
+    return f->num_crossed || f->crossed_overflow;
+}
+
+/* One try at decoding t into f (and at counting its cycles): 0, a diag code, or
+ * PT_FLOW_CROSSED. */
+static int decode_once(struct pt_flow *f, const struct pt_cpu_trace *t,
+                       const struct pt_config *config, struct pt_image *image, bool count_cycles,
+                       struct diag *d)
 {
     struct pt_sink sink;
     pt_flow_sink(f, &sink);
-    int rc = pt_decode(t, config, image, false, &sink, d);
+    int rc = pt_decode(t, config, image, true, &sink, d);
+    if (!rc && crossed(f))
+        return PT_FLOW_CROSSED;
     pt_flow_finish(f);
     uint8_t *counted = count_cycles && t->size ? malloc(t->size) : NULL;
     if (!rc && count_cycles && t->size && !counted)
@@ -107,7 +121,9 @@ int pt_flow_decode(struct pt_flow *f, const struct pt_cpu_trace *t, const struct
         free(counted);
         return rc;
     }
-    pt_timing_scan(t, config, &f->timing, counted);
+    /* The scan is a pass over every packet: skipped where nothing reads it. */
+    if (count_cycles || !f->timed)
+        pt_timing_scan(t, config, &f->timing, counted);
     if (counted && f->timing.cyc_packets) {
         struct pt_cpu_trace ct = *t;
         struct pt_config cc = *config;
@@ -116,12 +132,22 @@ int pt_flow_decode(struct pt_flow *f, const struct pt_cpu_trace *t, const struct
         cc.nom_freq = 1;
         rc = pt_flow_init(&cf, f->code, f->cpu, 1);
         cf.closed.drop = true;
+        cf.time_only = true; /* only its functions' shares of time are read */
         if (!rc) {
             pt_flow_sink(&cf, &sink);
-            rc = pt_decode(&ct, &cc, image, false, &sink, d);
+            rc = pt_decode(&ct, &cc, image, true, &sink, d);
             pt_flow_finish(&cf);
         }
-        if (!rc) {
+        if (!rc && crossed(&cf)) {
+            /* Its blocks end at other places (where cycles, not time, moved). */
+            free(f->crossed);
+            f->crossed = cf.crossed;
+            f->num_crossed = cf.num_crossed;
+            f->crossed_cap = cf.crossed_cap;
+            f->crossed_overflow = cf.crossed_overflow;
+            cf.crossed = NULL;
+            rc = PT_FLOW_CROSSED;
+        } else if (!rc) {
             for (size_t i = 0; i < f->code->num_names; i++)
                 f->functions[i].self_cycles = cf.functions[i].self_ticks;
             f->cycles_counted = true;
@@ -131,6 +157,35 @@ int pt_flow_decode(struct pt_flow *f, const struct pt_cpu_trace *t, const struct
         pt_flow_free(&cf);
     }
     free(counted);
-    mark_functions(f);
+    if (!rc)
+        mark_functions(f);
     return rc;
+}
+
+/* Decodes on an image cut where blocks ran on before it is cut everywhere, where no block
+ * can: each decode finds every such place its blocks show, so one is the rule. */
+#define MAX_TARGETED_CUTS 4
+
+int pt_flow_decode(struct pt_flow *f, const struct pt_cpu_trace *t, const struct pt_config *config,
+                   struct pt_code *code, bool count_cycles, struct diag *d)
+{
+    for (int tries = 0;; tries++) {
+        int rc = decode_once(f, t, config, code->image, count_cycles, d);
+        if (rc != PT_FLOW_CROSSED)
+            return rc;
+        /* The trace is decoded again on the image cut where blocks ran on: a block
+         * decoder cannot go back. Such places are rare (code running into the next
+         * symbol), so this costs a decode more where a trace has them, not one a call. */
+        rc = tries < MAX_TARGETED_CUTS && !f->crossed_overflow
+                 ? pt_code_cut(code, f->crossed, f->num_crossed, d)
+                 : pt_code_cut_everywhere(code, d);
+        struct pt_closed_calls closed = f->closed;
+        uint32_t cpu = f->cpu, nom_freq = f->nom_freq;
+        pt_flow_free(f);
+        if (!rc && (rc = pt_flow_init(f, code, cpu, nom_freq)) != 0)
+            rc = DIAG_NOMEM;
+        f->closed = closed;
+        if (rc)
+            return rc;
+    }
 }

@@ -30,8 +30,10 @@ void pt_timing_scan(const struct pt_cpu_trace *t, const struct pt_config *config
 /* Decodes t into f (pt_flow_init'ed, pt_flow_finish'ed here) and reads its timing packets
  * (f->timing). With count_cycles, f's cycles are those its CYC packets count, when it has
  * some (a second decode, of the copy); otherwise libipt's time at the core:bus ratio, an
- * estimate. Returns 0 or a diag code (pt_decode). */
+ * estimate. Where a block runs through more than one region of the code, code's image is
+ * cut there (pt_code.h) and f starts over, so f->closed.fn must not be set unless the
+ * image is cut everywhere. Returns 0 or a diag code (pt_decode). */
 int pt_flow_decode(struct pt_flow *f, const struct pt_cpu_trace *t, const struct pt_config *config,
-                   struct pt_image *image, bool count_cycles, struct diag *d);
+                   struct pt_code *code, bool count_cycles, struct diag *d);
 
 #endif

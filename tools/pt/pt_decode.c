@@ -11,16 +11,25 @@ int pt_trace_load(const char *dir, const struct session *s, uint32_t cpu, struct
                   struct diag *d)
 {
     char name[32];
+    snprintf(name, sizeof name, "pt-cpu%" PRIu32 ".bin", cpu);
+    char *path = file_join(dir, name);
+    if (!path) {
+        memset(t, 0, sizeof *t);
+        return diag_fail(d, DIAG_NOMEM, "out of memory");
+    }
+    int rc = pt_trace_load_file(path, s, cpu, t, d);
+    free(path);
+    return rc;
+}
+
+int pt_trace_load_file(const char *path, const struct session *s, uint32_t cpu,
+                       struct pt_cpu_trace *t, struct diag *d)
+{
     memset(t, 0, sizeof *t);
     t->cpu = cpu;
     t->info = &s->pt->per_cpu[cpu];
-    snprintf(name, sizeof name, "pt-cpu%" PRIu32 ".bin", cpu);
-    char *path = file_join(dir, name);
-    if (!path)
-        return diag_fail(d, DIAG_NOMEM, "out of memory");
     char *data;
     int rc = file_read_all(path, &data, &t->size, d);
-    free(path);
     if (!rc)
         t->data = (uint8_t *)data;
     return rc;
@@ -36,10 +45,14 @@ void pt_decode_config(const struct session *s, struct pt_config *config)
 {
     const struct session_pt *pt = s->pt;
     pt_config_init(config);
-    config->cpu.vendor = pcv_intel;
-    config->cpu.family = (uint16_t)s->cpu_family;
-    config->cpu.model = (uint8_t)s->cpu_model;
-    config->cpu.stepping = (uint8_t)s->cpu_stepping;
+    /* Family 0: no CPU given (`--cpu-model none`): libipt decodes by the specification,
+     * with no errata, as ptxed does with `--cpu none`. */
+    if (s->cpu_family) {
+        config->cpu.vendor = pcv_intel;
+        config->cpu.family = (uint16_t)s->cpu_family;
+        config->cpu.model = (uint8_t)s->cpu_model;
+        config->cpu.stepping = (uint8_t)s->cpu_stepping;
+    }
     /* A CPU libipt does not know has no errata it knows of. */
     if (pt_cpu_errata(&config->errata, &config->cpu) < 0)
         memset(&config->errata, 0, sizeof config->errata);
@@ -107,6 +120,11 @@ void pt_gap_describe(const struct pt_gap *gap, char *buf, size_t size)
     case PT_GAP_DECODE:
         n = snprintf(buf, size, "gap at offset 0x%" PRIx64 ": %s (%s)", gap->offset,
                      pt_error_name(gap->errcode), pt_errstr(pt_errcode(gap->errcode)));
+        /* What the user must add to the image is the address the decoder went to, not
+         * the instruction it came from. */
+        if (gap->has_unmapped && n >= 0 && (size_t)n < size)
+            n += snprintf(buf + n, size - (size_t)n,
+                          ": 0x%" PRIx64 " is in no image given (--elf, --raw)", gap->unmapped);
         if (gap->ip && n >= 0 && (size_t)n < size)
             n += snprintf(buf + n, size - (size_t)n, " after ip 0x%" PRIx64, gap->ip);
         break;
@@ -162,6 +180,9 @@ struct run {
     uint64_t tsc;       /* time of the last timing update */
     uint64_t ip;        /* the last instruction decoded */
     uint64_t delivered; /* instructions, blocks and events handed to the sink */
+    /* Where the decoder last failed with pte_nomap: the IP it could not read. */
+    bool has_unmapped;
+    uint64_t unmapped;
 };
 
 /* The instruction or block decoder over one stretch [base, end) of the file. */
@@ -297,6 +318,12 @@ static int dec_next(struct decoder *x, struct loop_watch *watch, int *stop, bool
         struct pt_block block;
         block.ninsn = 0;
         status = pt_blk_next(x->blk, &block, sizeof block);
+        /* A block never crosses a section, so an address outside the image is where a
+         * block starts: libipt leaves it in the empty block. */
+        if (status == -pte_nomap && block.ninsn == 0) {
+            r->has_unmapped = true;
+            r->unmapped = block.ip;
+        }
         if (block.ninsn > 0) {
             if ((*looped = loop_watch_step(watch, dec_offset(x), block.end_ip,
                                            needs_no_trace(block.iclass))))
@@ -310,6 +337,11 @@ static int dec_next(struct decoder *x, struct loop_watch *watch, int *stop, bool
         struct pt_insn insn;
         insn.iclass = ptic_error;
         status = pt_insn_next(x->insn, &insn, sizeof insn);
+        /* libipt leaves the IP it could not read in the failed instruction. */
+        if (status == -pte_nomap) {
+            r->has_unmapped = true;
+            r->unmapped = insn.ip;
+        }
         if (insn.iclass != ptic_error) {
             if ((*looped =
                      loop_watch_step(watch, dec_offset(x), insn.ip, needs_no_trace(insn.iclass))))
@@ -459,6 +491,11 @@ static int decode_segment(struct decoder *x, bool prefix)
                                   .errcode = looping ? 0 : status,
                                   .ip = r->ip,
                                   .tsc = r->tsc};
+        if (!looping && status == -pte_nomap && r->has_unmapped) {
+            pending.has_unmapped = true;
+            pending.unmapped = r->unmapped;
+        }
+        r->has_unmapped = false;
         have_pending = true;
     }
     if (prefix)

@@ -34,6 +34,8 @@ struct pt_gap {
     uint64_t offset;     /* in pt-cpu<N>.bin */
     int errcode;         /* PT_GAP_DECODE: a negative pte_* code */
     uint64_t ip;         /* PT_GAP_DECODE, PT_GAP_LOOP: the last instruction decoded; 0 if none */
+    bool has_unmapped;   /* PT_GAP_DECODE, pte_nomap: the address the image lacks is known */
+    uint64_t unmapped;   /* then: the address of the instruction libipt could not read */
     uint64_t tsc;        /* the time last known before it */
     uint64_t lost_bytes; /* PT_GAP_LOST, PT_GAP_TRUNCATED */
     bool resynced; /* PT_GAP_DECODE, PT_GAP_NO_SYNC, PT_GAP_LOOP: decoding resumed at resync_offset
@@ -58,6 +60,9 @@ struct pt_sink {
 /* Reads DIR/pt-cpu<cpu>.bin. */
 int pt_trace_load(const char *dir, const struct session *s, uint32_t cpu, struct pt_cpu_trace *t,
                   struct diag *d);
+/* Reads path as CPU cpu's trace (a raw trace given on the command line). */
+int pt_trace_load_file(const char *path, const struct session *s, uint32_t cpu,
+                       struct pt_cpu_trace *t, struct diag *d);
 void pt_trace_free(struct pt_cpu_trace *t);
 
 /* Fills the libipt configuration the session describes (all but begin and end). */
@@ -73,7 +78,7 @@ int pt_decode(const struct pt_cpu_trace *t, const struct pt_config *config, stru
 const char *pt_error_name(int errcode);
 
 /* "gap at 0x1234: pte_bad_opc (unknown opcode) after ip 0x101000, resynced at 0x2000" and
- * the like, into buf. */
+ * the like, into buf. A pte_nomap gap names the address that is not in the image. */
 void pt_gap_describe(const struct pt_gap *gap, char *buf, size_t size);
 
 #endif

@@ -24,6 +24,10 @@ int pt_flow_init(struct pt_flow *f, const struct pt_code *code, uint32_t cpu, ui
     f->cpu = cpu;
     f->nom_freq = nom_freq;
     f->next = NEXT_NEW;
+    for (size_t i = 0; i < 2; i++) { /* empty: no ip is in them */
+        f->recent[i].start = UINT64_MAX;
+        f->recent[i].last = 0;
+    }
     f->functions = calloc(code->num_names, sizeof *f->functions);
     return f->functions ? 0 : DIAG_NOMEM;
 }
@@ -37,6 +41,7 @@ void pt_flow_free(struct pt_flow *f)
     free(f->gap_insns);
     free(f->span_names);
     free(f->span_counts);
+    free(f->crossed);
     memset(f, 0, sizeof *f);
 }
 
@@ -86,11 +91,11 @@ static void drop_span(struct pt_flow *f)
     f->span_insns = 0;
 }
 
-static int span_add(struct pt_flow *f, uint32_t name)
+static int span_add(struct pt_flow *f, uint32_t name, uint64_t n)
 {
-    f->span_insns++;
+    f->span_insns += n;
     if (f->span_len && f->span_names[f->span_len - 1] == name) {
-        f->span_counts[f->span_len - 1]++;
+        f->span_counts[f->span_len - 1] += n;
         return 0;
     }
     size_t cap = f->span_cap;
@@ -98,7 +103,7 @@ static int span_add(struct pt_flow *f, uint32_t name)
         grow((void **)&f->span_counts, &f->span_cap, f->span_len, sizeof *f->span_counts))
         return DIAG_NOMEM;
     f->span_names[f->span_len] = name;
-    f->span_counts[f->span_len++] = 1;
+    f->span_counts[f->span_len++] = n;
     return 0;
 }
 
@@ -116,6 +121,7 @@ static int open_call(struct pt_flow *f, uint32_t name, bool interrupt)
     c->start_tsc = f->last_tsc;
     c->first_insn = f->insns;
     f->stack[f->depth++] = (uint32_t)f->num_calls++;
+    f->calls_entered++;
     f->functions[name].calls++;
     return 0;
 }
@@ -138,7 +144,7 @@ static void close_top(struct pt_flow *f, enum pt_call_end end)
     if (f->closed.fn)
         f->closed.fn(f->closed.ctx, f, at);
     /* Every call after it is a callee, closed already; every open call comes before it. */
-    if (f->closed.drop)
+    if (f->closed.drop || (f->closed.drop_deeper && c->depth > f->closed.max_depth))
         f->num_calls = at;
 }
 
@@ -148,11 +154,19 @@ static void close_all(struct pt_flow *f, enum pt_call_end end)
         close_top(f, end);
 }
 
-static int on_insn(void *ctx, const struct pt_insn *insn, uint64_t tsc)
+/* n instructions of one function (name), run one after the other, the last of class
+ * iclass; those before it neither call nor return. An instruction, or a block of libipt's
+ * block decoder: pt_code cuts the image where names change and a block never crosses a
+ * section, and blocks end at every call and return, so a block is such a run and the
+ * flow follows blocks exactly as it would their instructions one by one. */
+static int on_run(struct pt_flow *f, uint32_t name, uint64_t n, enum pt_insn_class iclass,
+                  uint64_t tsc)
 {
-    struct pt_flow *f = ctx;
-    time_update(f, tsc);
-    uint32_t name = pt_code_name_at(f->code, insn->ip);
+    /* Most blocks run with no new time since the block before. */
+    if (tsc != f->last_tsc || !f->have_tsc)
+        time_update(f, tsc);
+    if (f->time_only)
+        return span_add(f, name, n);
     int rc = 0;
     if (f->next == NEXT_NEW || !f->depth) {
         close_all(f, PT_END_DISABLED);
@@ -172,12 +186,12 @@ static int on_insn(void *ctx, const struct pt_insn *insn, uint64_t tsc)
             rc = open_call(f, name, interrupt);
         }
     }
-    if (rc || (rc = span_add(f, name)))
+    if (rc || (rc = span_add(f, name, n)))
         return rc;
-    f->insns++;
-    f->calls[f->stack[f->depth - 1]].self_insns++;
-    f->functions[name].self_insns++;
-    switch (insn->iclass) {
+    f->insns += n;
+    f->calls[f->stack[f->depth - 1]].self_insns += n;
+    f->functions[name].self_insns += n;
+    switch (iclass) {
     case ptic_call:
     case ptic_far_call:
         f->next = NEXT_CALL;
@@ -191,6 +205,59 @@ static int on_insn(void *ctx, const struct pt_insn *insn, uint64_t tsc)
         break;
     }
     return 0;
+}
+
+static int on_insn(void *ctx, const struct pt_insn *insn, uint64_t tsc)
+{
+    struct pt_flow *f = ctx;
+    return on_run(f, pt_code_name_at(f->code, insn->ip), 1, insn->iclass, tsc);
+}
+
+static int note_crossed(struct pt_flow *f, size_t region)
+{
+    for (size_t i = 0; i < f->num_crossed; i++)
+        if (f->crossed[i] == region)
+            return 0;
+    if (f->num_crossed == PT_FLOW_MAX_CROSSED) {
+        f->crossed_overflow = true;
+        return 0;
+    }
+    if (grow((void **)&f->crossed, &f->crossed_cap, f->num_crossed, sizeof *f->crossed))
+        return DIAG_NOMEM;
+    f->crossed[f->num_crossed++] = region;
+    return 0;
+}
+
+/* A block whose section lies in one region is named by the section. Otherwise it is named
+ * by the region of its first instruction, which must hold its last one too: where not,
+ * the block ran on into other code and how many of its instructions ran where is not
+ * known, so the place is noted (f->crossed) for the trace to be decoded again on an
+ * image cut there. */
+static int on_block(void *ctx, const struct pt_block *b, uint64_t tsc)
+{
+    struct pt_flow *f = ctx;
+    const struct pt_code *c = f->code;
+    if (b->isid > 0 && (size_t)b->isid < c->num_isids && c->isid_names[b->isid])
+        return on_run(f, c->isid_names[b->isid] - 1, b->ninsn, b->iclass, tsc);
+    if (b->ip < f->recent[0].start || b->ip > f->recent[0].last) {
+        if (b->ip >= f->recent[1].start && b->ip <= f->recent[1].last) {
+            struct pt_flow_region r = f->recent[1];
+            f->recent[1] = f->recent[0];
+            f->recent[0] = r;
+        } else {
+            size_t r = pt_code_region(c, b->ip);
+            f->recent[1] = f->recent[0];
+            f->recent[0].start = pt_code_region_start(c, r);
+            f->recent[0].last = pt_code_region_last(c, r);
+            f->recent[0].name = c->region_names[r];
+        }
+    }
+    if (b->end_ip < f->recent[0].start || b->end_ip > f->recent[0].last) {
+        int rc = note_crossed(f, pt_code_region(c, b->ip));
+        if (rc || (rc = note_crossed(f, pt_code_region(c, b->end_ip))))
+            return rc;
+    }
+    return on_run(f, f->recent[0].name, b->ninsn, b->iclass, tsc);
 }
 
 /* libipt's counts of timing packets it could not use restart where it recovers (lost_mtc
@@ -272,6 +339,7 @@ void pt_flow_sink(struct pt_flow *f, struct pt_sink *sink)
 {
     memset(sink, 0, sizeof *sink);
     sink->insn = on_insn;
+    sink->block = on_block;
     sink->event = on_event;
     sink->gap = on_gap;
     sink->ctx = f;

@@ -20,6 +20,10 @@
 
 #define PT_FLOW_NONE UINT32_MAX
 
+/* Distinct regions a flow notes at most before it gives up on cutting the image there
+ * (crossed_overflow): then it is cut everywhere. */
+#define PT_FLOW_MAX_CROSSED 1024
+
 enum pt_call_end {
     PT_END_OPEN,     /* still running when the trace ended */
     PT_END_RETURN,   /* returned (or tail-called into another function) */
@@ -71,16 +75,24 @@ struct pt_closed_calls {
      * calls[]. */
     void (*fn)(void *ctx, const struct pt_flow *f, uint32_t call);
     void *ctx;
+    /* Only calls at most max_depth deep are kept (`pt calls --max-depth`): the others
+     * are dropped as they close, as with drop. */
+    bool drop_deeper;
+    uint32_t max_depth;
 };
 
 struct pt_flow {
     const struct pt_code *code;
     uint32_t cpu;
     struct pt_closed_calls closed;
+    /* Only time shared among functions is followed, no call (the decode that counts
+     * cycles, pt_cycles.h): instructions, calls and stacks are left alone. */
+    bool time_only;
     uint32_t nom_freq;     /* MSR_PLATFORM_INFO's ratio: TSC ticks to core cycles with the CBR */
     struct pt_call *calls; /* in order of entry: depth-first order of the call tree */
     size_t num_calls, calls_cap;
-    uint32_t *stack; /* indices of the open calls, outermost first */
+    size_t calls_entered; /* calls, the dropped ones included */
+    uint32_t *stack;      /* indices of the open calls, outermost first */
     size_t depth, stack_cap;
     struct pt_function_stats *functions; /* by name id */
     struct pt_gap *gaps;
@@ -98,7 +110,9 @@ struct pt_flow {
      * where it recovers (so at least these many). */
     uint64_t lost_cyc, lost_mtc;
     uint32_t seen_lost_cyc, seen_lost_mtc;
-    struct pt_timing timing; /* the trace's timing packets (pt_flow_decode) */
+    /* The trace's timing packets (pt_flow_decode), read where cycles are counted or time
+     * is not known (timed false), the only places they explain anything. */
+    struct pt_timing timing;
     bool cycles_counted;     /* self_cycles are CYC packets' cycles (pt_flow_decode) */
     uint64_t counted_cycles; /* then: those of them given to functions */
     uint64_t uncounted_cyc;  /* and CYC packets it could not count (no CBR before them) */
@@ -111,6 +125,20 @@ struct pt_flow {
     enum { NEXT_SAME, NEXT_CALL, NEXT_RETURN, NEXT_INTERRUPT, NEXT_NEW } next;
     uint64_t disabled_tsc;
     bool disabled;
+    /* The last regions blocks started in (pt_code_region), the latest first: calls go
+     * back and forth between two. */
+    struct pt_flow_region {
+        uint64_t start, last; /* [start, last] */
+        uint32_t name;
+    } recent[2];
+    /* Where blocks ran from one region of the code into another (pt_code.h): the regions
+     * of such a block's first and last instruction, each once. Such a block counts in the
+     * region it began in, so these counts are not exact: the decode goes on only to find
+     * every such place, and the image must be cut at these regions' edges and the trace
+     * decoded again (pt_flow_decode). */
+    size_t *crossed;
+    size_t num_crossed, crossed_cap;
+    bool crossed_overflow; /* more than PT_FLOW_MAX_CROSSED of them */
 };
 
 int pt_flow_init(struct pt_flow *f, const struct pt_code *code, uint32_t cpu, uint32_t nom_freq);
