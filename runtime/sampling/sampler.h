@@ -95,6 +95,11 @@ struct sampler_config {
      * SEP_LATENCY_INFO_FILLED bytes written, the rest zero). 0: none. On adaptive PEBS the
      * records then carry the memory group (MSR_PEBS_DATA_CFG). */
     uint32_t latency_offset;
+    /* Stack copies (docs/sep-protocol.md 6.5, struct acart_stack_copy): the interrupted
+     * registers and stack_copy_bytes of its stack from SP, at stack_copy_offset, the last
+     * area of the record (it ends there). 0: none. */
+    uint32_t stack_copy_offset;
+    uint32_t stack_copy_bytes;
 };
 
 /* sampled = records committed to the ring + dropped, exactly; dropped is the sum of the
