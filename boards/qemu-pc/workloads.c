@@ -36,10 +36,16 @@ __attribute__((noinline, noreturn)) void acart_demo_hotspot(uint32_t *buffer, ui
     /* GCC 12 leaves an x86_64 leaf function without a frame even under
      * -fno-omit-frame-pointer (its arguments come in registers): a frame-pointer walk from
      * here would skip run_hotspot. This one never returns, so it builds its frame itself,
-     * as every non-leaf function does (docs/porting.md: leaf functions and call stacks). */
+     * as every non-leaf function does (docs/porting.md: leaf functions and call stacks).
+     * Where the compiler emits CFI, the push is described in it too, or a CFI unwinder
+     * (collect --callstack=dwarf) would take the saved RBP for the return address. */
     __asm__ volatile(
 #ifdef __x86_64__
         "pushq %%rbp\n\t"
+#ifdef __GCC_HAVE_DWARF2_CFI_ASM
+        ".cfi_adjust_cfa_offset 8\n\t"
+        ".cfi_rel_offset %%rbp, 0\n\t"
+#endif
         "movq %%rsp, %%rbp\n"
 #endif
         "1:\n\t"
