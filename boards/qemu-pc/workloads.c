@@ -71,6 +71,26 @@ static void run_hotspot(uint32_t cpu)
     acart_demo_hotspot(hotspot_buffers[cpu % 64], HOTSPOT_WORDS, &pass_counters[cpu % 64].passes);
 }
 
+/* `leaf`: the hotspot's work in a plain C leaf function, left as the compiler makes it. On
+ * x86_64 GCC 12 gives it no frame even under -fno-omit-frame-pointer, so a frame-pointer
+ * walk from a sample in it skips run_leaf; a CFI unwind (collect --callstack=dwarf) keeps
+ * it (tests/qemu/test_callstack_dwarf.py --workload leaf). */
+__attribute__((noinline, noreturn)) void acart_demo_leaf(volatile uint32_t *buffer, uint32_t words,
+                                                         volatile uint32_t *passes)
+{
+    for (;;) {
+        (*passes)++;
+        for (uint32_t i = words; i; i--)
+            buffer[i - 1]++;
+    }
+}
+
+static void run_leaf(uint32_t cpu)
+{
+    irq_enable();
+    acart_demo_leaf(hotspot_buffers[cpu % 64], HOTSPOT_WORDS, &pass_counters[cpu % 64].passes);
+}
+
 static void run_idle(uint32_t cpu)
 {
     (void)cpu;
@@ -171,6 +191,8 @@ static void run_selfmeasure(uint32_t cpu)
 static const struct workload workloads[] = {
     {"idle", "every CPU halts until an interrupt", run_idle},
     {"hotspot", "every CPU spins in acart_demo_hotspot touching 16 KiB", run_hotspot},
+    {"leaf", "every CPU spins in acart_demo_leaf, a leaf function as the compiler makes it",
+     run_leaf},
     {"invalid-opcode", "cpu 0 executes ud2 (tests the exception report)", run_invalid_opcode},
     {"stack-overflow", "cpu 1 recurses until its stack's guard page (tests the #DF task)",
      run_stack_overflow},

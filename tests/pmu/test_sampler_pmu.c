@@ -604,6 +604,7 @@ static void test_stack_copy_records(void)
     setup_and_start(RING_BYTES);
     /* A stale record under the slot: every byte of the area must be written anew. */
     memset(ring_memory, 0xa5, RING_BYTES * SESSION_CPUS);
+    retire(cpu, 5000, 5000, 1000);
     deliver(cpu, 0x403000);
     CHECK_EQ(count_records(cpu), 1);
     const void *data;
