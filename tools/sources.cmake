@@ -23,7 +23,7 @@ foreach(src IN ITEMS
     profile/collection.c profile/counts.c profile/module_map.c profile/profile.c
     profile/profile_open.c profile/session.c profile/uncore_data.c
     analysis/code_names.c analysis/code_places.c analysis/metrics.c analysis/sample_stacks.c
-    analysis/stack_tally.c analysis/symbols.c analysis/tally.c
+    analysis/stack_tally.c analysis/symbols.c analysis/tally.c analysis/unwind.c
     report/branch_report.c report/counts_report.c report/ipr_report.c report/latency_report.c
     report/report.c
     export/export_chrome.c export/export_csv.c export/export_folded.c export/export_input.c

@@ -36,10 +36,16 @@ __attribute__((noinline, noreturn)) void acart_demo_hotspot(uint32_t *buffer, ui
     /* GCC 12 leaves an x86_64 leaf function without a frame even under
      * -fno-omit-frame-pointer (its arguments come in registers): a frame-pointer walk from
      * here would skip run_hotspot. This one never returns, so it builds its frame itself,
-     * as every non-leaf function does (docs/porting.md: leaf functions and call stacks). */
+     * as every non-leaf function does (docs/porting.md: leaf functions and call stacks).
+     * Where the compiler emits CFI, the push is described in it too, or a CFI unwinder
+     * (collect --callstack=dwarf) would take the saved RBP for the return address. */
     __asm__ volatile(
 #ifdef __x86_64__
         "pushq %%rbp\n\t"
+#ifdef __GCC_HAVE_DWARF2_CFI_ASM
+        ".cfi_adjust_cfa_offset 8\n\t"
+        ".cfi_rel_offset %%rbp, 0\n\t"
+#endif
         "movq %%rsp, %%rbp\n"
 #endif
         "1:\n\t"
@@ -63,6 +69,26 @@ static void run_hotspot(uint32_t cpu)
 {
     irq_enable();
     acart_demo_hotspot(hotspot_buffers[cpu % 64], HOTSPOT_WORDS, &pass_counters[cpu % 64].passes);
+}
+
+/* `leaf`: the hotspot's work in a plain C leaf function, left as the compiler makes it. On
+ * x86_64 GCC 12 gives it no frame even under -fno-omit-frame-pointer, so a frame-pointer
+ * walk from a sample in it skips run_leaf; a CFI unwind (collect --callstack=dwarf) keeps
+ * it (tests/qemu/test_callstack_dwarf.py --workload leaf). */
+__attribute__((noinline, noreturn)) void acart_demo_leaf(volatile uint32_t *buffer, uint32_t words,
+                                                         volatile uint32_t *passes)
+{
+    for (;;) {
+        (*passes)++;
+        for (uint32_t i = words; i; i--)
+            buffer[i - 1]++;
+    }
+}
+
+static void run_leaf(uint32_t cpu)
+{
+    irq_enable();
+    acart_demo_leaf(hotspot_buffers[cpu % 64], HOTSPOT_WORDS, &pass_counters[cpu % 64].passes);
 }
 
 static void run_idle(uint32_t cpu)
@@ -179,6 +205,8 @@ static void run_selfmeasure(uint32_t cpu)
 static const struct workload workloads[] = {
     {"idle", "every CPU halts until an interrupt", run_idle},
     {"hotspot", "every CPU spins in acart_demo_hotspot touching 16 KiB", run_hotspot},
+    {"leaf", "every CPU spins in acart_demo_leaf, a leaf function as the compiler makes it",
+     run_leaf},
     {"invalid-opcode", "cpu 0 executes ud2 (tests the exception report)", run_invalid_opcode},
     {"stack-overflow", "cpu 1 recurses until its stack's guard page (tests the #DF task)",
      run_stack_overflow},

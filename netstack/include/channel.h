@@ -41,10 +41,11 @@ uint32_t channel_read(struct channel *ch, void *buf, uint32_t len);
 
 /* The most one channel_send takes: one tcp_write, so that it is all or nothing. */
 #define CHANNEL_SEND_MAX 0xffffu
-/* The largest message a caller needs to send whole (a sample record, at most 1024 bytes;
- * a handshake answer). channel_send_room never stays below it for lack of memory alone,
- * and the linked lwIP's TCP_SND_BUF must be at least this (channel_listen checks). */
-#define CHANNEL_SEND_MIN 1024u
+/* The largest message a caller needs to send whole (a sample record, at most 16 KiB with
+ * the largest stack copy; a handshake answer). channel_send_room never stays below it for
+ * lack of memory alone, and the linked lwIP's TCP_SND_BUF must be at least this
+ * (channel_listen checks). */
+#define CHANNEL_SEND_MIN 16384u
 
 /* Bytes channel_send would accept now: at most CHANNEL_SEND_MAX, and less for a while
  * after lwIP ran out of memory for a send. */

@@ -17,8 +17,9 @@
 
 #include <string.h>
 
-#define MAX_RECORD_SIZE 1024
-/* A record goes to the host whole, and the channel layer guarantees that much room. */
+/* Room for every area of a record, a stack copy of ACART_STACK_COPY_MAX bytes included. A
+ * record goes to the host whole, and the channel layer guarantees that much room. */
+#define MAX_RECORD_SIZE 16384
 _Static_assert(MAX_RECORD_SIZE <= CHANNEL_SEND_MIN, "a record must fit one whole send");
 
 /* Counting mode (VTune's EMON): the host reads the counters; no samples. */
@@ -96,6 +97,21 @@ int32_t cmd_desc_next(struct cmd_request *req)
         (d->latency_offset_in_sample < sizeof(struct sep_sample_pc) ||
          d->latency_offset_in_sample % 8 || d->latency_size_in_sample < SEP_LATENCY_INFO_FILLED ||
          (uint64_t)d->latency_offset_in_sample + d->latency_size_in_sample > d->sample_size))
+        return SEP_STATUS_INVALID_EVENT_SIZE;
+    /* The stack copy area (acart_ext.h) lives in fields SEP reserves: read only from a host
+     * that negotiated acart's extensions, so whatever another host leaves there means
+     * nothing. It ends the record, which lets the sampler zero the rest without testing
+     * each word against it. */
+    if (!req->session->extensions_negotiated) {
+        d->reserved2 = 0;
+        d->reserved3 = 0;
+    }
+    uint32_t copy_offset = d->reserved2, copy_size = (uint32_t)d->reserved3;
+    if ((copy_offset || copy_size) &&
+        (copy_offset < sizeof(struct sep_sample_pc) || copy_offset % 8 ||
+         copy_size < ACART_STACK_COPY_HEAD + 8 || (copy_size - ACART_STACK_COPY_HEAD) % 8 ||
+         copy_size - ACART_STACK_COPY_HEAD > ACART_STACK_COPY_MAX ||
+         (uint64_t)copy_offset + copy_size != d->sample_size || (d->reserved3 >> 32) != 0))
         return SEP_STATUS_INVALID_EVENT_SIZE;
     coll->num_descriptors++;
     return SEP_STATUS_SUCCESS;
@@ -262,6 +278,11 @@ int32_t cmd_init_pmu(struct cmd_request *req)
         coll->descriptors[desc].callstack_size) {
         sc->callstack_offset = coll->descriptors[desc].callstack_offset;
         sc->callstack_depth = coll->descriptors[desc].callstack_size / 8;
+    }
+    /* Stack copies for the host's CFI unwinder (docs/sep-protocol.md 6.5). */
+    if (desc < coll->num_descriptors && coll->descriptors[desc].reserved2) {
+        sc->stack_copy_offset = coll->descriptors[desc].reserved2;
+        sc->stack_copy_bytes = (uint32_t)coll->descriptors[desc].reserved3 - ACART_STACK_COPY_HEAD;
     }
     cmd_lbr_apply(coll, sc);
     /* Memory information of load-latency samples, where the descriptor places it (the

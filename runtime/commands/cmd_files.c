@@ -12,8 +12,8 @@
 int32_t cmd_extensions(struct cmd_request *req)
 {
     struct session *sess = req->session;
-    struct acart_extensions ext = {1, ACART_EXT_DROP_REASONS | ACART_EXT_FILES | ACART_EXT_PT, 0,
-                                   0};
+    struct acart_extensions ext = {
+        1, ACART_EXT_DROP_REASONS | ACART_EXT_FILES | ACART_EXT_PT | ACART_EXT_STACK_COPY, 0, 0};
     switch (pmu_owner_current()) {
     case PMU_OWNER_HOST:
         ext.pmu_owner = ACART_PMU_HOST;

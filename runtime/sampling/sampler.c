@@ -58,6 +58,9 @@ static int vector_installed;
 static uint8_t pebs_memory[ACA_MAX_CPUS][PEBS_DS_BYTES_PER_CPU]
     __attribute__((section(".bss.acart_pebs"), aligned(PEBS_DS_ALIGN)));
 static struct sampler_config config;
+/* Words after the 48-byte record that record_sample zeroes or walks: all of them, or those
+ * before the stack copy, which ends the record and fills itself. */
+static uint32_t tail_words;
 static uint32_t num_cpus;
 static volatile int running;
 /* Some CPU samples from the port's tick (its aca_plat_timer_arm refused); the jitter's
@@ -100,6 +103,48 @@ static uint32_t record_callstack(uint32_t *out, uint32_t depth, const struct aca
         fp = caller_fp;
     }
     return n;
+}
+
+/* One u64 of a wire area as two little-endian words: records are 4-byte aligned only. */
+static inline void put_u64(uint32_t *out, uint64_t v)
+{
+    out[0] = (uint32_t)v;
+    out[1] = (uint32_t)(v >> 32);
+}
+
+/* The interrupted registers and a copy of its stack from SP upwards (struct
+ * acart_stack_copy), for the host's CFI unwinder: what a call stack needs in code built
+ * without frame pointers. Fills the whole area at `out`, stack_copy_bytes after the head.
+ * The copy stays inside the stack the platform names (never past its top, where a task's
+ * stack may border device memory or another task's stack) and is a word loop (no libc,
+ * whose memcpy may use SSE). Its cost is one load and one store per word, the area's size
+ * fixed for the collection: bench/sample_cost.py measures it. Out of line, so the samples
+ * of a collection without it keep their frame. */
+static __attribute__((noinline)) void record_stack_copy(uint32_t *out,
+                                                        const struct aca_frame *interrupted)
+{
+    const uint32_t head_words = ACART_STACK_COPY_HEAD / 4, words = config.stack_copy_bytes / 4;
+    for (uint32_t i = 0; i < head_words; i++)
+        out[i] = 0;
+    put_u64(out + 2 + 2 * ACART_REG_IP, interrupted->ip);
+    put_u64(out + 2 + 2 * ACART_REG_SP, interrupted->sp);
+    put_u64(out + 2 + 2 * ACART_REG_BP, interrupted->fp);
+    put_u64(out + 2 + 2 * ACART_REG_FLAGS, interrupted->flags);
+    put_u64(out + 2 + 2 * ACART_REG_CS, interrupted->cs);
+    put_u64(out, (1u << ACART_REG_IP) | (1u << ACART_REG_SP) | (1u << ACART_REG_BP) |
+                     (1u << ACART_REG_FLAGS) | (1u << ACART_REG_CS));
+    uint32_t *stack = out + head_words, n = 0;
+    uintptr_t lo, hi, sp = interrupted->sp;
+    if (aca_plat_stack_bounds(interrupted, &lo, &hi) == 0 && sp >= lo && sp < hi && !(sp & 3)) {
+        uintptr_t avail = (hi - sp) / 4;
+        n = avail < words ? (uint32_t)avail : words;
+        const volatile uint32_t *from = (const volatile uint32_t *)sp;
+        for (uint32_t i = 0; i < n; i++)
+            stack[i] = from[i];
+    }
+    out[head_words - 2] = 4 * n; /* copied */
+    for (uint32_t i = n; i < words; i++)
+        stack[i] = 0;
 }
 
 /* Entry `index`'s FROM, TO or INFO word (`word` 0, 1, 2) of a PEBS record's LBR group
@@ -209,7 +254,7 @@ static void record_sample(const struct aca_frame *frame, uint64_t ip,
     /* The rest of the record is zero but for the call-stack entries the walk wrote. Word
      * loops, not memset: libc's may use SSE, which this path must not touch. */
     uint32_t *tail = (uint32_t *)(s + 1);
-    uint32_t words = (config.record_size - sizeof(*s)) / 4, walked_from = words, walked_to = words;
+    uint32_t words = tail_words, walked_from = words, walked_to = words;
     if (config.callstack_depth) {
         walked_from = (config.callstack_offset - sizeof(*s)) / 4;
         walked_to =
@@ -221,6 +266,8 @@ static void record_sample(const struct aca_frame *frame, uint64_t ip,
         tail[i] = 0;
     if (ov)
         record_overflow_data(tail, ev, ov);
+    if (config.stack_copy_bytes)
+        record_stack_copy(tail + words, frame);
     ring_commit(&c->ring);
 }
 
@@ -748,6 +795,19 @@ int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
         (cfg->callstack_offset < sizeof(struct sep_sample_pc) || cfg->callstack_offset % 8 ||
          cfg->callstack_offset + 8ull * cfg->callstack_depth > cfg->record_size))
         return ACA_ERR_INVALID;
+    /* The stack copy ends the record and shares no byte with the other areas. */
+    if (cfg->stack_copy_bytes &&
+        (cfg->stack_copy_offset < sizeof(struct sep_sample_pc) || cfg->stack_copy_offset % 8 ||
+         cfg->stack_copy_bytes % 8 || cfg->stack_copy_bytes > ACART_STACK_COPY_MAX ||
+         (uint64_t)cfg->stack_copy_offset + ACART_STACK_COPY_HEAD + cfg->stack_copy_bytes !=
+             cfg->record_size ||
+         (cfg->callstack_depth &&
+          cfg->callstack_offset + 8ull * cfg->callstack_depth > cfg->stack_copy_offset) ||
+         (cfg->lbr_num_regs &&
+          cfg->lbr_offset + 8ull * cfg->lbr_num_regs > cfg->stack_copy_offset) ||
+         (cfg->latency_offset &&
+          cfg->latency_offset + SEP_LATENCY_INFO_FILLED > cfg->stack_copy_offset)))
+        return ACA_ERR_INVALID;
     if (cfg->lbr_num_regs &&
         (cfg->source != SAMPLER_SOURCE_PMU || cfg->lbr_num_regs > SAMPLER_MAX_LBR_REGS ||
          cfg->lbr_offset < sizeof(struct sep_sample_pc) || cfg->lbr_offset % 8 ||
@@ -819,6 +879,9 @@ int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
     while ((config.events[0].sample_after >> tick_shift) > UINT32_MAX)
         tick_shift++;
     tick_scale = (uint32_t)(config.events[0].sample_after >> tick_shift);
+    tail_words = ((config.stack_copy_bytes ? config.stack_copy_offset : config.record_size) -
+                  (uint32_t)sizeof(struct sep_sample_pc)) /
+                 4;
     num_cpus = ncpus;
     int err = ACA_OK;
     if (wants_pmi() && cfg->use_nmi && !nmi_installed) {

@@ -101,6 +101,11 @@ struct sampler_config {
      * it, the CPU's periods double. The agent sets them from struct aca_config. */
     uint32_t pmi_max_rate_hz;
     uint32_t pmi_cpu_percent;
+    /* Stack copies (docs/sep-protocol.md 6.5, struct acart_stack_copy): the interrupted
+     * registers and stack_copy_bytes of its stack from SP, at stack_copy_offset, the last
+     * area of the record (it ends there). 0: none. */
+    uint32_t stack_copy_offset;
+    uint32_t stack_copy_bytes;
 };
 
 /* sampled = records committed to the ring + dropped, exactly; dropped is the sum of the

@@ -5,6 +5,7 @@
 #define ACART_WIRE_ACART_EXT_H
 
 #include "sep_base.h"
+#include "sep_control.h"
 
 /* acart extension: samples taken inside an interrupt handler (docs/sep-protocol.md 6.0)
  * carry these ids instead of the interrupted task's: pid_rec_index = ACART_IRQ_PID, tid =
@@ -139,6 +140,7 @@ SEP_WIRE_ASSERT_SIZE(struct acart_pmi_budget, 16 + 304 * ACART_MAX_DROP_REASON_C
 #define ACART_EXT_DROP_REASONS 0x1u /* ACART_OP_GET_DROP_REASONS */
 #define ACART_EXT_FILES        0x2u /* ACART_OP_LIST_FILES, ACART_OP_READ_FILE */
 #define ACART_EXT_PT           0x4u /* ACART_OP_PT_* and the PT data connection */
+#define ACART_EXT_STACK_COPY   0x8u /* stack copies in samples (struct acart_stack_copy) */
 
 /* Who holds the counters (acart_extensions.pmu_owner). */
 #define ACART_PMU_FREE   0
@@ -377,5 +379,69 @@ struct acart_ipr_hist {
     uint32_t num_buckets, num_counters;
 };
 SEP_WIRE_ASSERT_SIZE(struct acart_ipr_hist, 40);
+
+/* acart extension: stack copies for CFI unwinding on the host (docs/sep-protocol.md 6.5,
+ * `acart collect --callstack=dwarf`), what Linux perf's `--call-graph dwarf` records: the
+ * interrupted context's registers and a bounded copy of its stack from SP upwards, so that
+ * the host unwinds code built without frame pointers with the image's .eh_frame.
+ *
+ * Negotiated (ACART_EXT_STACK_COPY, after ACART_OP_EXTENSIONS): the host places the area
+ * with two fields of the descriptor (DESC_NEXT) that SEP leaves reserved and VTune zero:
+ * `reserved2` is the area's offset in the record (>= 48, a multiple of 8) and the low half
+ * of `reserved3` its bytes (ACART_STACK_COPY_HEAD + a multiple of 8 up to
+ * ACART_STACK_COPY_MAX); the area ends the record. A target ignores both fields in a
+ * session that has not negotiated, so a VTune host never meets it. */
+#define ACART_STACK_COPY_MAX 8192u /* stack bytes per sample, at most */
+
+/* Register slots, in the order and numbering of Linux perf's PERF_REG_X86_* (perf_regs.h),
+ * so that a sample means what a perf sample with the same mask means. */
+enum acart_stack_reg {
+    ACART_REG_AX,
+    ACART_REG_BX,
+    ACART_REG_CX,
+    ACART_REG_DX,
+    ACART_REG_SI,
+    ACART_REG_DI,
+    ACART_REG_BP,
+    ACART_REG_SP,
+    ACART_REG_IP,
+    ACART_REG_FLAGS,
+    ACART_REG_CS,
+    ACART_REG_SS,
+    ACART_REG_DS,
+    ACART_REG_ES,
+    ACART_REG_FS,
+    ACART_REG_GS,
+    ACART_REG_R8,
+    ACART_REG_R9,
+    ACART_REG_R10,
+    ACART_REG_R11,
+    ACART_REG_R12,
+    ACART_REG_R13,
+    ACART_REG_R14,
+    ACART_REG_R15,
+    ACART_STACK_NUM_REGS
+};
+
+/* The head of the area; the copied stack follows it: `copied` bytes of the interrupted
+ * stack from regs[ACART_REG_SP] upwards, clipped to the stack the platform names
+ * (aca_plat_stack_bounds), then zeros to the end of the area. A register whose bit is clear
+ * in `known` is unknown, whatever its slot holds (0): the platform's interrupt frame does not
+ * carry it (today IP, SP, BP, FLAGS and CS are known; an unwinder that needs another one at
+ * that place stops there). copied 0: the stack was unknown or SP lay outside it. */
+struct acart_stack_copy {
+    sep_u64_t known; /* bit ACART_REG_*: that register's slot holds its value */
+    sep_u64_t regs[ACART_STACK_NUM_REGS];
+    uint32_t copied; /* stack bytes that follow, a multiple of 4 */
+    uint32_t flags;  /* 0 */
+};
+#define ACART_STACK_COPY_HEAD 208u
+SEP_WIRE_ASSERT_SIZE(struct acart_stack_copy, ACART_STACK_COPY_HEAD);
+SEP_WIRE_ASSERT_OFFSET(struct acart_stack_copy, regs, 8);
+SEP_WIRE_ASSERT_OFFSET(struct acart_stack_copy, copied, 200);
+_Static_assert(ACART_REG_R15 == 23, "perf's PERF_REG_X86_R15");
+/* The descriptor fields that place the area. */
+SEP_WIRE_ASSERT_OFFSET(struct sep_event_desc, reserved2, 96);
+SEP_WIRE_ASSERT_OFFSET(struct sep_event_desc, reserved3, 104);
 
 #endif

@@ -110,7 +110,7 @@ int main(void)
     CHECK_EQ(COLLECT_CALLSTACK_DEFAULT_DEPTH, 16);
     CHECK_EQ(COLLECT_CALLSTACK_MAX_DEPTH, 64);
 
-    struct collect_layout l = {1, 2, 3, 4, 5, 6, 7};
+    struct collect_layout l = {1, 2, 3, 4, 5, 6, 7, 8, 9};
     CHECK_EQ(collect_layout_init(&l, COLLECT_CALLSTACK_MAX_DEPTH + 1), -1);
 
     /* LBRs after the call stack: the descriptor, INIT and EM_GROUPS say where. */
@@ -153,5 +153,22 @@ int main(void)
     collect_layout_event_config(&l, &ec);
     CHECK_EQ(ec.latency_offset_in_sample, 80);
     CHECK_EQ(ec.latency_size_in_sample, 40);
+
+    /* A stack copy (--callstack=dwarf) ends the record, 8-byte aligned, and is placed by the
+     * descriptor's reserved2 (offset, byte 96) and reserved3 (size, byte 104): acart's
+     * extension (acart_ext.h). Without it both stay zero, as VTune sends them. */
+    CHECK_EQ(desc.reserved2, 0);
+    CHECK_EQ(desc.reserved3, 0);
+    CHECK_EQ(collect_layout_init(&l, 0), 0);
+    collect_layout_add_lbr(&l, 1);
+    collect_layout_add_stack_copy(&l, 2048);
+    CHECK_EQ(l.stack_copy_offset, 56);
+    CHECK_EQ(l.stack_copy_size, ACART_STACK_COPY_HEAD + 2048);
+    CHECK_EQ(l.sample_size, 56 + 208 + 2048);
+    collect_layout_descriptor(&l, &desc);
+    memcpy(raw, &desc, sizeof raw);
+    CHECK_EQ(raw[96], 56);
+    CHECK_EQ(raw[104] | raw[105] << 8, 208 + 2048);
+    CHECK_EQ(desc.sample_size, l.sample_size);
     return check_report("test_collect_layout");
 }

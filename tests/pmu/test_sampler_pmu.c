@@ -653,6 +653,57 @@ static void test_lbr_call_stack_across_pmis(void)
     check_call_stack_across_pmis(&sim_haswell);
 }
 
+/* Stack copies (docs/sep-protocol.md 6.5): the area must end the record, stay clear of the
+ * other areas and hold at most ACART_STACK_COPY_MAX bytes of stack; a sample fills it with
+ * the frame's registers, marked known, and (the simulated CPUs name no stack, so nothing is
+ * copied) zeros. */
+static void test_stack_copy_records(void)
+{
+    const uint32_t cpu = 1, bytes = 256;
+
+    power_on(&sim_skylake);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    config_one(1, 2, FIXED_CTRL_SAMPLE, 1000);
+    cfg.callstack_offset = 48;
+    cfg.callstack_depth = 4;
+    cfg.stack_copy_offset = 48 + 8 * 4;
+    cfg.stack_copy_bytes = bytes;
+    cfg.record_size = cfg.stack_copy_offset + ACART_STACK_COPY_HEAD + bytes;
+    cfg.record_size += 8; /* not the end of the record */
+    CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_ERR_INVALID);
+    cfg.record_size -= 8;
+    cfg.stack_copy_offset -= 8; /* over the call stack */
+    cfg.stack_copy_bytes += 8;
+    CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_ERR_INVALID);
+    cfg.stack_copy_offset += 8;
+    cfg.stack_copy_bytes = bytes + ACART_STACK_COPY_MAX; /* too much */
+    cfg.record_size += ACART_STACK_COPY_MAX;
+    CHECK_EQ(sampler_setup(SESSION_CPUS, ring_memory, RING_BYTES, &cfg), ACA_ERR_INVALID);
+    cfg.stack_copy_bytes = bytes;
+    cfg.record_size -= ACART_STACK_COPY_MAX;
+    setup_and_start(RING_BYTES);
+    /* A stale record under the slot: every byte of the area must be written anew. */
+    memset(ring_memory, 0xa5, RING_BYTES * SESSION_CPUS);
+    retire(cpu, 5000, 5000, 1000);
+    deliver(cpu, 0x403000);
+    CHECK_EQ(count_records(cpu), 1);
+    const void *data;
+    ring_peek(sampler_ring(cpu), &data);
+    struct acart_stack_copy head;
+    memcpy(&head, (const uint8_t *)data + cfg.stack_copy_offset, sizeof(head));
+    CHECK_EQ(head.known, (1u << ACART_REG_IP) | (1u << ACART_REG_SP) | (1u << ACART_REG_BP) |
+                             (1u << ACART_REG_FLAGS) | (1u << ACART_REG_CS));
+    CHECK_EQ(head.regs[ACART_REG_IP], 0x403000);
+    CHECK_EQ(head.regs[ACART_REG_AX], 0);
+    CHECK_EQ(head.copied, 0);
+    const uint8_t *stack = (const uint8_t *)data + cfg.stack_copy_offset + ACART_STACK_COPY_HEAD;
+    for (uint32_t i = 0; i < bytes; i++)
+        CHECK_EQ(stack[i], 0);
+    check_exact(cpu);
+    sampler_stop();
+    sampler_reset();
+}
+
 /* A precise event with LBRs on adaptive PEBS and architectural LBRs (Sapphire Rapids): the
  * sampler asks for the record's LBR group, as deep as the stack, and the record's LBR
  * words are the stack at the event, not the MSRs at the PMI. */
@@ -1733,6 +1784,7 @@ int main(int argc, char **argv)
     RUN(test_fixture_on_every_cpu);
     RUN(test_two_counters_one_pmi);
     RUN(test_lbr_records);
+    RUN(test_stack_copy_records);
     RUN(test_pebs_lbr_records);
     RUN(test_lbr_call_stack_across_pmis);
     RUN(test_perfmon_events);

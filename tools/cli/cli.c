@@ -1,5 +1,6 @@
 #include "cli.h"
 #include "code_names.h"
+#include "unwind.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -38,8 +39,26 @@ int cli_parse_uint(const char *s, uint64_t max, uint64_t *out)
     return 0;
 }
 
-int cli_open_symbols(const struct profile *p, const char *elf_path, struct symbols **out,
-                     struct diag *d)
+static uint32_t unwind_record(void *ctx, const unsigned char *copy, uint32_t copy_size,
+                              uint64_t *callers, uint32_t max)
+{
+    return unwind_stack_copy(ctx, copy, copy_size, callers, max);
+}
+
+static void unwind_free(void *ctx)
+{
+    unwind_close(ctx);
+}
+
+static bool has_stack_copies(const struct session *s)
+{
+    for (size_t i = 0; i < s->num_descriptors; i++)
+        if (s->descriptors[i].stack_copy_size)
+            return true;
+    return false;
+}
+
+int cli_open_symbols(struct profile *p, const char *elf_path, struct symbols **out, struct diag *d)
 {
     const char *slash = strrchr(elf_path, '/');
     const char *base = slash ? slash + 1 : elf_path;
@@ -59,6 +78,17 @@ int cli_open_symbols(const struct profile *p, const char *elf_path, struct symbo
                          "%s is an ELF%u image, but the collection is of %s (its module "
                          "records say so): give the image the target ran",
                          elf_path, bits, profile_code_mode_name(mode));
+    }
+    if (has_stack_copies(&p->session) && !p->unwind) {
+        struct unwinder *u;
+        if ((rc = unwind_open(elf_path, load_address, &u, d))) {
+            symbols_close(*out);
+            *out = NULL;
+            return rc;
+        }
+        p->unwind = unwind_record;
+        p->unwind_ctx = u;
+        p->unwind_free = unwind_free;
     }
     return 0;
 }

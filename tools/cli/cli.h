@@ -22,9 +22,10 @@ int cli_usage_error(const char *command, const char *usage, const char *fmt, ...
 int cli_parse_uint(const char *s, uint64_t max, uint64_t *out);
 
 /* Opens the ELF image for a profile: a position-independent image is placed where the
- * target's module of the same base name was loaded. */
-int cli_open_symbols(const struct profile *p, const char *elf_path, struct symbols **out,
-                     struct diag *d);
+ * target's module of the same base name was loaded. When the samples carry stack copies
+ * (collect --callstack=dwarf), it also gives the profile an unwinder on that image, so
+ * that their callers come out of the scan. */
+int cli_open_symbols(struct profile *p, const char *elf_path, struct symbols **out, struct diag *d);
 
 /* An event by name or index; NULL if the session has no such event. */
 const struct session_event *cli_find_event(const struct session *s, const char *name_or_index);

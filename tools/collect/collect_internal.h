@@ -38,8 +38,9 @@ struct collect_options {
     int count;       /* --count: counting mode */
     int event_given; /* --event */
     uint32_t interval_ms;
-    uint32_t callstack_depth; /* return addresses per sample; 0: no call stacks */
-    int lbr;                  /* --lbr: 0 none, 1 every branch, 2 call-stack mode */
+    uint32_t callstack_depth;  /* return addresses per sample; 0: no call stacks */
+    uint32_t stack_copy_bytes; /* --callstack=dwarf: stack bytes per sample; 0: none */
+    int lbr;                   /* --lbr: 0 none, 1 every branch, 2 call-stack mode */
     struct collect_pt_options pt;
     struct collect_uncore uncore; /* --uncore */
 };

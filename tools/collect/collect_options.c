@@ -14,7 +14,7 @@ const char collect_usage[] =
     "usage: acart collect --target HOST[:PORT] --duration S -o DIR\n"
     "                     [--event NAME[:sa=N][:precise][,NAME...]]... [--mux MS]\n"
     "                     [--metrics tma1] [--count NAME[,NAME...] [--interval MS]]\n"
-    "                     [--callstack[=DEPTH]] [--lbr[=call-stack]]\n"
+    "                     [--callstack[=DEPTH|dwarf[,BYTES]]] [--lbr[=call-stack]]\n"
     "                     [--transfer delayed|immediate] [--timeout S]\n"
     "                     [--pt [--pt-snapshot [--pt-freeze-after S]]\n"
     "                      [--pt-filter SYMBOL|MODULE|START-END]...\n"
@@ -52,7 +52,13 @@ const char collect_usage[] =
     "                        acart report --metrics shows them; not with --event\n"
     "  --callstack[=DEPTH]   ask the target for each sample's call stack: up to DEPTH\n"
     "                        return addresses of the interrupted code's callers (1 to 64,\n"
-    "                        default 16); flamegraph and report --by caller use them\n"
+    "                        default 16); flamegraph and report --by caller use them.\n"
+    "                        The target follows frame pointers for it\n"
+    "  --callstack=dwarf[,BYTES]  for code built without frame pointers: each sample\n"
+    "                        carries the interrupted registers and BYTES of its stack\n"
+    "                        (64 to 8192, a multiple of 8, default 2048), and the commands\n"
+    "                        that read the collection unwind it with the image's CFI\n"
+    "                        (.eh_frame, -fasynchronous-unwind-tables; docs/porting.md)\n"
     "  --lbr[=call-stack]    each sample also carries the CPU's LBR stack (its last taken\n"
     "                        branches, with mispredicts and cycles where the CPU records\n"
     "                        them): report --by branch. =call-stack records only calls\n"
@@ -174,6 +180,19 @@ int collect_parse_options(int argc, char **argv, struct collect_options *o)
             break;
         case 'c': {
             uint64_t depth = COLLECT_CALLSTACK_DEFAULT_DEPTH;
+            if (optarg && strncmp(optarg, "dwarf", 5) == 0) {
+                uint64_t bytes = COLLECT_STACK_COPY_DEFAULT;
+                if ((optarg[5] && optarg[5] != ',') ||
+                    (optarg[5] == ',' &&
+                     (cli_parse_uint(optarg + 6, ACART_STACK_COPY_MAX, &bytes) != 0 || bytes < 64 ||
+                      bytes % 8)))
+                    return cli_usage_error("collect", collect_usage,
+                                           "--callstack=%s: expected dwarf or dwarf,BYTES with "
+                                           "BYTES from 64 to %u, a multiple of 8",
+                                           optarg, (unsigned)ACART_STACK_COPY_MAX);
+                o->stack_copy_bytes = (uint32_t)bytes;
+                break;
+            }
             if (optarg &&
                 (cli_parse_uint(optarg, COLLECT_CALLSTACK_MAX_DEPTH, &depth) != 0 || depth == 0))
                 return cli_usage_error("collect", collect_usage,
@@ -321,8 +340,8 @@ int collect_parse_options(int argc, char **argv, struct collect_options *o)
     if (o->interval_ms && !o->count)
         return cli_usage_error("collect", collect_usage,
                                "--interval is counting mode's: it needs --count");
-    if (o->count &&
-        (o->event_given || o->metrics || o->mux_ms || o->callstack_depth || o->pt.enabled))
+    if (o->count && (o->event_given || o->metrics || o->mux_ms || o->callstack_depth ||
+                     o->stack_copy_bytes || o->pt.enabled))
         return cli_usage_error("collect", collect_usage,
                                "--count collects counts, not samples: not with --event, "
                                "--metrics, --mux, --callstack or --pt");

@@ -91,7 +91,9 @@ int collect_write_session(struct collection *c, struct diag *d)
                                       c->layout.callstack_offset,
                                       c->layout.callstack_size,
                                       c->layout.latency_offset,
-                                      c->layout.latency_size};
+                                      c->layout.latency_size,
+                                      c->layout.stack_copy_offset,
+                                      c->layout.stack_copy_size};
     size_t groups = c->opt.resolved.num_groups;
     char address[sizeof c->link.address + 24], started[32];
     int oom = 0;

@@ -273,13 +273,32 @@ static int send_group(struct collection *c, uint32_t g, struct diag *d)
     return 0;
 }
 
+/* --callstack=dwarf: the target must offer stack copies (an acart extension, negotiated);
+ * their area ends every record, after whatever else the record carries. */
+static int plan_stack_copy(struct collection *c, struct diag *d)
+{
+    struct acart_extensions ext = {0};
+    struct diag why = {0};
+    if (link_request(&c->link, ACART_OP_EXTENSIONS, NULL, 0, &ext, sizeof ext, sizeof ext, NULL,
+                     &why) != 0 ||
+        !(ext.extensions & ACART_EXT_STACK_COPY))
+        return diag_fail(d, COLLECT_DIAG_TARGET,
+                         "--callstack=dwarf: the target does not copy stacks into samples (an "
+                         "acart extension its version lacks): use --callstack");
+    collect_layout_add_stack_copy(&c->layout, c->opt.stack_copy_bytes);
+    return 0;
+}
+
 int collect_configure_events(struct collection *c, struct diag *d)
 {
     /* One descriptor per group: a sample's descriptor_id is its group (collect_ecb.h). */
     uint32_t groups = (uint32_t)c->opt.resolved.num_groups;
     struct sep_event_desc desc;
+    int rc;
+    if (c->opt.stack_copy_bytes && (rc = plan_stack_copy(c, d)))
+        return rc;
     collect_layout_descriptor(&c->layout, &desc);
-    int rc = request_u32(c, SEP_OP_NUM_DESCRIPTOR, groups, d);
+    rc = request_u32(c, SEP_OP_NUM_DESCRIPTOR, groups, d);
     for (uint32_t g = 0; !rc && g < groups; g++)
         rc = collect_request(c, SEP_OP_DESC_NEXT, &desc, sizeof desc, NULL, 0, d);
     if (rc)

@@ -234,10 +234,22 @@ static void read_callers(struct cpu_scan *cs, const struct session_descriptor *d
 {
     smp->callers = NULL;
     smp->num_callers = 0;
-    if (!desc || desc->callstack_size == 0)
-        return;
     uint64_t *out = cs->callers + cs->callers_used;
     uint32_t n = 0;
+    /* A stack copy, unwound with the image's CFI, gives the callers when the record has it
+     * (and replaces a frame-pointer walk, which it would only repeat). */
+    if (desc && desc->stack_copy_size && cs->p->unwind) {
+        n = cs->p->unwind(cs->p->unwind_ctx, rec + desc->stack_copy_offset, desc->stack_copy_size,
+                          out, cs->p->callstack_depth);
+        if (n) {
+            smp->callers = out;
+            smp->num_callers = n;
+            cs->callers_used += n;
+        }
+        return;
+    }
+    if (!desc || desc->callstack_size == 0)
+        return;
     for (uint32_t i = 0; i < desc->callstack_size / 8; i++) {
         uint64_t ra;
         memcpy(&ra, rec + desc->callstack_offset + 8 * i, sizeof ra);

@@ -56,6 +56,14 @@ typedef void profile_progress_fn(uint64_t bytes_done, void *ctx);
 
 enum profile_kind { PROFILE_COLLECTION, PROFILE_TB5 };
 
+/* Turns a record's stack copy (`acart collect --callstack=dwarf`: struct acart_stack_copy
+ * and its stack, copy_size bytes) into the sample's callers: at most max return addresses,
+ * innermost first; returns how many. Whoever opens the image the target ran sets it
+ * (cli_open_symbols, with tools/analysis/unwind.h); without it such records have no
+ * callers. */
+typedef uint32_t profile_unwind_fn(void *ctx, const unsigned char *copy, uint32_t copy_size,
+                                   uint64_t *callers, uint32_t max);
+
 struct profile {
     char *source;
     enum profile_kind kind;
@@ -77,7 +85,10 @@ struct profile {
     struct lbr_caps lbr;
     profile_progress_fn *progress;
     void *progress_ctx;
-    void *tb5; /* TBRW handle for PROFILE_TB5 */
+    profile_unwind_fn *unwind; /* see profile_unwind_fn; NULL: stack copies give no callers */
+    void *unwind_ctx;
+    void (*unwind_free)(void *ctx); /* profile_close calls it on unwind_ctx */
+    void *tb5;                      /* TBRW handle for PROFILE_TB5 */
 };
 
 /* The module holding the code at ip for process pid at time tsc (module_map.h), or NULL. */

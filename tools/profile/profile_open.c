@@ -40,6 +40,8 @@ void profile_close(struct profile *p)
 {
     if (p->kind == PROFILE_TB5)
         tb5_read_close(p);
+    if (p->unwind_free)
+        p->unwind_free(p->unwind_ctx);
     for (size_t i = 0; i < p->num_modules; i++)
         free(p->modules[i].path);
     free(p->modules);

@@ -302,6 +302,27 @@ static int read_latency_layout(struct reader *r, const cJSON *e, struct session_
     return 0;
 }
 
+/* Both members or neither (files written before stack copies have neither). */
+static int read_stack_copy_layout(struct reader *r, const cJSON *e, struct session_descriptor *desc)
+{
+    int rc;
+    if ((rc = get_u32(r, e, "stack_copy_offset", "descriptors[].stack_copy_offset", false,
+                      &desc->stack_copy_offset)) ||
+        (rc = get_u32(r, e, "stack_copy_size", "descriptors[].stack_copy_size", false,
+                      &desc->stack_copy_size)))
+        return rc;
+    if (desc->stack_copy_offset == 0 && desc->stack_copy_size == 0)
+        return 0;
+    if (desc->stack_copy_offset < SESSION_SAMPLE_RECORD_MIN || desc->stack_copy_offset % 8 != 0 ||
+        desc->stack_copy_size < ACART_STACK_COPY_HEAD ||
+        desc->stack_copy_size > ACART_STACK_COPY_HEAD + ACART_STACK_COPY_MAX ||
+        (uint64_t)desc->stack_copy_offset + desc->stack_copy_size > desc->sample_size)
+        return bad(r, "descriptors[].stack_copy_offset",
+                   "the stack copy (208 bytes and at most 8 KiB of stack) must lie after the "
+                   "first 48 bytes, 8-byte aligned, inside sample_size");
+    return 0;
+}
+
 static int read_descriptor(struct reader *r, const cJSON *e, void *entry, size_t i, void *ctx)
 {
     struct session_descriptor *desc = entry;
@@ -313,7 +334,8 @@ static int read_descriptor(struct reader *r, const cJSON *e, void *entry, size_t
     if (desc->sample_size < SESSION_SAMPLE_RECORD_MIN ||
         desc->sample_size > SESSION_SAMPLE_RECORD_MAX)
         return bad(r, "descriptors[].sample_size", "must be 48 to 65536");
-    if ((rc = read_callstack_layout(r, e, desc)) || (rc = read_latency_layout(r, e, desc)))
+    if ((rc = read_callstack_layout(r, e, desc)) || (rc = read_latency_layout(r, e, desc)) ||
+        (rc = read_stack_copy_layout(r, e, desc)))
         return rc;
     for (size_t j = 0; j < i; j++)
         if (s->descriptors[j].id == desc->id)
@@ -969,6 +991,10 @@ static bool build_lists(cJSON *root, const struct session *s)
                 (!add_number(e, "latency_offset", s->descriptors[i].latency_offset) ||
                  !add_number(e, "latency_size", s->descriptors[i].latency_size)))
                 return false;
+            if (s->descriptors[i].stack_copy_size &&
+                (!add_number(e, "stack_copy_offset", s->descriptors[i].stack_copy_offset) ||
+                 !add_number(e, "stack_copy_size", s->descriptors[i].stack_copy_size)))
+                return false;
         }
     }
     cJSON *events = cJSON_AddArrayToObject(root, "events");
@@ -1259,6 +1285,10 @@ uint32_t session_callstack_depth(const struct session *s)
     for (size_t i = 0; i < s->num_descriptors; i++)
         if (s->descriptors[i].callstack_size / 8 > deepest)
             deepest = s->descriptors[i].callstack_size / 8;
+    /* A stack copy unwinds into as many return addresses as a call stack holds at most. */
+    for (size_t i = 0; i < s->num_descriptors; i++)
+        if (s->descriptors[i].stack_copy_size)
+            deepest = SESSION_MAX_CALLSTACK_DEPTH;
     return deepest;
 }
 

@@ -52,6 +52,10 @@ struct session_descriptor {
     uint32_t callstack_size;   /* its bytes, a multiple of 8; 0: no call stack */
     uint32_t latency_offset;   /* where the memory information starts; 0: none */
     uint32_t latency_size;     /* its bytes, at least 24 (address, data source, latency) */
+    /* The stack copy of `acart collect --callstack=dwarf` (struct acart_stack_copy and the
+     * stack bytes, acart_ext.h), which the reader unwinds into the call stack; 0: none. */
+    uint32_t stack_copy_offset;
+    uint32_t stack_copy_size;
 };
 
 struct session_module {

@@ -36,6 +36,14 @@ void collect_layout_add_latency(struct collect_layout *l)
     l->sample_size += l->latency_size;
 }
 
+void collect_layout_add_stack_copy(struct collect_layout *l, uint32_t stack_bytes)
+{
+    l->sample_size = (l->sample_size + 7u) & ~7u; /* the area's u64s on 8 bytes */
+    l->stack_copy_offset = l->sample_size;
+    l->stack_copy_size = ACART_STACK_COPY_HEAD + stack_bytes;
+    l->sample_size += l->stack_copy_size;
+}
+
 void collect_layout_descriptor(const struct collect_layout *l, struct sep_event_desc *out)
 {
     memset(out, 0, sizeof *out);
@@ -46,6 +54,10 @@ void collect_layout_descriptor(const struct collect_layout *l, struct sep_event_
     out->callstack_size = l->callstack_size;
     out->latency_offset_in_sample = l->latency_offset;
     out->latency_size_in_sample = l->latency_size;
+    /* Fields SEP reserves: acart's target reads them once the host negotiated its
+     * extensions (acart_ext.h). */
+    out->reserved2 = l->stack_copy_offset;
+    out->reserved3 = l->stack_copy_size;
 }
 
 void collect_layout_device(const struct collect_layout *l, uint32_t num_events,

@@ -17,6 +17,10 @@
 /* Return addresses per record for `--callstack` without a depth, and at most. */
 #define COLLECT_CALLSTACK_DEFAULT_DEPTH 16
 #define COLLECT_CALLSTACK_MAX_DEPTH     64
+/* Stack bytes per record for `--callstack=dwarf` without a size: perf's default is 8 KiB,
+ * but firmware frames are small and 2 KiB covers the demo's deepest stacks at a quarter of
+ * the cost (bench/results/sample_cost*). */
+#define COLLECT_STACK_COPY_DEFAULT 2048
 
 struct collect_layout {
     uint32_t sample_size;      /* bytes of every sample record */
@@ -26,6 +30,10 @@ struct collect_layout {
     uint32_t lbr_num_regs;     /* u64 each, as LBR_INFO lists them (docs/sep-protocol.md 6.3) */
     uint32_t latency_offset;   /* struct sep_latency_info of load-latency samples; 0: none */
     uint32_t latency_size;
+    /* struct acart_stack_copy and its stack bytes, the last area of a record (acart_ext.h);
+     * 0: none. */
+    uint32_t stack_copy_offset;
+    uint32_t stack_copy_size; /* ACART_STACK_COPY_HEAD + the stack bytes */
 };
 
 /* The layout with call stacks of depth return addresses, or none for depth 0. Returns 0,
@@ -39,6 +47,10 @@ void collect_layout_add_lbr(struct collect_layout *l, uint32_t num_regs);
 /* Appends the memory information of load-latency samples (docs/sep-protocol.md 6.4) to
  * every record; INIT then asks for latency capture. */
 void collect_layout_add_latency(struct collect_layout *l);
+
+/* Appends the stack copy of --callstack=dwarf, stack_bytes of stack after its head, to
+ * every record; it must be the last area added. */
+void collect_layout_add_stack_copy(struct collect_layout *l, uint32_t stack_bytes);
 
 /* The DESC_NEXT payload of the collection's only descriptor (descriptor_id 0). */
 void collect_layout_descriptor(const struct collect_layout *l, struct sep_event_desc *out);
