@@ -112,11 +112,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct pt_config config;
     pt_decode_config(&s, &config);
 
+    /* One region, the whole address space, so that no block can run from one region into
+     * another: the image here is a callback, not the files pt_code_cut rebuilds from. */
+    static uint32_t one_region[1] = {PT_CODE_UNKNOWN};
     struct pt_code code = {.image = pt_image,
                            .functions = functions,
                            .num_functions = sizeof functions / sizeof functions[0],
                            .names = names,
-                           .num_names = sizeof names / sizeof names[0]};
+                           .num_names = sizeof names / sizeof names[0],
+                           .region_names = one_region};
     /* The trace in a buffer of its own, so reads past its end are caught. */
     size_t len = size - 5;
     uint8_t *bytes = malloc(len ? len : 1);
@@ -135,7 +139,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         struct pt_flow f;
         if (pt_flow_init(&f, &code, 0, pt.nom_freq) == 0) {
-            (void)pt_flow_decode(&f, &t, &config, pt_image, true, &d);
+            (void)pt_flow_decode(&f, &t, &config, &code, true, &d);
             for (size_t i = 0; i < f.num_gaps; i++)
                 (void)describe_gap(NULL, &f.gaps[i]);
         }
