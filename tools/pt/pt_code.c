@@ -504,3 +504,102 @@ uint64_t pt_code_function_start(const struct pt_code *c, uint64_t ip)
     const struct pt_code_function *f = function_at(c, ip);
     return f ? f->start : ip;
 }
+
+static bool legacy_prefix(uint8_t byte)
+{
+    /* Segment overrides, operand and address size, LOCK, REPNE, REP. */
+    static const uint8_t prefixes[] = {0x26, 0x2e, 0x36, 0x3e, 0x64, 0x65,
+                                       0x66, 0x67, 0xf0, 0xf2, 0xf3};
+    return memchr(prefixes, byte, sizeof prefixes) != NULL;
+}
+
+/* The classes libipt's instruction decoder gives (pt_ild.c) of the instructions that end
+ * a block: branches that need trace, calls and returns. Others are ptic_error. */
+static enum pt_insn_class classify(const uint8_t *p, size_t n, enum pt_exec_mode mode)
+{
+    size_t i = 0;
+    while (i < n && legacy_prefix(p[i]))
+        i++;
+    if (mode == ptem_64bit && i < n && (p[i] & 0xf0) == 0x40) /* REX */
+        i++;
+    if (i >= n)
+        return ptic_error;
+    uint8_t op = p[i++];
+    bool bits64 = mode == ptem_64bit;
+    switch (op) {
+    case 0xe8:
+        return ptic_call;
+    case 0xc2:
+    case 0xc3:
+        return ptic_return;
+    case 0xcc: /* INT3 */
+    case 0xcd: /* INT n */
+    case 0xf1: /* INT1 */
+        return ptic_far_call;
+    case 0x9a: /* CALL ptr16:32 */
+    case 0xce: /* INTO */
+        return bits64 ? ptic_error : ptic_far_call;
+    case 0xea: /* JMP ptr16:32 */
+        return bits64 ? ptic_error : ptic_far_jump;
+    case 0xca: /* RET far */
+    case 0xcb:
+    case 0xcf: /* IRET */
+        return ptic_far_return;
+    case 0xff:
+        if (i >= n)
+            return ptic_error;
+        switch ((p[i] >> 3) & 7) {
+        case 2:
+            return ptic_call;
+        case 3:
+            return ptic_far_call;
+        case 4:
+            return ptic_jump;
+        case 5:
+            return ptic_far_jump;
+        default:
+            return ptic_error;
+        }
+    case 0x0f:
+        if (i >= n)
+            return ptic_error;
+        switch (p[i++]) {
+        case 0x05: /* SYSCALL */
+        case 0x34: /* SYSENTER */
+            return ptic_far_call;
+        case 0x07: /* SYSRET */
+        case 0x35: /* SYSEXIT */
+            return ptic_far_return;
+        case 0x01:
+            if (i >= n)
+                return ptic_error;
+            switch (p[i]) {
+            case 0xc1: /* VMCALL */
+                return ptic_far_call;
+            case 0xc2: /* VMLAUNCH */
+            case 0xc3: /* VMRESUME */
+            case 0xec: /* UIRET */
+                return ptic_far_return;
+            default:
+                return ptic_error;
+            }
+        default:
+            return ptic_error;
+        }
+    default:
+        return ptic_error;
+    }
+}
+
+enum pt_insn_class pt_code_decode_class(const struct pt_code *c, const struct pt_block *b)
+{
+    if (!b->ninsn)
+        return b->iclass;
+    if (b->truncated)
+        return classify(b->raw, b->size, b->mode);
+    uint8_t raw[16];
+    int n = pt_iscache_read(c->iscache, raw, sizeof raw, b->isid, b->end_ip);
+    if (n <= 0)
+        return b->iclass;
+    return classify(raw, (size_t)n, b->mode);
+}

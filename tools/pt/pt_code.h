@@ -23,15 +23,13 @@
 #ifndef ACART_TOOLS_PT_CODE_H
 #define ACART_TOOLS_PT_CODE_H
 
+#include <intel-pt.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "diag.h"
 #include "profile.h"
-
-struct pt_image;
-struct pt_image_section_cache;
 
 /* One image given on the command line: an ELF file (--elf FILE[@ADDR]) or raw memory
  * (--raw FILE@ADDR). */
@@ -123,6 +121,27 @@ static inline uint32_t pt_code_block_name(const struct pt_code *c, int isid, uin
     if (isid > 0 && (size_t)isid < c->num_isids && c->isid_names[isid])
         return c->isid_names[isid] - 1;
     return pt_code_name_at(c, ip);
+}
+
+/* The class of a block's last instruction where libipt's block decoder did not give it:
+ * a block served from libipt's block cache (a second run of the same code) that ends in an
+ * indirect jump or a far transfer (an IRET, INT, SYSCALL, far CALL or RET, VMLAUNCH) comes
+ * as ptic_error (ptic_indirect from libipt 2.1), and libipt leaves it to the caller to
+ * decode the instruction. It is read from the image section cache; ptic_error where it
+ * cannot be read or is none of those. */
+enum pt_insn_class pt_code_decode_class(const struct pt_code *c, const struct pt_block *b);
+
+static inline enum pt_insn_class pt_code_block_class(const struct pt_code *c,
+                                                     const struct pt_block *b)
+{
+#if LIBIPT_VERSION >= 0x201
+    if (b->iclass != ptic_error && b->iclass != ptic_indirect)
+        return b->iclass;
+#else
+    if (b->iclass != ptic_error)
+        return b->iclass;
+#endif
+    return pt_code_decode_class(c, b);
 }
 
 /* The start of the function holding ip, or ip itself outside every function. */

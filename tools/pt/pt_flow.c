@@ -237,8 +237,11 @@ static int on_block(void *ctx, const struct pt_block *b, uint64_t tsc)
 {
     struct pt_flow *f = ctx;
     const struct pt_code *c = f->code;
+    /* Calls and returns need the last instruction's class, which a block from libipt's
+     * block cache may lack (an IRET, a SYSCALL: pt_code_block_class); time does not. */
+    enum pt_insn_class iclass = f->time_only ? b->iclass : pt_code_block_class(c, b);
     if (b->isid > 0 && (size_t)b->isid < c->num_isids && c->isid_names[b->isid])
-        return on_run(f, c->isid_names[b->isid] - 1, b->ninsn, b->iclass, tsc);
+        return on_run(f, c->isid_names[b->isid] - 1, b->ninsn, iclass, tsc);
     if (b->ip < f->recent[0].start || b->ip > f->recent[0].last) {
         if (b->ip >= f->recent[1].start && b->ip <= f->recent[1].last) {
             struct pt_flow_region r = f->recent[1];
@@ -257,7 +260,7 @@ static int on_block(void *ctx, const struct pt_block *b, uint64_t tsc)
         if (rc || (rc = note_crossed(f, pt_code_region(c, b->end_ip))))
             return rc;
     }
-    return on_run(f, f->recent[0].name, b->ninsn, b->iclass, tsc);
+    return on_run(f, f->recent[0].name, b->ninsn, iclass, tsc);
 }
 
 /* libipt's counts of timing packets it could not use restart where it recovers (lost_mtc
