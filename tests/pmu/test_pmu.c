@@ -752,6 +752,85 @@ static void test_pebs_skylake(void)
     CHECK_EQ(sim_pebs_dropped(), 0);
 }
 
+/* A CPU with DS but without DTES64 (CPUID.1:ECX[2]) uses the 64-bit DS save area and
+ * records only in IA-32e mode and the 32-bit ones in protected mode (sim_cpu.h); pebs.c
+ * lays out only the 64-bit format, so PEBS is refused in both modes: not usable, no DS
+ * area, a precise counter refused, and the same plan without PEBS still runs. The
+ * simulator's side is checked on a DS area laid out here by hand in the format of this
+ * program's mode. */
+static void test_pebs_without_dtes64(void)
+{
+    struct sim_model m = sim_skylake;
+    struct pmu_plan plan = {.num_counters = 1, .freeze_on_pmi = 1};
+
+    m.leaf1_ecx &= ~(1u << 2);
+    sim_reset(&m);
+    CHECK_EQ(pmu_probe(&caps), PMU_OK);
+    CHECK_EQ(caps.pebs.usable, 0);
+    pmu_cpu_init(&cpu, &caps);
+    CHECK_EQ(pmu_cpu_setup_pebs(&cpu, ds_memory, sizeof(ds_memory)), PMU_ERR_NO_PEBS);
+    CHECK_EQ(sim_msr(MSR_IA32_DS_AREA), 0);
+    plan.counters[0] = pebs(gp(0, EV_BRANCHES | RINGS, 1000, 9));
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_ERR_NO_PEBS);
+    plan.counters[0] = gp(0, EV_BRANCHES | EVTSEL_INT | RINGS, 1000, 9);
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    pmu_start_cpu(&cpu);
+    retire(0, 0, 0, 1000);
+    CHECK_EQ(take_pmi(), 1);
+    CHECK(!seen.ov[0].has_pebs);
+    pmu_stop_cpu(&cpu);
+
+    /* The simulator: PMC0 counts branches with PEBS into a DS area of this mode's format. */
+    uint8_t *const area = ds_memory, *const base = ds_memory + PEBS_DS_HEADER_BYTES;
+    const uint64_t ip = 0x7ff00123;
+    memset(ds_memory, 0, sizeof(ds_memory));
+    if (sim_ia32e()) {
+        volatile struct pebs_ds_area *d = (volatile struct pebs_ds_area *)area;
+        d->pebs_base = d->pebs_index = (uintptr_t)base;
+        d->pebs_max = (uintptr_t)base + 0x800;
+        d->pebs_threshold = (uintptr_t)base + 1;
+        d->reset[0] = (0 - 1000ull) & MASK48;
+    } else {
+        /* SDM vol. 3B, "BTS and DS Save Area": 32-bit BTS base, index, maximum, threshold,
+         * the same for PEBS from 0x10, the one PEBS counter reset at 0x20. */
+        const uint32_t fields[8] = {0,
+                                    0,
+                                    0,
+                                    0,
+                                    (uint32_t)(uintptr_t)base,
+                                    (uint32_t)(uintptr_t)base,
+                                    (uint32_t)(uintptr_t)base + 0x800,
+                                    (uint32_t)(uintptr_t)base + 1};
+        const uint64_t reset = (0 - 1000ull) & MASK48;
+        memcpy(area, fields, sizeof(fields));
+        memcpy(area + 0x20, &reset, sizeof(reset));
+    }
+    msr_write(MSR_IA32_DS_AREA, (uintptr_t)area);
+    msr_write(MSR_IA32_A_PMC0, (0 - 1000ull) & MASK48); /* full width: Skylake */
+    msr_write(MSR_IA32_PERFEVTSEL0, EV_BRANCHES | RINGS | EVTSEL_EN);
+    msr_write(MSR_IA32_PEBS_ENABLE, 1);
+    msr_write(MSR_IA32_PERF_GLOBAL_CTRL, 1);
+    sim_set_ip(ip);
+    retire(0, 0, 0, 1000);
+    CHECK_EQ(sim_pebs_records(), 1);
+    CHECK_EQ(sim_faults(), 0);
+    if (sim_ia32e()) {
+        uint64_t rec_ip;
+        CHECK_EQ(ds()->pebs_index, (uintptr_t)base + 0xc8); /* a format-3 record */
+        memcpy(&rec_ip, base + 0xb0, sizeof(rec_ip));       /* its eventing IP */
+        CHECK_EQ(rec_ip, ip);
+    } else {
+        uint32_t index, rec_ip;
+        memcpy(&index, area + 0x14, sizeof(index));
+        CHECK_EQ(index, (uintptr_t)base + 0x28);   /* a 40-byte record */
+        memcpy(&rec_ip, base + 4, sizeof(rec_ip)); /* the IP after the instruction */
+        CHECK_EQ(rec_ip, ip + 3);
+    }
+    CHECK_EQ(sim_msr(MSR_IA32_PMC0), (0 - 1000ull) & MASK48); /* reloaded from the reset */
+    msr_write(MSR_IA32_PERF_GLOBAL_CTRL, 0);
+    msr_write(MSR_IA32_PEBS_ENABLE, 0);
+}
+
 /* The raw path with a load-latency enable: on legacy PEBS, IA32_PEBS_ENABLE bit 32 + i
  * turns on load-latency records for general counter i, and is not a PEBS enable for fixed
  * counter 0 (whose counter id is also 32). Fixed counter 0 still interrupts the ordinary
@@ -1727,6 +1806,7 @@ int main(int argc, char **argv)
     RUN(test_broadwell_inst_retired_all);
     RUN(test_plan_validation);
     RUN(test_pebs_skylake);
+    RUN(test_pebs_without_dtes64);
     RUN(test_raw_load_latency_bit);
     RUN(test_pebs_legacy_formats);
     RUN(test_pebs_adaptive);

@@ -1514,6 +1514,90 @@ static void test_pebs_ip(void)
     sampler_reset();
 }
 
+/* ---- Addresses of the simulated CPU's mode ---- */
+
+/* The highest addresses code has in the simulated CPU's mode (sim_cpu.h), `ia32e` for
+ * IA-32e mode, the other for protected mode: in IA-32e mode above 4 GiB (the upper
+ * canonical half, where a 64-bit kernel-style image lives), which a 64-bit build that
+ * kept an IP, a branch address or the interrupted IP in 32 bits would cut; in protected
+ * mode with bit 31 set, which a 32-bit build that widened one through a signed type would
+ * sign-extend. */
+static uint64_t mode_address(uint64_t ia32e, uint32_t protected_mode)
+{
+    return sim_ia32e() ? ia32e : protected_mode;
+}
+
+/* A precise event with the record's LBR group (adaptive PEBS, architectural LBR), then an
+ * ordinary overflow with the LBR MSRs (legacy LBR), both at the mode's high addresses: the
+ * sample's IP (the PEBS record's, then the interrupted one) and every LBR FROM/TO word come
+ * out whole, in the code mode of this program. */
+static void test_mode_addresses(void)
+{
+    const uint32_t cpu = 1;
+    const uint64_t pebs_ip = mode_address(0xffffffff81402468ull, 0x81402468u);
+    const uint64_t from = mode_address(0xffffffff81401000ull, 0xc0401000u);
+    const uint64_t to = mode_address(0x00007fffd0402000ull, 0xfff02000u);
+    const uintptr_t frame_ip = (uintptr_t)mode_address(0xffffffff81409999ull, 0xfff09999u);
+    struct trap_frame f = frame_at(0);
+    struct sep_sample_pc rec[1];
+    const void *data;
+
+    f.ip = frame_ip;
+    power_on(&sim_sapphire_rapids);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    config_one(0, 0, (EVSEL_INST_RETIRED & ~0xffull) | 0xc4, 1000); /* branches */
+    cfg.events[0].precise = 1;
+    cfg.events[0].lbr = 1;
+    cfg.lbr_num_regs = lbr_list(1, 32, 1);
+    cfg.lbr_offset = sizeof(struct sep_sample_pc);
+    cfg.record_size = cfg.lbr_offset + 8 * cfg.lbr_num_regs;
+    setup_and_start(RING_BYTES);
+    for (unsigned i = 0; i < 3; i++)
+        shim_sim(cpu)->branch_kind(from + 16 * i, to + 16 * i, SIM_BR_JCC, 0, 5);
+    shim_sim(cpu)->set_ip(pebs_ip);
+    struct sim_events ev = {.branches = 1000};
+    shim_sim(cpu)->retire(&ev);
+    CHECK_EQ(shim_sim(cpu)->pebs_records(), 1);
+    CHECK_EQ(shim_raise_pmi(cpu, &f), SHIM_DELIVERED);
+    CHECK_EQ(records(cpu, rec, 1), 1);
+    CHECK_EQ(rec[0].iip, pebs_ip);
+    CHECK_EQ(rec[0].cpu_and_os >> SEP_SAMPLE_CODE_MODE_SHIFT,
+             sim_ia32e() ? SEP_MODE_64BIT : SEP_MODE_32BIT);
+    ring_peek(sampler_ring(cpu), &data);
+    for (unsigned k = 0; k < 3; k++) {
+        CHECK_EQ(lbr_word(data, 3 * k), from + 16 * (2 - k));
+        CHECK_EQ(lbr_word(data, 3 * k + 1), to + 16 * (2 - k));
+    }
+    check_exact(cpu);
+    sampler_stop();
+    sampler_reset();
+
+    /* Legacy LBRs (Skylake, format 5) read at the PMI; the sample's IP the interrupted one. */
+    power_on(&sim_skylake);
+    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
+    config_one(1, 2, FIXED_CTRL_SAMPLE, 1000);
+    cfg.events[0].lbr = 1;
+    cfg.lbr_num_regs = lbr_list(0, 32, 1);
+    cfg.lbr_offset = sizeof(struct sep_sample_pc);
+    cfg.record_size = cfg.lbr_offset + 8 * cfg.lbr_num_regs;
+    setup_and_start(RING_BYTES);
+    for (unsigned i = 0; i < 3; i++)
+        shim_sim(cpu)->branch_kind(from + 16 * i, to + 16 * i, SIM_BR_JCC, 0, 5);
+    retire(cpu, 1000, 1000, 1000);
+    CHECK_EQ(shim_raise_pmi(cpu, &f), SHIM_DELIVERED);
+    CHECK_EQ(records(cpu, rec, 1), 1);
+    CHECK_EQ(rec[0].iip, frame_ip);
+    ring_peek(sampler_ring(cpu), &data);
+    CHECK_EQ(lbr_word(data, 0), 3); /* TOS: the third branch, in slot 3 */
+    for (unsigned k = 0; k < 3; k++) {
+        CHECK_EQ(lbr_word(data, 1 + 3 * (k + 1)), from + 16 * k);
+        CHECK_EQ(lbr_word(data, 1 + 3 * (k + 1) + 1), to + 16 * k);
+    }
+    check_exact(cpu);
+    sampler_stop();
+    sampler_reset();
+}
+
 /* ---- When the LVT entry is unmasked, per model ---- */
 
 /* late: 1 after the handler core, 0 before it, 2 in its middle (status clear, counting
@@ -1796,6 +1880,7 @@ int main(int argc, char **argv)
     RUN(test_vector_delivery);
     RUN(test_irq_attribution);
     RUN(test_pebs_ip);
+    RUN(test_mode_addresses);
     RUN(test_exact_accounting);
     RUN(test_ack_order);
     RUN(test_lost_pmi_not_frozen);

@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "msr.h"
@@ -232,19 +233,34 @@ void sim_set_ring(unsigned ring)
     S.ring = ring;
 }
 
+/* `a` when the simulated code can have that address in this CPU's mode (sim_cpu.h): below
+ * 4 GiB in protected mode, canonical (48 bits, sign-extended) in IA-32e mode. Any other is
+ * the test's mistake, not something the code under test could see: the program stops. */
+static uint64_t mode_address(const char *what, uint64_t a)
+{
+    const uint64_t top = a >> 47;
+
+    if (sim_ia32e() ? top == 0 || top == 0x1ffff : a <= 0xffffffffull)
+        return a;
+    fprintf(stderr, "sim: %s %#llx cannot occur in %s: the test is wrong\n", what,
+            (unsigned long long)a,
+            sim_ia32e() ? "IA-32e mode (not canonical)" : "protected mode (above 4 GiB)");
+    abort();
+}
+
 void sim_set_ip(uint64_t ip)
 {
-    S.ip = ip;
+    S.ip = mode_address("IP", ip);
 }
 
 void sim_set_data_address(uint64_t addr)
 {
-    S.data_address = addr;
+    S.data_address = mode_address("data address", addr);
 }
 
 void sim_set_load(uint64_t addr, uint16_t latency, uint64_t data_source)
 {
-    S.data_address = addr;
+    S.data_address = mode_address("load address", addr);
     S.load_latency = latency;
     S.data_source = data_source;
 }
@@ -1102,6 +1118,42 @@ static void wr64(uint8_t *p, uint64_t v)
     memcpy(p, &v, 8);
 }
 
+/* The format of the DS save area and of PEBS records (SDM vol. 3B, "BTS and DS Save Area",
+ * "64 Bit Format of the DS Save Area"): the 64-bit one with DTES64 (CPUID.1:ECX[2]) in every
+ * mode and without it in IA-32e mode; the 32-bit one in protected mode without DTES64. */
+static int ds_64bit(void)
+{
+    return sim_ia32e() || (S.m->leaf1_ecx & BIT(2));
+}
+
+/* DS save area field `k` (0-3 BTS base, index, maximum, threshold; 4-7 the same for PEBS):
+ * 8 bytes each in the 64-bit format, 4 in the 32-bit one. */
+static uint64_t ds_field(const uint8_t *ds, unsigned k)
+{
+    uint32_t v;
+
+    if (ds_64bit())
+        return rd64(ds + 8 * k);
+    memcpy(&v, ds + 4 * k, 4);
+    return v;
+}
+
+static void ds_set_field(uint8_t *ds, unsigned k, uint64_t value)
+{
+    uint32_t v = (uint32_t)value;
+
+    if (ds_64bit())
+        wr64(ds + 8 * k, value);
+    else
+        memcpy(ds + 4 * k, &v, 4);
+}
+enum { DS_PEBS_BASE = 4, DS_PEBS_INDEX, DS_PEBS_MAX, DS_PEBS_THRESHOLD };
+
+/* The 32-bit PEBS record (SDM vol. 3B, "PEBS Record Format" of the 32-bit DS format):
+ * EFLAGS, the linear IP after the instruction, then EAX, EBX, ECX, EDX, ESI, EDI, EBP, ESP:
+ * 4 bytes each, whatever the PEBS format says about the 64-bit records. */
+#define SIM_PEBS32_BYTES 0x28
+
 /* Groups of counter id's record: those of PEBS_DATA_CFG when the counter's "adaptive
  * record" bit is set (PERFEVTSELx[34], FIXED_CTR_CTRL[32 + 4j]), else the basic group. */
 static uint64_t adaptive_groups(unsigned id)
@@ -1121,6 +1173,8 @@ static uint32_t record_bytes(unsigned id)
     uint64_t g;
     uint32_t size = 0x20;
 
+    if (!ds_64bit())
+        return SIM_PEBS32_BYTES;
     if (!S.adaptive)
         return S.pebs_format < 4 ? legacy[S.pebs_format] : 0;
     g = adaptive_groups(id);
@@ -1144,6 +1198,16 @@ static void write_gprs(uint8_t *p, unsigned count)
 static void write_record(uint8_t *rec, unsigned id, uint32_t size)
 {
     memset(rec, 0, size);
+    if (!ds_64bit()) {
+        const uint32_t words[] = {SIM_RFLAGS,  (uint32_t)(S.ip + SIM_INSN_BYTES),
+                                  0xa0a0a000u, 0xa0a0a001u,
+                                  0xa0a0a002u, 0xa0a0a003u,
+                                  0xa0a0a004u, 0xa0a0a005u,
+                                  0xa0a0a006u, 0xa0a0a007u};
+        _Static_assert(sizeof(words) == SIM_PEBS32_BYTES, "32-bit PEBS record");
+        memcpy(rec, words, sizeof(words));
+        return;
+    }
     if (!S.adaptive) {
         wr64(rec + 0x00, SIM_RFLAGS);
         wr64(rec + 0x08, S.ip + SIM_INSN_BYTES);
@@ -1203,13 +1267,13 @@ static int pebs_assist(unsigned id, uint64_t *counter, uint64_t mask, uint64_t l
         *counter = leftover;
         return 0;
     }
-    index = rd64(ds + 0x28);
-    if (index + size > rd64(ds + 0x30) || index < rd64(ds + 0x20)) {
+    index = ds_field(ds, DS_PEBS_INDEX);
+    if (index + size > ds_field(ds, DS_PEBS_MAX) || index < ds_field(ds, DS_PEBS_BASE)) {
         S.pebs_dropped++;
     } else {
         write_record((uint8_t *)(uintptr_t)index, id, size);
         index += size;
-        wr64(ds + 0x28, index);
+        ds_set_field(ds, DS_PEBS_INDEX, index);
         S.pebs_records++;
     }
     /* Reset values follow the buffer fields at 0x40, one per counter (SDM vol. 3B, "DS Save
@@ -1218,12 +1282,14 @@ static int pebs_assist(unsigned id, uint64_t *counter, uint64_t mask, uint64_t l
      * counters and fixed counter j is at 0x140 + 8j (Linux intel_pmu_pebs_enable():
      * pebs_event_reset[MAX_PEBS_EVENTS_FMT4 + j] below format 5, [MAX_PEBS_EVENTS + j]
      * from it, MAX_PEBS_EVENTS_FMT4 = 8 and MAX_PEBS_EVENTS = 32). */
-    if (id < 32)
+    if (!ds_64bit())
+        reset = rd64(ds + 0x20); /* the 32-bit format's one "PEBS counter reset" */
+    else if (id < 32)
         reset = rd64(ds + 0x40 + 8 * id);
     else
         reset = rd64(ds + (S.pebs_format < 5 ? 0x80 : 0x140) + 8 * (id - 32));
     *counter = (reset + leftover) & mask;
-    if (index >= rd64(ds + 0x38)) {
+    if (index >= ds_field(ds, DS_PEBS_THRESHOLD)) {
         S.status |= BIT(62);
         return 1;
     }
@@ -1336,6 +1402,11 @@ void sim_branch_kind(uint64_t from, uint64_t to, enum sim_branch_kind kind, int 
 {
     unsigned depth = S.m->lbr_depth, t;
     uint64_t mis = mispredicted ? BIT(63) : 0;
+
+    /* Outside 64-bit mode the CPU stores the upper 32 bits of LBR addresses as 0 (SDM vol.
+     * 3B, "LBR Stack and Intel 64 Processors"): a protected-mode address has none. */
+    from = mode_address("branch source", from);
+    to = mode_address("branch target", to);
 
     if (S.arch_lbr) {
         record_arch_branch(from, to, kind, mispredicted, cycles);

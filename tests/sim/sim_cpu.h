@@ -42,6 +42,32 @@
 
 #include "cpuid.h"
 
+/* ---- The CPU's mode ---- */
+
+/* 1 when the simulated CPU runs in IA-32e mode (IA32_EFER.LMA = 1, its 64-bit submode), 0
+ * in 32-bit protected mode. The code it runs is this very program's, so the mode is the
+ * program's: a 64-bit program stands for acart's x86_64 firmware, a 32-bit one for its i686
+ * firmware, which runs in protected mode with EFER.LMA clear (never compatibility mode, the
+ * mode a 32-bit Linux program really runs in: that is the host's business, not the
+ * simulated firmware's). Decided here from the program, not from anything of the code under
+ * test (arch/x86/cpu/code_mode.h), so that the two can disagree and a test show it.
+ *
+ * What the SDM says differs between the two, as sim_cpu.c models it:
+ *  - the DS save area and PEBS records: 64-bit fields in IA-32e mode, and in protected
+ *    mode only with DTES64; without it, the 32-bit DS format and 40-byte records (vol. 3B,
+ *    "BTS and DS Save Area", "64 Bit Format of the DS Save Area");
+ *  - LBR FROM/TO: full 64-bit addresses in 64-bit mode, the upper 32 bits stored as 0
+ *    outside it (vol. 3B, "LBR Stack and Intel 64 Processors");
+ *  - addresses: the IP, branch addresses and data addresses are 32-bit in protected mode
+ *    (vol. 1, "Modes of Operation": 4 GiB of linear address space) and canonical 48-bit
+ *    ones in IA-32e mode (vol. 1, "Canonical Addressing"; the models report no 5-level
+ *    paging). A test that feeds the simulator any other address is wrong: sim_set_ip,
+ *    sim_set_data_address, sim_set_load and sim_branch* abort the program. */
+static inline int sim_ia32e(void)
+{
+    return sizeof(void *) == 8;
+}
+
 /* What a model answers: CPUID leaves and the MSR facts CPUID does not give. */
 struct sim_model {
     const char *name;
