@@ -29,6 +29,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # group: (ninja targets, ctest regex)
 GROUPS = {
     "pmu": (["test_pmu", "test_sampler_pmu"], "^(pmu_sim|sampler_pmu_sim)$"),
+    # The same tests on the 32-bit build of the code (build/sim-i686: tests/sim/CMakeLists.txt).
+    "pmu_i686": (["sim_i686"], "^(pmu_sim|sampler_pmu_sim)_i686$"),
     "ring": (["test_ring", "ring_tsan_build", "test_sampler_pmu"],
              "^(unit_ring|unit_ring_tsan|sampler_pmu_sim)$"),
     "ecb": (["test_ecb", "test_collect_ecb", "test_sampler_pmu"],
