@@ -1728,7 +1728,7 @@ static void test_hybrid_e_core(void)
 
     config_one(0, 5, EVSEL_INST_RETIRED, 1000);
     setup_and_start(RING_BYTES);
-    CHECK_EQ(sampler_start_error(&cpu), NULL);
+    CHECK(sampler_start_error(&cpu) == NULL);
     for (uint32_t c = 0; c < SESSION_CPUS; c++)
         CHECK_EQ(msr(c, MSR_IA32_PERF_GLOBAL_CTRL), 1ull << 5);
     retire(1, 1000, 1000, 1000);
