@@ -63,10 +63,7 @@
  *    ones in IA-32e mode (vol. 1, "Canonical Addressing"; the models report no 5-level
  *    paging). A test that feeds the simulator any other address is wrong: sim_set_ip,
  *    sim_set_data_address, sim_set_load and sim_branch* abort the program. */
-static inline int sim_ia32e(void)
-{
-    return sizeof(void *) == 8;
-}
+int sim_ia32e(void);
 
 /* What a model answers: CPUID leaves and the MSR facts CPUID does not give. */
 struct sim_model {
