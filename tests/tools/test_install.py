@@ -40,7 +40,12 @@ with tempfile.TemporaryDirectory() as prefix:
     m = re.match(r"^acart (\S+) \(commit (.+)\)$", out)
     check(m and m.group(1) == args.version, "--version names version %s: %r" % (args.version, out))
     if commit:
-        check(m.group(2).startswith(commit), "--version names the commit %s: %r" % (commit, out))
+        # The commit the tree was at when built: HEAD, or one before it when commits came
+        # after the build.
+        named = m.group(2).split()[0]
+        r = subprocess.run(["git", "-C", args.source, "merge-base", "--is-ancestor", named, "HEAD"])
+        check(r.returncode == 0, "--version names a commit of this tree (HEAD %s): %r"
+              % (commit, out))
 
     top = run([acart, "--help"]).stdout
     cmds = re.findall(r"^  (\S+)\s{2,}", top.split("commands:", 1)[1].split("\n\n", 1)[0], re.M)
