@@ -37,6 +37,7 @@ DATA_CPU, DATA_MODULE, DATA_UNCORE = 0, 1, 2
 OP_STOP, OP_TERMINATE, OP_NUM_CORES = 2, 35, 28
 OP_GET_NUM_SAMPLES, OP_GET_SAMPLE_DROP_INFO = 76, 85
 OP_GET_DROP_REASONS = 0x41430055
+OP_GET_PMI_BUDGET = 0x41430056  # acart extension (docs/sep-protocol.md)
 STATUS_DRIVER_COMM_FAILED = 159
 SWITCH_DELAYED = 1 << 9
 TIME_BASED = b"bare-metal i686, time-based sampling"
@@ -125,7 +126,8 @@ class Target(threading.Thread):
                     REASON.pack(i, self.dropped[i], 0, 0, 0, 0, 0, self.delivered[i])
                     for i in range(n))
                 reply += bytes(from_size - len(reply))
-            elif op == OP_GET_DROP_REASONS:
+            elif op in (OP_GET_DROP_REASONS, OP_GET_PMI_BUDGET):
+                # A target without these acart extensions (the PMI budget's among them).
                 status, reply = STATUS_DRIVER_COMM_FAILED, b""
             elif op == OP_STOP:
                 for (kind, cpu), s in channels.items():
