@@ -1,5 +1,6 @@
 #include "export_input.h"
 
+#include <getopt.h>
 #include <string.h>
 
 #include "cli.h"
@@ -50,4 +51,36 @@ int export_input_event(const struct export_input *in, const char *name, uint32_t
         return diag_fail(d, DIAG_USAGE, "%s: no event %s", in->source, name);
     *index = ev->index;
     return 0;
+}
+
+int export_input_args(int argc, char **argv, const char *command, const char *usage,
+                      const char **source, const char **output, const char **elf)
+{
+    static const struct option options[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"elf", required_argument, NULL, 'e'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    *output = *elf = NULL;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:e:h", options, NULL)) != -1) {
+        if (c == 'o')
+            *output = optarg;
+        else if (c == 'e')
+            *elf = optarg;
+        else if (c == 'h')
+            return cli_help(usage);
+        else
+            return cli_usage_error(command, usage, "unknown option or missing argument: %s",
+                                   argv[optind - 1]);
+    }
+    if (optind + 1 != argc)
+        return cli_usage_error(command, usage, "expected one collection folder or tb5 file");
+    if (!*output)
+        return cli_usage_error(command, usage, "-o FILE is required");
+    *source = argv[optind];
+    return -1;
 }

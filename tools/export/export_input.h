@@ -30,6 +30,12 @@ int export_input_open(struct export_input *in, const char *source, const char *e
                       const char *what, struct diag *d);
 void export_input_close(struct export_input *in);
 
+/* The command line the sample exporters share: `acart <command> SOURCE -o FILE [--elf
+ * IMAGE]`. Returns -1 with *source, *output and *elf (NULL if not given) set, else the exit
+ * status to return (--help, or a usage error naming <command>). */
+int export_input_args(int argc, char **argv, const char *command, const char *usage,
+                      const char **source, const char **output, const char **elf);
+
 /* The event by name or index (NULL: the first); a usage error naming source if there is
  * no such event. */
 int export_input_event(const struct export_input *in, const char *name, uint32_t *index,

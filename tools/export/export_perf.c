@@ -8,7 +8,6 @@
  * from IMAGE's program headers, the other modules as the target reported them. */
 #include <fcntl.h>
 #include <gelf.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <libelf.h>
 #include <limits.h>
@@ -447,35 +446,14 @@ static int run(struct perf *x, const char *source, const char *elf, const char *
 
 int export_perf(int argc, char **argv)
 {
-    static const struct option options[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"elf", required_argument, NULL, 'e'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *elf = NULL, *output = NULL;
-    int c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "o:e:h", options, NULL)) != -1) {
-        if (c == 'o')
-            output = optarg;
-        else if (c == 'e')
-            elf = optarg;
-        else if (c == 'h')
-            return cli_help(usage);
-        else
-            return cli_usage_error("export perf", usage, "unknown option or missing argument: %s",
-                                   argv[optind - 1]);
-    }
-    if (optind + 1 != argc)
-        return cli_usage_error("export perf", usage, "expected one collection folder or tb5 file");
-    if (!output)
-        return cli_usage_error("export perf", usage, "-o FILE is required");
+    const char *source, *output, *elf;
+    int status = export_input_args(argc, argv, "export perf", usage, &source, &output, &elf);
+    if (status >= 0)
+        return status;
     struct perf x;
     memset(&x, 0, sizeof x);
     struct diag d = {0};
-    int rc = run(&x, argv[optind], elf, output, &d);
+    int rc = run(&x, source, elf, output, &d);
     free(x.image_path);
     free(x.pids);
     free(x.chain);

@@ -3,7 +3,6 @@
  * trace_processor import, https://perfetto.dev/docs/getting-started/other-formats):
  * which task or interrupt handler ran when, the samples as instants, the event counts as
  * counter tracks. Code is named as acart report names it (code_names.h). */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,36 +277,14 @@ static int run(struct perfetto *x, const char *source, const char *elf, const ch
 
 int export_perfetto(int argc, char **argv)
 {
-    static const struct option options[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"elf", required_argument, NULL, 'e'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *elf = NULL, *output = NULL;
-    int c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "o:e:h", options, NULL)) != -1) {
-        if (c == 'o')
-            output = optarg;
-        else if (c == 'e')
-            elf = optarg;
-        else if (c == 'h')
-            return cli_help(usage);
-        else
-            return cli_usage_error("export perfetto", usage,
-                                   "unknown option or missing argument: %s", argv[optind - 1]);
-    }
-    if (optind + 1 != argc)
-        return cli_usage_error("export perfetto", usage,
-                               "expected one collection folder or tb5 file");
-    if (!output)
-        return cli_usage_error("export perfetto", usage, "-o FILE is required");
+    const char *source, *output, *elf;
+    int status = export_input_args(argc, argv, "export perfetto", usage, &source, &output, &elf);
+    if (status >= 0)
+        return status;
     struct perfetto x;
     memset(&x, 0, sizeof x);
     struct diag d = {0};
-    int rc = run(&x, argv[optind], elf, output, &d);
+    int rc = run(&x, source, elf, output, &d);
     for (size_t i = 0; x.names && i < x.places.num_places; i++)
         free(x.names[i]);
     free(x.names);

@@ -1,7 +1,6 @@
 /* acart export pprof (DIR|FILE.tb5) -o OUT.pb.gz: the samples as pprof's profile.proto
  * (github.com/google/pprof, proto/profile.proto), gzipped, which go tool pprof, Grafana
  * Pyroscope and Parca read. Encoded with the protobuf writer (protobuf.h) and zlib. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -410,35 +409,14 @@ static int run(struct pprof *x, const char *source, const char *elf, const char 
 
 int export_pprof(int argc, char **argv)
 {
-    static const struct option options[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"elf", required_argument, NULL, 'e'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *elf = NULL, *output = NULL;
-    int c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "o:e:h", options, NULL)) != -1) {
-        if (c == 'o')
-            output = optarg;
-        else if (c == 'e')
-            elf = optarg;
-        else if (c == 'h')
-            return cli_help(usage);
-        else
-            return cli_usage_error("export pprof", usage, "unknown option or missing argument: %s",
-                                   argv[optind - 1]);
-    }
-    if (optind + 1 != argc)
-        return cli_usage_error("export pprof", usage, "expected one collection folder or tb5 file");
-    if (!output)
-        return cli_usage_error("export pprof", usage, "-o FILE is required");
+    const char *source, *output, *elf;
+    int status = export_input_args(argc, argv, "export pprof", usage, &source, &output, &elf);
+    if (status >= 0)
+        return status;
     struct pprof x;
     memset(&x, 0, sizeof x);
     struct diag d = {0};
-    int rc = run(&x, argv[optind], elf, output, &d);
+    int rc = run(&x, source, elf, output, &d);
     for (size_t i = 0; i < x.num_strings; i++)
         free(x.strings[i]);
     free(x.strings);
