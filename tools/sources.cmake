@@ -20,7 +20,7 @@ foreach(src IN ITEMS
     cli/cli.c cli/progress.c
     common/diag.c common/file_util.c common/json_write.c common/out_file.c common/protobuf.c
     common/vtune_csv.c
-    profile/collection.c profile/counts.c profile/module_map.c profile/profile.c
+    profile/collection.c profile/counts.c profile/ipr_file.c profile/module_map.c profile/profile.c
     profile/profile_open.c profile/session.c profile/uncore_data.c
     analysis/code_names.c analysis/code_places.c analysis/metrics.c analysis/sample_stacks.c
     analysis/stack_tally.c analysis/symbols.c analysis/tally.c analysis/unwind.c
@@ -28,7 +28,7 @@ foreach(src IN ITEMS
     report/report.c
     export/export_chrome.c export/export_csv.c export/export_folded.c export/export_input.c
     export/export_perf.c export/export_perfetto.c export/export_pprof.c export/flame.c
-    export/flamegraph.c export/import.c
+    export/flamegraph.c export/import.c export/ipr_timeline.c export/pt_timeline.c
     diff/diff.c diff/diff_gate.c diff/diff_stats.c
     pt/pt_args.c pt/pt_cmd.c pt/pt_code.c pt/pt_cycles.c pt/pt_decode.c pt/pt_flow.c
     pt/pt_input.c pt/pt_packets.c

@@ -159,8 +159,11 @@ static void setup_collection(IPR_CPUMASK me)
         st = IprAddAddressHistogramBuffers(me, lo, hi, 0, 1);
     if (!IPR_SUCCESS(st))
         say("histograms", st);
-    st = IprCreateSampleBuffers(me, 8, 4096, IPR_DATA_PC | IPR_DATA_TSC | IPR_DATA_CPU, 0, 0,
-                                IPR_FULL_WRITE, 0, 0, 0);
+    /* The whole TSC, the interrupting counter and its 64-bit count too: `acart export
+     * perfetto` places the samples in time and draws the counts as counter tracks. */
+    st = IprCreateSampleBuffers(
+        me, 8, 8192, IPR_DATA_PC | IPR_DATA_TSC | IPR_DATA_CPU | IPR_DATA_CTR | IPR_DATA_COUNT,
+        IPR_DATA_TSC | IPR_DATA_COUNT, 0, IPR_FULL_WRITE, 0, 0, 0);
     if (!IPR_SUCCESS(st))
         say("IprCreateSampleBuffers", st);
     st = IprOpenSampleFile(FILE_NAME, 0);

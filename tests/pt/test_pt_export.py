@@ -1,4 +1,4 @@
-"""acart export chrome and acart pt flamegraph on pttc traces (traces/*.ptt): the JSON
+"""acart export chrome, export perfetto and acart pt flamegraph on pttc traces (traces/*.ptt): the JSON
 parses (Python's json), has one timeline per CPU, every call a complete event nested in
 its caller, with the times and instructions the assembly gives; gaps are instant events;
 the flame graph's frames hold the instructions of the call tree. And the image: a
@@ -74,6 +74,56 @@ def check_timing(args, case):
               % (tid, summary(lines[tid]), want))
     run([args.acart, "export", "chrome", folder, "--elf", case.elf, "-o", out, "--cpu", "1"])
     check(sorted(timelines(load(out))) == [1], "--cpu 1 exports other CPUs")
+
+
+def check_perfetto(args, case):
+    """acart export perfetto of a collection with samples and timing.ptt's trace on two CPUs:
+    process 2 holds the PT calls export chrome gives, on the samples' clock (time 0 the
+    earliest TSC of either); without --elf the calls are left out with a note."""
+    two = os.path.join(case.dir, "two")
+    folder = os.path.join(case.dir, "perfetto")
+    org = case.settings["org"]
+    run([args.synth, folder, "--cpus", "2", "--tsc-hz", case.settings["tsc_hz"],
+         "--tsc-start", "600000", "--tsc-step", "100",
+         "--run", "0:1:1:%#x:5:0" % org, "--run", "1:1:1:%#x:4:0" % org])
+    with open(os.path.join(two, "session.json")) as f:
+        pt = json.load(f)["pt"]
+    with open(os.path.join(folder, "session.json")) as f:
+        doc = json.load(f)
+    doc["pt"] = pt
+    with open(os.path.join(folder, "session.json"), "w") as f:
+        json.dump(doc, f)
+    for cpu in (0, 1):
+        with open(os.path.join(two, "pt-cpu%d.bin" % cpu), "rb") as src, \
+                open(os.path.join(folder, "pt-cpu%d.bin" % cpu), "wb") as dst:
+            dst.write(src.read())
+    chrome_json = os.path.join(case.dir, "perfetto-chrome.json")
+    perfetto_json = os.path.join(case.dir, "perfetto.json")
+    run([args.acart, "export", "chrome", folder, "--elf", case.elf, "-o", chrome_json])
+    run([args.acart, "export", "perfetto", folder, "--elf", case.elf, "-o", perfetto_json])
+    chrome, perfetto = load(chrome_json), load(perfetto_json)
+    check(perfetto["otherData"]["base_tsc"] == 600000,
+          "perfetto base_tsc %s, expected the first sample's 600000" % perfetto["otherData"])
+    shift = ((chrome["otherData"]["base_tsc"] - perfetto["otherData"]["base_tsc"]) * 1e6 /
+             int(case.settings["tsc_hz"]))
+    check(shift > 0, "PT starts after the samples in this case, shift %s" % shift)
+
+    def calls(doc, pid, shift=0.0):
+        return sorted((e["tid"], e["name"], round(e["ts"] + shift, 3), e["dur"],
+                       json.dumps(e["args"], sort_keys=True))
+                      for e in doc["traceEvents"] if e.get("ph") == "X" and e["pid"] == pid)
+    want = calls(chrome, 0, shift)
+    got = calls(perfetto, 2)
+    check(want and got == want, "perfetto PT calls %s, expected %s" % (got, want))
+    names = {e["pid"]: e["args"]["name"] for e in perfetto["traceEvents"]
+             if e.get("ph") == "M" and e.get("name") == "process_name"}
+    check(names.get(2) == "Intel PT", "process names %s" % names)
+    instants = [e for e in perfetto["traceEvents"] if e.get("ph") == "i" and e["pid"] == 1]
+    check(len(instants) == 9, "%d sample instants, expected 9" % len(instants))
+    _, err = run([args.acart, "export", "perfetto", folder, "-o", perfetto_json])
+    check("give --elf IMAGE for its calls" in err, "without --elf: %r" % err)
+    check(not any(e["pid"] == 2 for e in load(perfetto_json)["traceEvents"]),
+          "PT calls without an image")
 
 
 def check_calls(args, case):
@@ -163,10 +213,12 @@ def main():
     args = p.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     try:
-        for name, fn in (("timing", check_timing), ("calls", check_calls), ("resync", check_gaps),
-                         ("calls", check_pie)):
-            fn(args, Case(os.path.join(args.traces, name + ".ptt"), args.pttc, args.workdir))
-            print("ok   %s (%s)" % (name, fn.__name__))
+        for name, fns in (("timing", (check_timing, check_perfetto)), ("calls", (check_calls,)),
+                          ("resync", (check_gaps,)), ("calls", (check_pie,))):
+            case = Case(os.path.join(args.traces, name + ".ptt"), args.pttc, args.workdir)
+            for fn in fns:
+                fn(args, case)
+                print("ok   %s (%s)" % (name, fn.__name__))
         out, err = run([args.acart, "export", "chrome", args.workdir, "--elf", "x", "-o",
                         os.path.join(args.workdir, "none.json")], expect=3)
         check("session.json" in err, "a folder with no collection: %r" % err)

@@ -12,6 +12,7 @@ must agree; `acart report` must name selfmeasure_filter first.
 IprAllocate answers IPR__HOSTSESSION on the console, the collection completes normally,
 and once its session ends selfmeasure gets the counters."""
 import argparse
+import json
 import os
 import re
 import struct
@@ -60,9 +61,11 @@ def read_ipr(path):
                               buckets=[sum(cells[b * nc:(b + 1) * nc]) for b in range(nb)]))
         elif rtype == 2:
             cpu, partial, datcol, qdatcol, rbytes, used = struct.unpack_from("<6I", data, p)
-            assert datcol & 1 and not qdatcol & 1
+            # selfmeasure's items: PC (4 bytes), TSC (8), CPU, counter (4), count (8).
+            assert datcol == 0x67 and qdatcol == 0x42 and rbytes >= 28, (datcol, qdatcol, rbytes)
             for r in range(0, used, rbytes):
-                buffers.append(struct.unpack_from("<I", data, p + 24 + r)[0])
+                pc, tsc, cpu, ctr, count = struct.unpack_from("<IQIIQ", data, p + 24 + r)
+                buffers.append((pc, tsc, cpu, ctr, count))
         at += (8 + nbytes + 7) & ~7
     assert at == len(data), "records do not add up to the file"
     return num_counters, hists, buffers
@@ -92,7 +95,8 @@ if args.part == "selfmeasure":
         assert r.returncode == 0, r.returncode
         assert "EXCEPTION" not in b.console(), b.console()
     path = os.path.join(fetched, "selfmeasure.ipr")
-    num_counters, hists, pcs = read_ipr(path)
+    num_counters, hists, records = read_ipr(path)
+    pcs = [r[0] for r in records]
     image = [h for h in hists if h["type"] == 1 and h["index"] == 0]
     fine = [h for h in hists if h["type"] == 1 and h["index"] == 1]
     modes = [h for h in hists if h["type"] == 2]
@@ -124,6 +128,34 @@ if args.part == "selfmeasure":
     assert rows and rows[0][0] == "selfmeasure_filter", rows
     assert "Address histogram, cpu %d, index 0" % cpu in r.stdout
     assert "Sample buffers:" in r.stdout
+    # The Perfetto timeline of the fetched folder: an instant per record, named by its
+    # function, and the interrupting counter's count as a counter track of its CPU.
+    timeline = os.path.join(fetched, "timeline.json")
+    r = acart("export", "perfetto", fetched, "--elf", args.image, "-o", timeline)
+    assert r.returncode == 0, r.returncode
+    with open(timeline) as f:
+        events = json.load(f)["traceEvents"]
+    instants = [e for e in events if e["ph"] == "i" and e.get("cat") == "iprobe"]
+    assert len(instants) == len(records), (len(instants), len(records))
+    assert sorted(int(e["args"]["ip"], 16) for e in instants) == sorted(pcs)
+    named = sum(1 for e in instants if e["name"] == "selfmeasure_filter")
+    assert named == in_pcs, (named, in_pcs)
+    names = {e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "process_name"}
+    assert names == {"IPROBE"}, names
+    counters = [e for e in events if e["ph"] == "C"]
+    # Each count at its record's time (microseconds from the earliest TSC).
+    base, hz = min(rec[1] for rec in records), json.load(open(timeline))["otherData"]["tsc_hz"]
+    want = sorted(("cpu%d" % rec[2], round((rec[1] - base) * 1e6 / hz, 3), rec[4])
+                  for rec in records)
+    got = sorted((e["name"].split(" ")[0], e["ts"], e["args"]["count"]) for e in counters)
+    assert len(got) == len(want) and all(
+        g[0] == w[0] and abs(g[1] - w[1]) < 0.002 and g[2] == w[2] for g, w in zip(got, want)), (
+        got[:5], want[:5])
+    # Only counter 0, the TSC, has a sampling period (select_events): it takes every sample.
+    assert all(rec[3] == 0 for rec in records)
+    assert {e["name"] for e in counters} == {"cpu%d TSC" % cpu}, {e["name"] for e in counters}
+    print("perfetto: %d instants (%d in selfmeasure_filter), %d counter values"
+          % (len(instants), named, len(counters)))
 else:
     # selfmeasure asks for the counters 6 s after boot, when the collection below holds them.
     with Board(args.image, cpus=2, workload="selfmeasure", append="selfmeasure=6000,1") as b:

@@ -1,16 +1,19 @@
-"""acart report on IPROBE sample files (docs/iprobe.md, "Sample files"), written here byte by
+"""acart report and acart export perfetto on IPROBE sample files (docs/iprobe.md, "Sample files"), written here byte by
 byte from the layout of runtime/wire/acart_wire.h: a file whose sample buffers collected
 no PC (IprCreateSampleBuffers with IPR_DATA_TSC only, then IprWriteSampleBuffers) is
 reported, not looped over, and says it has no PCs to profile; a file whose buffers hold PCs
-in the workload's functions is profiled by function. A damaged buffer is an input error."""
+in the workload's functions is profiled by function. A damaged buffer is an input error.
+The Perfetto timeline places 4-byte time stamps across their wraps and draws the counts;
+a folder whose records have no time stamp is refused with the reason."""
 
+import json
 import os
 import struct
 import subprocess
 
 from acarttest.tooltest import check, main, symbols
 
-DATA_PC, DATA_TSC, DATA_CPU = 0x1, 0x2, 0x4
+DATA_PC, DATA_TSC, DATA_CPU, DATA_CTR, DATA_COUNT = 0x1, 0x2, 0x4, 0x20, 0x40
 REC_USER, REC_SBUFFER, REC_HIST = 1, 2, 3
 
 
@@ -111,8 +114,51 @@ def test(args):
                 + sbuffer(DATA_PC | DATA_CPU, DATA_PC, 12, recs[:1])
                 + sbuffer(DATA_PC | DATA_CPU, 0, 2, [b"\1\2", b"\3\4"]))
     status, out, err = report(args, damaged)
-    check(status == 3 and "smaller than their data items" in err,
+    check(status == 3 and "records cannot hold their data items" in err,
           "a damaged buffer was not refused: exit %d\n%s%s" % (status, out, err))
+
+    check_perfetto(args)
+
+
+def check_perfetto(args):
+    """Records of PC, a 4-byte TSC (its low half, wrapping between the second and the third)
+    and the count of counter 1 in 8 bytes, on CPU 2: instants at times that keep growing
+    across the wrap, and the counts on track "cpu2 INST_RETIRED.ANY"."""
+    folder = os.path.join(args.workdir, "timeline")
+    os.makedirs(folder)
+    beta = symbols(args.workload)["beta"][0]
+    tscs = [0xFFFF0000, 0xFFFFF000, 0x00000800, 0x00010000]
+    counts = [1000, 2000, 3000, 4000]
+    recs = [struct.pack("<IIIQ", beta, t, 1, c) for t, c in zip(tscs, counts)]
+    with open(os.path.join(folder, "a.ipr"), "wb") as f:
+        f.write(header([(0x10000, "TSC"), (0xC0, "INST_RETIRED.ANY")])
+                + sbuffer(DATA_PC | DATA_TSC | DATA_CTR | DATA_COUNT, DATA_COUNT, 20, recs,
+                          cpu=2))
+    out = os.path.join(args.workdir, "timeline.json")
+    r = subprocess.run([args.acart, "export", "perfetto", folder, "--elf", args.workload, "-o",
+                        out], capture_output=True, text=True, timeout=20)
+    check(r.returncode == 0, "export perfetto: exit %d\n%s" % (r.returncode, r.stderr))
+    with open(out) as f:
+        events = json.load(f)["traceEvents"]
+    # 2 GHz (header): 2000 ticks a microsecond; the third record is 0x1800 ticks after the
+    # second once its wrap is undone.
+    want_ts = [round((t + (1 << 32 if i >= 2 else 0) - tscs[0]) / 2000.0, 3)
+               for i, t in enumerate(tscs)]
+    instants = [(e["name"], e["tid"], e["ts"]) for e in events if e["ph"] == "i"]
+    check(instants == [("beta", 2, ts) for ts in want_ts], "instants %s, expected at %s"
+          % (instants, want_ts))
+    counters = [(e["name"], e["ts"], e["args"]["count"]) for e in events if e["ph"] == "C"]
+    check(counters == [("cpu2 INST_RETIRED.ANY", ts, c) for ts, c in zip(want_ts, counts)],
+          "counters %s" % counters)
+
+    timeless = os.path.join(args.workdir, "timeless")
+    os.makedirs(timeless)
+    with open(os.path.join(timeless, "b.ipr"), "wb") as f:
+        f.write(header([(0x10000, "TSC")]) + sbuffer(DATA_PC, 0, 4, [struct.pack("<I", beta)]))
+    r = subprocess.run([args.acart, "export", "perfetto", timeless, "-o", out],
+                       capture_output=True, text=True, timeout=20)
+    check(r.returncode == 3 and "no sample-buffer records with a time stamp" in r.stderr,
+          "records without time: exit %d\n%s" % (r.returncode, r.stderr))
 
 
 main(test)

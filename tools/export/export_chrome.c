@@ -8,8 +8,9 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "pt_input.h"
 #include "json_write.h"
+#include "pt_input.h"
+#include "pt_timeline.h"
 
 static const char chrome_usage[] =
     "usage: acart export chrome DIR --elf IMAGE [--elf MODULE]... -o OUT.json\n"
@@ -29,80 +30,6 @@ static const char chrome_usage[] =
     "  -h, --help            show this help\n"
     "\n"
     "Exit status: 0 done, 2 usage error, 3 bad input, 4 cannot write FILE.\n";
-
-static const char *const end_names[] = {
-    [PT_END_OPEN] = "running at end", [PT_END_RETURN] = "return",        [PT_END_GAP] = "gap",
-    [PT_END_OVERFLOW] = "overflow",   [PT_END_DISABLED] = "tracing off",
-};
-
-struct chrome {
-    const struct pt_input *in;
-    FILE *out;
-    bool by_insns;
-    uint64_t base_tsc; /* time 0: the earliest first time stamp of the CPUs exported */
-    bool first;        /* no event written yet */
-};
-
-static double ts_us(const struct chrome *c, uint64_t tsc)
-{
-    return pt_input_us(c->in, (double)(tsc - c->base_tsc));
-}
-
-static void begin_event(struct chrome *c)
-{
-    fputs(c->first ? "\n" : ",\n", c->out);
-    c->first = false;
-}
-
-static void write_cpu(struct chrome *c, const struct pt_flow *f)
-{
-    begin_event(c);
-    fprintf(c->out,
-            "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":%" PRIu32
-            ",\"args\":{\"name\":\"cpu %" PRIu32 "\"}},\n"
-            "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":0,\"tid\":%" PRIu32
-            ",\"args\":{\"sort_index\":%" PRIu32 "}}",
-            f->cpu, f->cpu, f->cpu, f->cpu);
-    size_t g = 0;
-    for (size_t i = 0; i <= f->num_calls; i++) {
-        /* Gaps come where they happened: before the first call after them. */
-        uint64_t at = i < f->num_calls ? f->calls[i].first_insn : UINT64_MAX;
-        for (; g < f->num_gaps && f->gap_insns[g] <= at; g++) {
-            char what[512];
-            pt_gap_describe(&f->gaps[g], what, sizeof what);
-            begin_event(c);
-            fprintf(c->out,
-                    "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"gap\",\"cat\":\"gap\",\"pid\":0,"
-                    "\"tid\":%" PRIu32 ",\"ts\":",
-                    f->cpu);
-            if (c->by_insns)
-                fprintf(c->out, "%" PRIu64, f->gap_insns[g]);
-            else
-                fprintf(c->out, "%.3f",
-                        ts_us(c, f->gaps[g].tsc < c->base_tsc ? c->base_tsc : f->gaps[g].tsc));
-            fputs(",\"args\":{\"what\":", c->out);
-            json_put_string(what, c->out);
-            fputs("}}", c->out);
-        }
-        if (i == f->num_calls)
-            break;
-        const struct pt_call *call = &f->calls[i];
-        begin_event(c);
-        fputs("{\"ph\":\"X\",\"name\":", c->out);
-        json_put_string(pt_code_name(&c->in->code, call->name), c->out);
-        fprintf(c->out, ",\"cat\":\"%s\",\"pid\":0,\"tid\":%" PRIu32 ",",
-                call->interrupt ? "interrupt" : "call", f->cpu);
-        if (c->by_insns)
-            fprintf(c->out, "\"ts\":%" PRIu64 ",\"dur\":%" PRIu64, call->first_insn, call->insns);
-        else
-            fprintf(c->out, "\"ts\":%.3f,\"dur\":%.3f", ts_us(c, call->start_tsc),
-                    pt_input_us(c->in, (double)(call->end_tsc - call->start_tsc)));
-        fprintf(c->out,
-                ",\"args\":{\"insns\":%" PRIu64 ",\"self_insns\":%" PRIu64 ",\"depth\":%" PRIu32
-                ",\"end\":\"%s\"}}",
-                call->insns, call->self_insns, call->depth, end_names[call->end]);
-    }
-}
 
 int export_chrome(int argc, char **argv)
 {
@@ -163,7 +90,7 @@ int export_chrome(int argc, char **argv)
     }
     struct pt_flow *flows = calloc(to - from, sizeof *flows);
     rc = flows ? ACART_EXIT_OK : ACART_EXIT_FAILURE;
-    struct chrome c = {.in = &in, .by_insns = by_insns, .base_tsc = UINT64_MAX, .first = true};
+    struct pt_timeline c = {.in = &in, .by_insns = by_insns, .base_tsc = UINT64_MAX, .first = true};
     for (uint32_t cpu = from; cpu < to && rc == ACART_EXIT_OK; cpu++) {
         struct pt_flow *f = &flows[cpu - from];
         if (pt_input_flow(&in, cpu, NULL, f, &d) != 0) {
@@ -187,12 +114,12 @@ int export_chrome(int argc, char **argv)
             fprintf(c.out, ",\"clock\":\"%s\",\"tsc_hz\":%" PRIu64 ",\"base_tsc\":%" PRIu64 "},\n",
                     by_insns ? "insns" : "tsc", in.p.session.tsc_hz, c.base_tsc);
             fputs("\"traceEvents\":[", c.out);
-            begin_event(&c);
-            fputs("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":", c.out);
+            fputs("\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":", c.out);
+            c.first = false;
             json_put_string(in.p.session.hostname, c.out);
             fputs("}}", c.out);
             for (uint32_t cpu = from; cpu < to; cpu++)
-                write_cpu(&c, &flows[cpu - from]);
+                pt_timeline_write_cpu(&c, &flows[cpu - from]);
             fputs("\n]}\n", c.out);
         }
         if (!c.out || ferror(c.out) || fclose(c.out) != 0) {

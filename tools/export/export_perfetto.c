@@ -2,7 +2,9 @@
  * Chrome trace-event format ("Trace Event Format", the JSON that Perfetto's UI and
  * trace_processor import, https://perfetto.dev/docs/getting-started/other-formats):
  * which task or interrupt handler ran when, the samples as instants, the event counts as
- * counter tracks. Code is named as acart report names it (code_names.h). */
+ * counter tracks; beside them the Intel PT calls (pt_timeline.h) and the IPROBE sample
+ * files (ipr_timeline.h) a folder holds. Code is named as acart report names it
+ * (code_names.h). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,9 +17,12 @@
 #include "counts.h"
 #include "export_input.h"
 #include "file_util.h"
+#include "ipr_file.h"
+#include "ipr_timeline.h"
 #include "json_write.h"
 #include "out_file.h"
 #include "profile_open.h"
+#include "pt_timeline.h"
 
 static const char usage[] =
     "usage: acart export perfetto (DIR|FILE.tb5) -o OUT.json [--elf IMAGE]\n"
@@ -34,18 +39,32 @@ static const char usage[] =
     "and a counter track (\"ph\":\"C\") per CPU and event, \"cpuN EVENT\": the event's\n"
     "count on that CPU so far (samples x sample-after value) at each sample, or for a\n"
     "counting collection (acart collect --count) its count in each interval at the\n"
-    "interval's end. Times are microseconds from the first sample's TSC (otherData\n"
-    "has tsc_hz and base_tsc). The collection holds no task-switch records, so the\n"
-    "slices show what the samples saw, to the sampling interval.\n"
+    "interval's end. The collection holds no task-switch records, so the slices show\n"
+    "what the samples saw, to the sampling interval.\n"
+    "\n"
+    "A collection with Intel PT (acart collect --pt) and --elf adds process 2 (\"Intel\n"
+    "PT\"), a thread per CPU with every call as a slice (cat \"call\" or \"interrupt\")\n"
+    "nested by the call tree, as acart export chrome writes them, and gaps as instants.\n"
+    "IPROBE sample files in DIR (acart fetch) add process 3 (\"IPROBE\"): a thread per\n"
+    "CPU with an instant (cat \"iprobe\") per sample-buffer record with a PC, and a\n"
+    "counter track per CPU and counter, \"cpuN COUNTER\", from the records that hold\n"
+    "the counter's count (IPR_DATA_COUNT); records without IPR_DATA_TSC cannot be placed\n"
+    "and are left out with a note. DIR may hold IPROBE files alone.\n"
+    "\n"
+    "Times are microseconds from the earliest TSC of all of these (otherData has tsc_hz\n"
+    "and base_tsc).\n"
     "\n"
     "  -o, --output FILE   the file to write (required)\n"
-    "  -e, --elf IMAGE     ELF image of the target's code (names the samples' functions)\n"
+    "  -e, --elf IMAGE     ELF image of the target's code (names the samples' functions;\n"
+    "                      needed for the Intel PT calls)\n"
     "  -h, --help          show this help\n"
     "\n"
     "Exit status: 0 done, 2 usage error, 3 bad input, 4 cannot write FILE.\n";
 
-/* The timeline's process: one "thread" per CPU. */
+/* The timeline's processes, each with one "thread" per CPU. */
 #define TIMELINE_PID 1
+#define PT_PID       2
+#define IPROBE_PID   3
 
 struct point {
     uint64_t tsc, place;
@@ -56,12 +75,21 @@ struct point {
 };
 
 struct perfetto {
+    const char *source;
+    bool have_samples; /* a collection or tb5 file, not only IPROBE files */
     struct export_input in;
+    struct pt_input pt;
+    bool pt_open;
+    struct pt_flow *flows; /* per CPU, when the collection has Intel PT and --elf is given */
+    uint32_t num_flows;
+    struct ipr_timeline ipr;
+    struct symbols *ipr_sym; /* the image for IPROBE samples when there is no collection */
     struct code_places places;
     struct point *points;
     size_t num_points, cap;
     FILE *out;
-    uint64_t base_tsc;
+    uint64_t tsc_hz, base_tsc;
+    uint64_t *running; /* per event, its count so far on the CPU being written */
     double us_per_tick;
     char **names; /* per place, its function */
 };
@@ -196,29 +224,29 @@ static int name_places(struct perfetto *x)
     return 0;
 }
 
-static int write_json(struct perfetto *x, const struct counts_table *counts, const char *output,
-                      struct diag *d)
+/* Time 0: the earliest TSC of the samples, the counting intervals, the PT traces and the
+ * IPROBE records. */
+static uint64_t first_tsc(const struct perfetto *x, const struct counts_table *counts)
 {
-    const struct session *s = &x->in.p.session;
-    uint64_t *running = calloc(SESSION_MAX_EVENTS, sizeof *running);
-    if (!running)
-        return diag_fail(d, DIAG_NOMEM, "out of memory");
-    struct out_file o;
-    int rc = out_file_open(&o, output, d);
-    if (rc) {
-        free(running);
-        return rc;
-    }
-    x->out = o.f;
-    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"acart export perfetto\","
-          "\"collection\":",
-          x->out);
-    json_put_string(x->in.source, x->out);
-    fprintf(x->out, ",\"tsc_hz\":%" PRIu64 ",\"base_tsc\":%" PRIu64 "},\n\"traceEvents\":[\n",
-            s->tsc_hz, x->base_tsc);
-    fprintf(x->out,
-            "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"args\":{\"name\":", TIMELINE_PID);
-    json_put_string(s->hostname, x->out);
+    uint64_t base = x->ipr.first_tsc;
+    for (size_t i = 0; i < x->num_points; i++)
+        if (x->points[i].tsc < base)
+            base = x->points[i].tsc;
+    for (size_t r = 0; counts && r < counts->num_rows; r++)
+        if (counts->rows[r].tsc - counts->rows[r].delta < base)
+            base = counts->rows[r].tsc - counts->rows[r].delta;
+    for (uint32_t cpu = 0; cpu < x->num_flows; cpu++)
+        if (x->flows[cpu].have_tsc && x->flows[cpu].first_tsc < base)
+            base = x->flows[cpu].first_tsc;
+    return base == UINT64_MAX ? 0 : base;
+}
+
+static void write_samples(struct perfetto *x, const struct counts_table *counts)
+{
+    uint64_t *running = x->running;
+    fprintf(x->out, "\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"args\":{\"name\":",
+            TIMELINE_PID);
+    json_put_string(x->in.p.session.hostname, x->out);
     fputs("}}", x->out);
     for (size_t i = 0; i < x->num_points;) {
         size_t j = i;
@@ -229,17 +257,76 @@ static int write_json(struct perfetto *x, const struct counts_table *counts, con
     }
     if (counts)
         write_counts(x, counts);
+}
+
+static int write_json(struct perfetto *x, const struct counts_table *counts, const char *output,
+                      struct diag *d)
+{
+    struct out_file o;
+    int rc = out_file_open(&o, output, d);
+    if (rc)
+        return rc;
+    x->out = o.f;
+    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"acart export perfetto\","
+          "\"collection\":",
+          x->out);
+    json_put_string(x->source, x->out);
+    fprintf(x->out, ",\"tsc_hz\":%" PRIu64 ",\"base_tsc\":%" PRIu64, x->tsc_hz, x->base_tsc);
+    if (x->ipr.timeless)
+        fprintf(x->out, ",\"iprobe_records_without_time\":%" PRIu64, x->ipr.timeless);
+    fputs("},\n\"traceEvents\":[", x->out);
+    if (x->have_samples)
+        write_samples(x, counts);
+    if (x->num_flows) {
+        fprintf(x->out,
+                ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"args\":{\"name\":"
+                "\"Intel PT\"}}",
+                PT_PID);
+        struct pt_timeline t = {
+            .in = &x->pt, .out = x->out, .pid = PT_PID, .base_tsc = x->base_tsc};
+        for (uint32_t cpu = 0; cpu < x->num_flows; cpu++)
+            pt_timeline_write_cpu(&t, &x->flows[cpu]);
+    }
+    ipr_timeline_write(&x->ipr, x->out, !x->have_samples, IPROBE_PID, x->base_tsc, x->us_per_tick,
+                       x->have_samples ? x->in.sym : x->ipr_sym);
     fputs("\n]}\n", x->out);
-    free(running);
     return out_file_commit(&o, d);
 }
 
-static int run(struct perfetto *x, const char *source, const char *elf, const char *output,
-               struct diag *d)
+/* The collection's Intel PT calls, per CPU, when it has a trace and an image is given. */
+static int decode_pt(struct perfetto *x, const char *source, const char *elf, struct diag *d)
+{
+    if (x->in.p.kind != PROFILE_COLLECTION || !x->in.p.session.pt)
+        return 0;
+    if (!elf) {
+        fprintf(stderr,
+                "acart export perfetto: %s holds an Intel PT trace: give --elf IMAGE "
+                "for its calls\n",
+                source);
+        return 0;
+    }
+    int rc = pt_input_open(&x->pt, source, &elf, 1, d);
+    if (rc)
+        return rc;
+    x->pt_open = true;
+    uint32_t n = x->pt.p.session.num_cpus;
+    if (!(x->flows = calloc(n ? n : 1, sizeof *x->flows)))
+        return diag_fail(d, DIAG_NOMEM, "out of memory");
+    for (; x->num_flows < n; x->num_flows++) {
+        if ((rc = pt_input_flow(&x->pt, x->num_flows, NULL, &x->flows[x->num_flows], d)))
+            return rc;
+        pt_input_warn_timing("export perfetto", &x->pt, &x->flows[x->num_flows], false);
+    }
+    return 0;
+}
+
+static int read_samples(struct perfetto *x, const char *source, const char *elf,
+                        struct counts_table *t, struct counts_table **counts, struct diag *d)
 {
     int rc = export_input_open(&x->in, source, elf, 0, "export perfetto", d);
     if (rc)
         return rc;
+    x->have_samples = true;
     const struct session *s = &x->in.p.session;
     if (code_places_init(&x->places, &x->in.p) != 0)
         return diag_fail(d, DIAG_NOMEM, "out of memory");
@@ -250,26 +337,53 @@ static int run(struct perfetto *x, const char *source, const char *elf, const ch
         return rc;
     profile_check_counts(&x->in.p, "export perfetto");
     qsort(x->points, x->num_points, sizeof *x->points, by_cpu_time);
-    struct counts_table t, *counts = NULL;
     if (s->count_interval_ms && x->in.p.kind == PROFILE_COLLECTION) {
         char *path = file_join(source, COUNTS_FILE);
-        rc = path ? counts_read(path, &t, d) : diag_fail(d, DIAG_NOMEM, "out of memory");
+        rc = path ? counts_read(path, t, d) : diag_fail(d, DIAG_NOMEM, "out of memory");
         free(path);
         if (rc)
             return rc;
-        counts = &t;
+        *counts = t;
     }
-    x->base_tsc = UINT64_MAX;
-    for (size_t i = 0; i < x->num_points; i++)
-        if (x->points[i].tsc < x->base_tsc)
-            x->base_tsc = x->points[i].tsc;
-    for (size_t r = 0; counts && r < counts->num_rows; r++)
-        if (counts->rows[r].tsc - counts->rows[r].delta < x->base_tsc)
-            x->base_tsc = counts->rows[r].tsc - counts->rows[r].delta;
-    if (x->base_tsc == UINT64_MAX)
-        x->base_tsc = 0;
-    x->us_per_tick = s->tsc_hz ? 1e6 / (double)s->tsc_hz : 1e-3;
-    rc = write_json(x, counts, output, d);
+    x->tsc_hz = s->tsc_hz;
+    return decode_pt(x, source, elf, d);
+}
+
+static int run(struct perfetto *x, const char *source, const char *elf, const char *output,
+               struct diag *d)
+{
+    struct counts_table t, *counts = NULL;
+    int rc = 0;
+    x->source = source;
+    if (ipr_file_folder(source)) {
+        if (elf && (rc = symbols_open(elf, 0, &x->ipr_sym, d)))
+            return rc;
+    } else if ((rc = read_samples(x, source, elf, &t, &counts, d))) {
+        goto done;
+    }
+    if (x->in.p.kind != PROFILE_TB5 && (rc = ipr_timeline_open(&x->ipr, source, d)))
+        goto done;
+    if (!x->have_samples && !x->ipr.num_samples) {
+        rc = diag_fail(d, DIAG_INPUT,
+                       "%s: its IPROBE sample files hold no sample-buffer records with a time "
+                       "stamp (IPR_DATA_TSC) and a PC or count",
+                       source);
+        goto done;
+    }
+    if (x->ipr.timeless)
+        fprintf(stderr,
+                "acart export perfetto: %" PRIu64 " IPROBE records have no time stamp "
+                "(IPR_DATA_TSC): left out\n",
+                x->ipr.timeless);
+    if (!x->tsc_hz)
+        x->tsc_hz = x->ipr.tsc_hz;
+    x->base_tsc = first_tsc(x, counts);
+    x->us_per_tick = x->tsc_hz ? 1e6 / (double)x->tsc_hz : 1e-3;
+    if (!(x->running = calloc(SESSION_MAX_EVENTS, sizeof *x->running)))
+        rc = diag_fail(d, DIAG_NOMEM, "out of memory");
+    else
+        rc = write_json(x, counts, output, d);
+done:
     if (counts)
         counts_free(counts);
     return rc;
@@ -290,6 +404,14 @@ int export_perfetto(int argc, char **argv)
     free(x.names);
     free(x.points);
     code_places_free(&x.places);
+    for (uint32_t cpu = 0; cpu < x.num_flows; cpu++)
+        pt_flow_free(&x.flows[cpu]);
+    free(x.flows);
+    if (x.pt_open)
+        pt_input_close(&x.pt);
+    ipr_timeline_close(&x.ipr);
+    symbols_close(x.ipr_sym);
+    free(x.running);
     export_input_close(&x.in);
     return rc ? diag_report("export perfetto", &d) : ACART_EXIT_OK;
 }

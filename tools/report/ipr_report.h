@@ -5,9 +5,6 @@
 
 #include <stdint.h>
 
-/* 1 when path is a folder holding IPROBE sample files and no collection (session.json). */
-int ipr_report_applies(const char *path);
-
 /* Prints the report; returns an exit status (docs/cli.md). elf may be NULL. */
 int ipr_report(const char *dir, const char *elf, uint64_t top);
 

@@ -14,6 +14,7 @@
 #include "code_names.h"
 #include "code_places.h"
 #include "commands.h"
+#include "ipr_file.h"
 #include "ipr_report.h"
 #include "counts.h"
 #include "metrics.h"
@@ -716,7 +717,7 @@ int cmd_report(int argc, char **argv)
             return cli_usage_error("report", usage, "--uncore takes no other option");
         return report_uncore(argv[optind]);
     }
-    if (ipr_report_applies(argv[optind])) /* a folder from `acart fetch` */
+    if (ipr_file_folder(argv[optind])) /* a folder from `acart fetch` */
         return ipr_report(argv[optind], elf, top);
 
     struct profile p;
