@@ -9,7 +9,7 @@ enum task_state { TASK_READY, TASK_SLEEPING };
 
 /* A task's context is its general registers alone, on its stack (switch.S): like
  * FreeRTOS's IA32_flat port, this kernel saves no x87/SSE state, so nothing in the image
- * may use it (main.c turns the FPU off; docs/porting.md, "libc"). */
+ * may use it (main.c turns the FPU off; docs/porting.md, section 9). */
 struct task {
     uintptr_t sp; /* saved by context_switch */
     uintptr_t stack_lo, stack_hi;
