@@ -51,17 +51,22 @@ static uint32_t cmdline_number(const char *cmdline, const char *key, uint32_t ot
 
 void kernel_main(uint32_t magic, const struct multiboot_info *mbi);
 
-static void enable_sse(void)
+/* The FPU and SSE off, as in an RTOS that saves no x87/SSE state at task switches and
+ * interrupts (sched.c): CR0.EM set (x87 and MMX instructions raise #NM, SSE ones #UD) and
+ * CR4.OSFXSR clear (SSE raises #UD), so an instruction that would corrupt another task's
+ * registers stops the kernel with an exception report instead. Nothing in the image uses
+ * them: acart's package, the general-registers-only picolibc and this kernel are built
+ * with -mgeneral-regs-only, and the general_regs_only tests disassemble the image. */
+static void fpu_off(void)
 {
     /* Control registers are as wide as the mode: 32 or 64 bits. */
     uintptr_t cr0, cr4;
     __asm__ volatile("mov %%cr0, %0" : "=r"(cr0));
-    cr0 = (cr0 & ~(uintptr_t)(1u << 2)) | (1u << 1); /* EM off, MP on */
+    cr0 = (cr0 | (1u << 2)) & ~(uintptr_t)(1u << 1); /* EM on, MP off */
     __asm__ volatile("mov %0, %%cr0" ::"r"(cr0));
     __asm__ volatile("mov %%cr4, %0" : "=r"(cr4));
-    cr4 |= (1u << 9) | (1u << 10); /* OSFXSR, OSXMMEXCPT: picolibc uses SSE */
+    cr4 &= ~(uintptr_t)((1u << 9) | (1u << 10)); /* OSFXSR, OSXMMEXCPT off */
     __asm__ volatile("mov %0, %%cr4" ::"r"(cr4));
-    __asm__ volatile("fninit");
 }
 
 /* In the net task, once the interface is up: acart's porting self-test (it prints what
@@ -95,9 +100,14 @@ static void __attribute__((noinline, noreturn)) idle_loop(void)
 
 void kernel_main(uint32_t magic, const struct multiboot_info *mbi)
 {
-    enable_sse();
+    fpu_off();
     serial_init();
     console_printf("\nrtos-pc kernel\n");
+    uintptr_t cr0, cr4;
+    __asm__ volatile("mov %%cr0, %0" : "=r"(cr0));
+    __asm__ volatile("mov %%cr4, %0" : "=r"(cr4));
+    console_printf("fpu: off, no x87/SSE state saved (cr0 0x%lx, cr4 0x%lx)\n", (unsigned long)cr0,
+                   (unsigned long)cr4);
     const char *cmdline = "";
     if (magic == MULTIBOOT_BOOTLOADER_MAGIC && (mbi->flags & (1u << 2)))
         cmdline = (const char *)(uintptr_t)mbi->cmdline; /* a 32-bit physical address */

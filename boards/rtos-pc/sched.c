@@ -7,9 +7,11 @@
 
 enum task_state { TASK_READY, TASK_SLEEPING };
 
+/* A task's context is its general registers alone, on its stack (switch.S): like
+ * FreeRTOS's IA32_flat port, this kernel saves no x87/SSE state, so nothing in the image
+ * may use it (main.c turns the FPU off; docs/porting.md, section 9). */
 struct task {
-    uint8_t fx_state[512] __attribute__((aligned(16))); /* FPU/SSE: fxsave at switch-out */
-    uintptr_t sp;                                       /* saved by context_switch */
+    uintptr_t sp; /* saved by context_switch */
     uintptr_t stack_lo, stack_hi;
     uint32_t tid;
     char name[SCHED_NAME_LEN];
@@ -31,8 +33,6 @@ static struct task *volatile current;
 static struct task *turn[PRIO_NET + 1];
 static volatile uint64_t ticks;
 static struct task idle_task;
-/* A clean FPU/SSE state (after fninit, default MXCSR) that new tasks start from. */
-static uint8_t initial_fx[512] __attribute__((aligned(16)));
 
 static void copy_name(char *dst, const char *src)
 {
@@ -42,7 +42,6 @@ static void copy_name(char *dst, const char *src)
 
 void sched_init(const char *idle_name, void *stack_lo, void *stack_hi)
 {
-    __asm__ volatile("fxsave %0" : "=m"(initial_fx));
     idle_task.stack_lo = (uintptr_t)stack_lo;
     idle_task.stack_hi = (uintptr_t)stack_hi;
     idle_task.tid = 1;
@@ -63,7 +62,6 @@ void sched_init(const char *idle_name, void *stack_lo, void *stack_hi)
 static void __attribute__((noreturn, noinline)) task_start(void)
 {
     struct task *self = current;
-    __asm__ volatile("fxrstor %0" ::"m"(self->fx_state));
     irq_enable();
     self->entry(self->arg);
     for (;;)
@@ -78,7 +76,6 @@ int sched_create(const char *name, task_entry_fn entry, void *arg, enum sched_pr
     if (!t || !stack || num_tasks >= SCHED_MAX_TASKS)
         return -1;
     memset(t, 0, sizeof(*t));
-    memcpy(t->fx_state, initial_fx, sizeof(t->fx_state));
     t->stack_lo = (uintptr_t)stack;
     /* The top 16-byte aligned whatever stack_bytes is: the ABI's alignment at calls. */
     t->stack_hi = ((uintptr_t)stack + stack_bytes) & ~(uintptr_t)15;
@@ -162,11 +159,9 @@ static void reschedule(void)
     prev->run_tsc += now - prev->switched_in_tsc;
     next->switched_in_tsc = now;
     next->switches++;
-    __asm__ volatile("fxsave %0" : "=m"(prev->fx_state));
     current = next;
     context_switch(&prev->sp, next->sp);
     /* Back in prev, switched in again by someone's reschedule(). */
-    __asm__ volatile("fxrstor %0" ::"m"(current->fx_state));
 }
 
 void sched_tick(void)

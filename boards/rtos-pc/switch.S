@@ -1,8 +1,9 @@
 /* void context_switch(uintptr_t *save_sp, uintptr_t new_sp)
  * Saves the callee-saved registers and EFLAGS/RFLAGS on the current stack, stores the
  * stack pointer in *save_sp, and resumes the task whose stack pointer is new_sp the same
- * way. Called with interrupts off; the FPU/SSE state is saved by the caller (sched.c). A
- * new task's stack is built by sched.c to look like one this function saved. */
+ * way. Called with interrupts off. That is a task's whole context: the kernel saves no
+ * x87/SSE state (sched.c). A new task's stack is built by sched.c to look like one this
+ * function saved. */
     .text
     .global context_switch
 #ifdef __x86_64__

@@ -200,12 +200,24 @@ def check_nmi(board):
     assert "EXCEPTION" not in board.console(), board.console()
 
 
+def check_fpu_off(console):
+    """The kernel runs with the FPU and SSE off (CR0.EM set, CR4.OSFXSR and OSXMMEXCPT
+    clear), the case of an RTOS that saves no x87/SSE state: an x87, MMX or SSE instruction
+    anywhere in the image (acart, picolibc, the kernel) raises #NM or #UD, which the
+    EXCEPTION checks below would catch."""
+    m = re.search(r"^fpu: off, .*\(cr0 0x([0-9a-f]+), cr4 0x([0-9a-f]+)\)", console, re.M)
+    assert m, "no fpu line on the console: " + console
+    cr0, cr4 = int(m.group(1), 16), int(m.group(2), 16)
+    assert cr0 & (1 << 2) and not cr4 & ((1 << 9) | (1 << 10)), (hex(cr0), hex(cr4))
+
+
 syms = symbols(args.image) if args.callstack else None
 append = "transfer=immediate" if args.transfer == "immediate" else ""
 samples = {}  # worker name -> samples, over all rounds
 loops = {}    # worker name -> loops counted in the windows, over all rounds
 with Board(args.image, cpus=1, append=append, monitor=True) as b:
     b.wait_for(r"^acart: listening on ", timeout=120)
+    check_fpu_off(b.console())
     for round_no in range(1, MAX_ROUNDS + 1):
         out = tempfile.mkdtemp(prefix="acart-rtos-")
         stats = collect(b, out)
