@@ -92,6 +92,17 @@ static const struct cmd_entry table[] = {
     {SEP_OP_SET_UID, "SET_UID", cmd_accept_and_ignore, 4, 4},
 };
 
+/* The control channel keeps CMD_MAX_REQUEST bytes of a request (control.c): every in_max
+ * above must fit. The ECBs are the largest; the others that take more than a few bytes: */
+_Static_assert(TOPOLOGY_MAX <= CMD_MAX_REQUEST, "SET_CPU_TOPOLOGY fits the request buffer");
+_Static_assert(sizeof(struct sep_dev_config) <= CMD_MAX_REQUEST, "INIT fits");
+_Static_assert(sizeof(struct sep_dev_unc_config) <= CMD_MAX_REQUEST, "INIT_UNC fits");
+_Static_assert(sizeof(struct sep_drv_config) + 64 <= CMD_MAX_REQUEST, "INIT_DRIVER fits");
+_Static_assert(4096 <= CMD_MAX_REQUEST, "SET_CPU_MASK fits");
+_Static_assert(sizeof(struct sep_lbr_info) + SAMPLER_MAX_LBR_REGS * sizeof(struct sep_lbr_entry) <=
+                   CMD_MAX_REQUEST,
+               "LBR_INFO fits");
+
 const struct cmd_entry *cmd_lookup(uint32_t command_id)
 {
     for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
@@ -107,6 +118,14 @@ int32_t cmd_reply(struct cmd_request *req, const void *value, uint32_t len)
     memcpy(req->out, value, len);
     req->out_len = len;
     return SEP_STATUS_SUCCESS;
+}
+
+void *cmd_reply_space(struct cmd_request *req, uint32_t len)
+{
+    if (len > req->out_cap)
+        return 0;
+    req->out_len = len;
+    return req->out; /* zeroed by the dispatcher, 8-byte aligned (control.c) */
 }
 
 int32_t cmd_accept_and_ignore(struct cmd_request *req)

@@ -39,6 +39,16 @@
 #define ACA_RING_POOL_BYTES (ACA_RING_BYTES_PER_CPU * ACA_MAX_CPUS)
 #endif
 
+/* The control connection's reply buffer (.bss): the largest reply a command writes; the
+ * zero padding up to what the host asked for is sent without being kept (DRV_PLATFORM_INFO
+ * asks 15440 bytes and gets 32 and zeros). The largest replies grow with the board: the
+ * system configuration by up to 1.4 KiB per CPU (its CPUID leaves), the thread list by 48
+ * bytes per task; an IPROBE file read is up to 32 KiB. A reply that does not fit is
+ * refused with SEP's BUFFER_TOO_SMALL. */
+#ifndef ACA_CONTROL_REPLY_BYTES
+#define ACA_CONTROL_REPLY_BYTES (64 * 1024)
+#endif
+
 /* Intel PT trace buffers (docs/pt.md): a pool in .bss (section .bss.acart_pt, NOBITS,
  * 64 KiB aligned), cut among the CPUs for each collection that asks for PT. 0 by default,
  * so a program that does not trace carries no trace buffer: a port that wants PT gives
@@ -54,6 +64,13 @@
 #endif
 #ifndef ACA_MAX_MODULE_EVENTS
 #define ACA_MAX_MODULE_EVENTS 256
+#endif
+
+/* The module records of a collection (.bss), sent on the module data connection: the
+ * port's modules at START and every load and unload during the collection, each about
+ * 80 bytes and its name. Records that do not fit are left out (and counted). */
+#ifndef ACA_MODULE_BUFFER_BYTES
+#define ACA_MODULE_BUFFER_BYTES (32 * 1024)
 #endif
 
 /* Uncore sample records waiting for the uncore data channel (.bss): with delayed
