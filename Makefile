@@ -56,7 +56,8 @@ bench: build
 	ninja -C $(BUILD_DIR) bench-pt
 	ninja -C $(BUILD_DIR) bench-pt-ratio
 	python3 bench/footprint.py --lib $(BUILD_DIR)/target/runtime/libacart.a \
-	  --lib $(BUILD_DIR)/target-x86_64/runtime/libacart.a
+	  --lib $(BUILD_DIR)/target-x86_64/runtime/libacart.a \
+	  --minimal-lib $(BUILD_DIR)/target-minimal/runtime/libacart.a
 
 # The fuzzing campaign: every libFuzzer target from its corpus; figures to bench/results/fuzz.txt.
 # FUZZ_ARGS passes options to bench/fuzz.py (e.g. --runs-for tb5=3000000 --parallel 2).

@@ -11,8 +11,14 @@ pmi*, pebs, lbr, msr_*, topology, tsc). A program that never calls IPROBE or PT 
 of their objects' code only once they are split into libraries of their own; today every
 image that links aca_start() pulls them in, and the figures say so.
 
+The minimal build of the memory budget (docs/porting.md; --minimal-lib, the superbuild's
+build/target-minimal: one CPU, no IPROBE, PT or uncore) is reported against its targets:
+at most 48 KiB of code and 64 KiB of static data besides the sample rings (the PEBS DS
+area counted in). --check fails when it misses them.
+
 Writes bench/results/footprint.txt. Usage:
-    footprint.py --lib build/target/runtime/libacart.a [--lib build/target-x86_64/...]"""
+    footprint.py --lib build/target/runtime/libacart.a [--lib build/target-x86_64/...]
+                 [--minimal-lib build/target-minimal/runtime/libacart.a] [--check]"""
 import argparse
 import os
 import re
@@ -21,9 +27,13 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ap = argparse.ArgumentParser()
-ap.add_argument("--lib", required=True, action="append")
+ap.add_argument("--lib", default=[], action="append")
+ap.add_argument("--minimal-lib", help="the minimal build's libacart.a (build/target-minimal)")
+ap.add_argument("--check", action="store_true",
+                help="exit 1 when the minimal build misses its targets")
 ap.add_argument("--out", default=os.path.join(HERE, "results", "footprint.txt"))
 args = ap.parse_args()
+MINIMAL_CODE_KIB, MINIMAL_DATA_KIB = 48, 64
 
 # Buffers a port sizes at build time (acart_opts.h), in sections of their own.
 BUFFERS = {".bss.acart_rings": "sample rings (ACA_RING_POOL_BYTES)",
@@ -53,10 +63,37 @@ def archive_arch(path):
     return {1: "i686", 2: "x86_64"}.get(data[at + 4] if at >= 0 else 0, "unknown")
 
 
+def build_options(lib):
+    """The memory-budget options of the build the library comes from (its CMakeCache.txt)."""
+    cache = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(lib))), "CMakeCache.txt")
+    opts = {}
+    if os.path.exists(cache):
+        for line in open(cache):
+            m = re.match(r"^(ACART_MAX_CPUS|ACART_WITH_\w+|ACART_OPTS):\w+=(.*)$", line.strip())
+            if m:
+                opts[m.group(1)] = m.group(2)
+    return " ".join("%s=%s" % kv for kv in sorted(opts.items()) if kv[1] != "")
+
+
+def largest(lib, buffers):
+    """The largest static objects, for where the data goes (the buffers excluded)."""
+    syms = subprocess.run(["nm", "-S", "--size-sort", lib], check=True, capture_output=True,
+                          text=True).stdout
+    big = []
+    for line in syms.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[2] in "bBdD":
+            big.append((int(parts[1], 16), parts[3]))
+    return [(size, name) for size, name in sorted(big, reverse=True)
+            if size not in buffers.values()][:10]
+
+
 lines = []
+minimal_ok = True
 commit = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"],
                         capture_output=True, text=True).stdout.strip()
-for lib in args.lib:
+libs = [(lib, False) for lib in args.lib] + ([(args.minimal_lib, True)] if args.minimal_lib else [])
+for lib, minimal in libs:
     text = subprocess.run(["size", "-A", lib], check=True, capture_output=True,
                           text=True).stdout
     code, data, buffers = {}, {}, {}
@@ -80,12 +117,30 @@ for lib in args.lib:
 
     lines.append("# bench/footprint.py, %s, commit %s: %s (%s, -O2; the control plane -Os)" % (
         time.strftime("%Y-%m-%d %H:%M:%S"), commit, os.path.relpath(lib), archive_arch(lib)))
+    if minimal:
+        lines.append("# the minimal build (agent and time/PMU sampling only): %s"
+                     % build_options(lib))
     lines.append("%-44s %10s %12s" % ("component", "code KiB", "data KiB"))
     for comp in sorted(set(code) | set(data), key=lambda c: -code.get(c, 0)):
         lines.append("%-44s %10.1f %12.1f" % (comp, code.get(comp, 0) / 1024,
                                               data.get(comp, 0) / 1024))
     total_code, total_data = sum(code.values()), sum(data.values())
     lines.append("%-44s %10.1f %12.1f" % ("libacart.a", total_code / 1024, total_data / 1024))
+    if minimal:
+        besides_rings = total_data + sum(v for k, v in buffers.items() if k != ".bss.acart_rings")
+        code_ok = total_code <= MINIMAL_CODE_KIB * 1024
+        data_ok = besides_rings <= MINIMAL_DATA_KIB * 1024
+        minimal_ok = code_ok and data_ok
+        lines.append("minimal build: code %.1f KiB (target: at most %d KiB: %s), static data "
+                     "besides the rings %.1f KiB (target: at most %d KiB: %s)" % (
+                         total_code / 1024, MINIMAL_CODE_KIB, "met" if code_ok else "NOT met",
+                         besides_rings / 1024, MINIMAL_DATA_KIB, "met" if data_ok else "NOT met"))
+        for name, size in sorted(buffers.items(), key=lambda kv: -kv[1]):
+            lines.append("  buffer %-22s %10.1f KiB  %s" % (name, size / 1024, BUFFERS[name]))
+        lines.append("largest static objects: " + ", ".join(
+            "%s %.1f KiB" % (name, size / 1024) for size, name in largest(lib, buffers)))
+        lines.append("")
+        continue
     core = "SEP agent, sampler, rings, transfer"
     lines.append("code: %.1f KiB in all, %.1f KiB without IPROBE and PT (target: at most 32 KiB)"
                  % (total_code / 1024, (code.get(core, 0) + code.get(
@@ -95,18 +150,8 @@ for lib in args.lib:
     for name, size in sorted(buffers.items(), key=lambda kv: -kv[1]):
         lines.append("  buffer %-22s %10.1f KiB  %s" % (name, size / 1024, BUFFERS[name]))
 
-    # The largest static objects, for where the data goes (the buffers above excluded).
-    syms = subprocess.run(["nm", "-S", "--size-sort", lib], check=True, capture_output=True,
-                          text=True).stdout
-    big = []
-    for line in syms.splitlines():
-        parts = line.split()
-        if len(parts) == 4 and parts[2] in "bBdD":
-            big.append((int(parts[1], 16), parts[3]))
-    big = [(size, name) for size, name in sorted(big, reverse=True)
-           if size not in buffers.values()][:10]
-    lines.append("largest static objects: " + ", ".join("%s %.1f KiB" % (name, size / 1024)
-                                                        for size, name in big))
+    lines.append("largest static objects: " + ", ".join(
+        "%s %.1f KiB" % (name, size / 1024) for size, name in largest(lib, buffers)))
 
     lines.append("")
 print("\n".join(lines))
@@ -114,3 +159,5 @@ os.makedirs(os.path.dirname(args.out), exist_ok=True)
 with open(args.out, "w") as f:
     f.write("\n".join(lines) + "\n")
 print("wrote", args.out)
+if args.check and not minimal_ok:
+    raise SystemExit("the minimal build misses its targets")

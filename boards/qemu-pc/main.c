@@ -1,5 +1,6 @@
 /* The qemu-pc board: boots every CPU, brings up lwIP on the e1000, starts acart (or the
  * echo self-test), and runs the workload chosen on the kernel command line. */
+#include "acart_opts.h"
 #include "acart_x86.h"
 #include "console.h"
 #include "cpuid.h"
@@ -55,9 +56,11 @@ static uint32_t num_allowed;
 /* Room for rings larger than the library's built-in ones: tests that need more records
  * in flight than every buffer between the board and the host holds. */
 static uint8_t big_rings[32u << 20] __attribute__((aligned(64)));
+#if ACA_WITH_PT
 /* Intel PT trace memory, used where the CPU has PT (not under TCG): libacart has no pool of
  * its own by default (ACA_PT_POOL_BYTES). */
 static uint8_t pt_memory[2u << 20] __attribute__((aligned(64 * 1024)));
+#endif
 static volatile uint32_t workloads_released;
 static uint64_t boot_tsc;
 
@@ -170,8 +173,10 @@ static void on_network_up(uint32_t ip)
     cfg.handshake_timeout_ms = session_timeouts.handshake_timeout_ms;
     cfg.drain_stall_ms = session_timeouts.drain_stall_ms;
     cfg.drain_min_bytes = session_timeouts.drain_min_bytes;
+#if ACA_WITH_PT
     cfg.pt_memory = pt_memory;
     cfg.pt_memory_bytes = sizeof(pt_memory);
+#endif
     if (num_allowed) {
         cfg.allowed_hosts = allowed;
         cfg.num_allowed_hosts = num_allowed;

@@ -17,6 +17,25 @@
 #include "io.h"
 #include "tsc.h"
 
+#include "acart_opts.h"
+
+#if !ACA_WITH_IPROBE
+/* A board linked with a libacart.a built without IPROBE (ACART_WITH_IPROBE OFF) has no
+ * measuring to do: the workload says so and idles. */
+void selfmeasure_configure(const char *arg)
+{
+    (void)arg;
+}
+
+void selfmeasure_run(uint32_t cpu)
+{
+    console_printf("selfmeasure: cpu %lu: this libacart.a is built without IPROBE\n",
+                   (unsigned long)cpu);
+    irq_enable();
+    for (;;)
+        __asm__ volatile("hlt");
+}
+#else
 #include "ipr.h"
 
 #include <stdio.h>
@@ -270,3 +289,4 @@ void selfmeasure_run(uint32_t cpu)
     for (;;)
         __asm__ volatile("sti; hlt");
 }
+#endif

@@ -22,7 +22,9 @@
 #include "pt_session.h"
 #include "uncore.h"
 
+#if ACA_WITH_IPROBE
 #include "ipr.h"
+#endif
 
 #include "cpuid.h"
 #include "acart_platform.h"
@@ -44,6 +46,20 @@ static struct refused refused[4];
  * online at aca_start(). */
 static uint8_t builtin_rings[ACA_RING_POOL_BYTES]
     __attribute__((section(".bss.acart_rings"), aligned(64)));
+
+#if !ACA_WITH_PT
+/* Built without Intel PT there is never a snapshot collection to freeze: the port's calls
+ * (acart.h) do what they do on a CPU without PT, nothing. */
+void aca_trace_freeze(uint32_t code)
+{
+    (void)code;
+}
+
+void aca_trace_freeze_exception(uint32_t vector)
+{
+    (void)vector;
+}
+#endif
 
 void aca_config_init(struct aca_config *cfg)
 {
@@ -596,10 +612,12 @@ void aca_poll(void)
 {
     if (!target.started)
         return;
+#if ACA_WITH_IPROBE
     /* IPROBE tasks' cross-CPU calls and deferred full actions run here (pmu_owner.h). */
     pmu_owner_net_enter();
     aca_ipr_poll();
     pmu_owner_net_leave();
+#endif
     pt_session_poll();
     uint64_t now = target_now_ms();
     expire_refused(now);

@@ -19,20 +19,36 @@
 
 #include <string.h>
 
-static uint8_t request_payload[CONTROL_MAX_PAYLOAD];
+/* Requests are kept only up to what some command accepts (CMD_MAX_REQUEST): a larger one
+ * is answered like any size its command does not accept, so its bytes are read and
+ * dropped rather than kept. */
+static uint8_t request_payload[CMD_MAX_REQUEST];
 /* Why the session ends once the response being sent is out (with terminate_after_send). */
 static const char *end_after_send;
-static uint8_t response[sizeof(struct sep_ctrl_header) + CONTROL_MAX_PAYLOAD];
+/* The reply as the handler wrote it. The host reads exactly the size it asked for, and
+ * the tail beyond what a handler may write (ACA_CONTROL_REPLY_BYTES) is zeros, sent from
+ * `zeros` rather than kept. */
+#define RESPONSE_BYTES (sizeof(struct sep_ctrl_header) + ACA_CONTROL_REPLY_BYTES)
+static uint8_t response[RESPONSE_BYTES] __attribute__((aligned(8))); /* cmd_reply_space */
+static const uint8_t zeros[256];
 
 static void response_pump(void)
 {
     while (session.control && session.framing.response_sent < session.framing.response_len) {
         uint32_t room = channel_send_room(session.control);
-        uint32_t left = session.framing.response_len - session.framing.response_sent;
+        uint32_t at = session.framing.response_sent;
+        uint32_t left = session.framing.response_len - at;
+        const uint8_t *from = response + at;
+        if (at >= RESPONSE_BYTES) {
+            from = zeros;
+            left = left < sizeof(zeros) ? left : (uint32_t)sizeof(zeros);
+        } else if (left > RESPONSE_BYTES - at) {
+            left = (uint32_t)(RESPONSE_BYTES - at);
+        }
         uint32_t n = left < room ? left : room;
         if (n == 0)
             break;
-        if (channel_send(session.control, response + session.framing.response_sent, n) != ACA_OK)
+        if (channel_send(session.control, from, n) != ACA_OK)
             break;
         session.framing.response_sent += n;
     }
@@ -69,9 +85,10 @@ static int32_t dispatch(const struct sep_ctrl_header *h, uint32_t *payload_len)
         return SEP_STATUS_BAD_PARAMETER;
     }
     uint8_t *out = response + sizeof(struct sep_ctrl_header);
-    memset(out, 0, out_cap);
-    struct cmd_request req = {h->command_id, &session, &collection, request_payload,
-                              in_len,        out,      out_cap,     0};
+    uint32_t kept = out_cap < ACA_CONTROL_REPLY_BYTES ? out_cap : ACA_CONTROL_REPLY_BYTES;
+    memset(out, 0, kept);
+    struct cmd_request req = {h->command_id, &session, &collection, request_payload, in_len,
+                              out,           kept,     0,           out_cap};
     int32_t status = e->fn(&req);
     if (status == SEP_STATUS_SUCCESS)
         *payload_len = out_cap; /* exactly what the host reads; the tail is zeros */
@@ -104,9 +121,24 @@ void control_on_data(void)
             }
             session.framing.have_request = 1;
         }
-        if (channel_available(session.control) < h->to_target_data_size)
-            return;
-        channel_read(session.control, request_payload, (uint32_t)h->to_target_data_size);
+        uint32_t size = (uint32_t)h->to_target_data_size;
+        if (size > sizeof(request_payload)) {
+            /* No command accepts it (dispatch answers so before reading any of it). */
+            while (session.framing.request_dropped < size) {
+                uint32_t left = size - session.framing.request_dropped;
+                uint32_t n = channel_read(
+                    session.control, request_payload,
+                    left < sizeof(request_payload) ? left : (uint32_t)sizeof(request_payload));
+                if (n == 0)
+                    return;
+                session.framing.request_dropped += n;
+            }
+            session.framing.request_dropped = 0;
+        } else {
+            if (channel_available(session.control) < size)
+                return;
+            channel_read(session.control, request_payload, size);
+        }
         session.framing.have_request = 0;
         uint32_t payload_len;
         int32_t status = dispatch(h, &payload_len);

@@ -468,15 +468,17 @@ _Static_assert(ACA_MAX_CPUS <= ACART_MAX_DROP_REASON_CPUS, "a drop-reason entry 
 
 int32_t cmd_get_drop_reasons(struct cmd_request *req)
 {
-    static struct acart_drop_reasons info;
-    memset(&info, 0, sizeof(info));
     uint32_t n = sampler_num_cpus();
-    info.size = n;
-    info.flags = ACART_DROP_REASONS_DELIVERED;
+    struct acart_drop_reasons *info = cmd_reply_space(
+        req, (uint32_t)(offsetof(struct acart_drop_reasons, cpu) + n * sizeof(info->cpu[0])));
+    if (!info)
+        return SEP_STATUS_BUFFER_TOO_SMALL;
+    info->size = n;
+    info->flags = ACART_DROP_REASONS_DELIVERED;
     for (uint32_t i = 0; i < n; i++) {
         struct sampler_cpu_counts c;
         sampler_counts(i, &c);
-        struct acart_drop_reasons_cpu *e = &info.cpu[i];
+        struct acart_drop_reasons_cpu *e = &info->cpu[i];
         e->delivered = c.sampled - c.dropped;
         e->cpu_id = i;
         e->ring_full = c.ring_full;
@@ -486,24 +488,25 @@ int32_t cmd_get_drop_reasons(struct cmd_request *req)
         e->stuck = c.stuck;
         e->stuck_resets = c.stuck_resets;
     }
-    return cmd_reply(
-        req, &info, (uint32_t)(offsetof(struct acart_drop_reasons, cpu) + n * sizeof(info.cpu[0])));
+    return SEP_STATUS_SUCCESS;
 }
 
 _Static_assert(PMI_BUDGET_MAX_RAISES == ACART_MAX_BUDGET_RAISES, "every raise on the wire");
 
 int32_t cmd_get_pmi_budget(struct cmd_request *req)
 {
-    static struct acart_pmi_budget info;
-    memset(&info, 0, sizeof(info));
     uint32_t n = sampler_num_cpus();
-    info.num_cpus = n;
-    info.max_rate_hz = target.pmi_max_rate_hz;
-    info.cpu_percent = target.pmi_cpu_percent;
+    struct acart_pmi_budget *info = cmd_reply_space(
+        req, (uint32_t)(offsetof(struct acart_pmi_budget, cpu) + n * sizeof(info->cpu[0])));
+    if (!info)
+        return SEP_STATUS_BUFFER_TOO_SMALL;
+    info->num_cpus = n;
+    info->max_rate_hz = target.pmi_max_rate_hz;
+    info->cpu_percent = target.pmi_cpu_percent;
     for (uint32_t i = 0; i < n; i++) {
         static struct pmi_budget b;
         sampler_pmi_budget(i, &b);
-        struct acart_pmi_budget_cpu *e = &info.cpu[i];
+        struct acart_pmi_budget_cpu *e = &info->cpu[i];
         e->cpu_id = i;
         e->pmis = b.pmis;
         e->throttles = b.throttles;
@@ -518,8 +521,7 @@ int32_t cmd_get_pmi_budget(struct cmd_request *req)
             e->raises[k].shift = b.raises[k].shift;
         }
     }
-    return cmd_reply(req, &info,
-                     (uint32_t)(offsetof(struct acart_pmi_budget, cpu) + n * sizeof(info.cpu[0])));
+    return SEP_STATUS_SUCCESS;
 }
 
 /* SWITCH_GROUP: the next event group on every CPU, as the reference does it by hand;
@@ -539,23 +541,24 @@ _Static_assert(SAMPLER_MAX_GROUPS == ACART_MAX_EVENT_GROUPS, "a time per group o
 int32_t cmd_get_group_times(struct cmd_request *req)
 {
     struct collection *coll = req->coll;
-    static struct acart_group_times info;
-    memset(&info, 0, sizeof(info));
     uint32_t n = sampler_num_cpus();
-    info.num_cpus = n;
-    info.num_groups = coll->have_ecb ? coll->event_config.num_groups : 0;
+    struct acart_group_times *info = cmd_reply_space(
+        req, (uint32_t)(offsetof(struct acart_group_times, cpu) + n * sizeof(info->cpu[0])));
+    if (!info)
+        return SEP_STATUS_BUFFER_TOO_SMALL;
+    info->num_cpus = n;
+    info->num_groups = coll->have_ecb ? coll->event_config.num_groups : 0;
     for (uint32_t i = 0; i < n; i++) {
         struct sampler_group_times t;
         sampler_group_times(i, &t);
-        struct acart_group_times_cpu *e = &info.cpu[i];
+        struct acart_group_times_cpu *e = &info->cpu[i];
         e->cpu_id = i;
         e->enabled = t.enabled;
         e->switches = t.switches;
         for (uint32_t g = 0; g < SAMPLER_MAX_GROUPS; g++)
             e->running[g] = t.running[g];
     }
-    return cmd_reply(req, &info,
-                     (uint32_t)(offsetof(struct acart_group_times, cpu) + n * sizeof(info.cpu[0])));
+    return SEP_STATUS_SUCCESS;
 }
 
 /* READ_AND_RESET and READ_SWITCH_GROUP, as the reference: the reply is num_cpus u64 TSC

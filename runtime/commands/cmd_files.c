@@ -3,17 +3,24 @@
  * like an unknown command until the session asked for ACART_OP_EXTENSIONS, so a SEP host that never
  * does (VTune) sees exactly the reference's behaviour (docs/sep-protocol.md 4.3). */
 #include "session.h"
+#include "acart_opts.h"
 #include "commands.h"
-#include "ipr_file.h"
 #include "pmu_owner.h"
+#if ACA_WITH_IPROBE
+#include "ipr_file.h"
+#endif
 
 #include <string.h>
+
+/* A part built out (acart_opts.h) is not offered: a host then meets a target without it. */
+#define EXT_FILES (ACA_WITH_IPROBE ? ACART_EXT_FILES : 0)
+#define EXT_PT    (ACA_WITH_PT ? ACART_EXT_PT : 0)
 
 int32_t cmd_extensions(struct cmd_request *req)
 {
     struct session *sess = req->session;
     struct acart_extensions ext = {
-        1, ACART_EXT_DROP_REASONS | ACART_EXT_FILES | ACART_EXT_PT | ACART_EXT_STACK_COPY, 0, 0};
+        1, ACART_EXT_DROP_REASONS | EXT_FILES | EXT_PT | ACART_EXT_STACK_COPY, 0, 0};
     switch (pmu_owner_current()) {
     case PMU_OWNER_HOST:
         ext.pmu_owner = ACART_PMU_HOST;
@@ -29,6 +36,7 @@ int32_t cmd_extensions(struct cmd_request *req)
     return cmd_reply(req, &ext, sizeof(ext));
 }
 
+#if ACA_WITH_IPROBE
 int32_t cmd_list_files(struct cmd_request *req)
 {
     struct session *sess = req->session;
@@ -58,3 +66,4 @@ int32_t cmd_read_file(struct cmd_request *req)
     req->out_len = r.length;
     return SEP_STATUS_SUCCESS;
 }
+#endif

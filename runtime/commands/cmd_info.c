@@ -57,16 +57,20 @@ int32_t cmd_get_normalized_tsc(struct cmd_request *req)
 
 int32_t cmd_get_platform_info(struct cmd_request *req)
 {
-    static struct sep_platform_info info;
-    memset(&info, 0, sizeof(info));
+    /* 15440 bytes, all zeros past misc_info here: only the head is written, and the
+     * control channel sends the zeros up to what the host asked for (commands.h). */
+    const uint32_t head = offsetof(struct sep_platform_info, misc_info) + 8;
+    if (req->asked < sizeof(struct sep_platform_info) || req->out_cap < head)
+        return SEP_STATUS_BUFFER_TOO_SMALL;
     uint64_t v;
     if (msr_read_safe(MSR_PLATFORM_INFO, &v) == 0)
-        info.info = v;
+        memcpy(req->out + offsetof(struct sep_platform_info, info), &v, 8);
     if (msr_read_safe(0x1a0 /* IA32_MISC_ENABLE */, &v) == 0) {
-        info.misc_valid = 1;
-        info.misc_info = v;
+        req->out[offsetof(struct sep_platform_info, misc_valid)] = 1;
+        memcpy(req->out + offsetof(struct sep_platform_info, misc_info), &v, 8);
     }
-    return cmd_reply(req, &info, sizeof(info));
+    req->out_len = head;
+    return SEP_STATUS_SUCCESS;
 }
 
 int32_t cmd_collect_sys_config(struct cmd_request *req)

@@ -1,4 +1,6 @@
-/* The uncore commands (uncore.h): INIT_NUM_DEV, INIT_UNC, EM_GROUPS_UNC, EM_CONFIG_NEXT_UNC. */
+/* The uncore commands (uncore.h): INIT_NUM_DEV, INIT_UNC, EM_GROUPS_UNC, EM_CONFIG_NEXT_UNC.
+ * Built without the uncore (ACA_WITH_UNCORE 0) they answer as on a CPU without one: the
+ * device count is taken, every device and ECB refused. */
 #include "collection.h"
 #include "commands.h"
 #include "log.h"
@@ -6,6 +8,35 @@
 
 #include <string.h>
 
+#if !ACA_WITH_UNCORE
+static int32_t refuse(struct cmd_request *req, const char *what)
+{
+    (void)req;
+    agent_log("acart: %s refused: %s", what, UNCORE_NOT_BUILT);
+    return SEP_STATUS_UNSUPPORTED_UNCORE_ARCH_TYPE;
+}
+
+int32_t cmd_init_num_dev(struct cmd_request *req)
+{
+    (void)req;
+    return SEP_STATUS_SUCCESS;
+}
+
+int32_t cmd_init_unc(struct cmd_request *req)
+{
+    return refuse(req, "INIT_UNC");
+}
+
+int32_t cmd_em_groups_unc(struct cmd_request *req)
+{
+    return refuse(req, "EM_GROUPS_UNC");
+}
+
+int32_t cmd_em_config_next_unc(struct cmd_request *req)
+{
+    return refuse(req, "EM_CONFIG_NEXT_UNC");
+}
+#else
 int32_t cmd_init_num_dev(struct cmd_request *req)
 {
     uint32_t n;
@@ -44,3 +75,4 @@ int32_t cmd_em_config_next_unc(struct cmd_request *req)
         req->out_len = sizeof(struct sep_ioctl_status); /* zeros: accepted */
     return st;
 }
+#endif

@@ -4,6 +4,7 @@
 #ifndef ACART_COLLECTION_H
 #define ACART_COLLECTION_H
 
+#include "acart_opts.h"
 #include "acart_wire.h"
 #include "ecb.h"
 #include "sampler.h"
@@ -11,7 +12,7 @@
 #include <stdint.h>
 
 #define COLLECTION_MAX_DESCRIPTORS 8
-#define COLLECTION_MODULE_BUFFER   (32 * 1024)
+#define COLLECTION_MODULE_BUFFER   ACA_MODULE_BUFFER_BYTES
 
 enum collection_state {
     COLLECTION_IDLE,       /* nothing configured */

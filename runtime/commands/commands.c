@@ -2,6 +2,7 @@
  * sizes it accepts. Anything else is answered with SEP_STATUS_DRIVER_COMM_FAILED (159),
  * the reference's answer for what it does not handle (docs/sep-protocol.md 4.2). */
 #include "commands.h"
+#include "acart_opts.h"
 #include "acart_wire.h"
 #include "ecb.h"
 #include "sampler.h"
@@ -69,14 +70,20 @@ static const struct cmd_entry table[] = {
     {SEP_OP_READ_SWITCH_GROUP, "READ_SWITCH_GROUP", cmd_read_switch_group, 0, 0},
     {SEP_OP_GET_INTERVAL_COUNTS, "GET_INTERVAL_COUNTS", cmd_get_interval_counts, 0, 0},
     {ACART_OP_EXTENSIONS, "EXTENSIONS", cmd_extensions, 0, 0},
+/* A part built out (acart_opts.h) has no commands: they are answered as unknown, as the
+ * EXTENSIONS reply that does not offer them says they will be. */
+#if ACA_WITH_IPROBE
     {ACART_OP_LIST_FILES, "LIST_FILES", cmd_list_files, 0, 0},
     {ACART_OP_READ_FILE, "READ_FILE", cmd_read_file, sizeof(struct acart_file_read),
      sizeof(struct acart_file_read)},
+#endif
+#if ACA_WITH_PT
     {ACART_OP_PT_INFO, "PT_INFO", cmd_pt_info, 0, 0},
     {ACART_OP_PT_CONFIG, "PT_CONFIG", cmd_pt_config, sizeof(struct acart_pt_config),
      sizeof(struct acart_pt_config)},
     {ACART_OP_PT_FREEZE, "PT_FREEZE", cmd_pt_freeze, 0, 0},
     {ACART_OP_PT_STATUS, "PT_STATUS", cmd_pt_status, 0, 0},
+#endif
     {SEP_OP_GET_DRIVER_STATE, "GET_DRIVER_STATE", cmd_get_driver_state, 0, 0},
     {SEP_OP_KERNEL_CS, "KERNEL_CS", cmd_kernel_cs, 0, 0},
     {SEP_OP_GET_NUM_CORE_CTRS, "GET_NUM_CORE_CTRS", cmd_get_num_core_ctrs, 0, 0},
@@ -84,6 +91,17 @@ static const struct cmd_entry table[] = {
     {SEP_OP_SET_CPU_MASK, "SET_CPU_MASK", cmd_set_cpu_mask, 1, 4096},
     {SEP_OP_SET_UID, "SET_UID", cmd_accept_and_ignore, 4, 4},
 };
+
+/* The control channel keeps CMD_MAX_REQUEST bytes of a request (control.c): every in_max
+ * above must fit. The ECBs are the largest; the others that take more than a few bytes: */
+_Static_assert(TOPOLOGY_MAX <= CMD_MAX_REQUEST, "SET_CPU_TOPOLOGY fits the request buffer");
+_Static_assert(sizeof(struct sep_dev_config) <= CMD_MAX_REQUEST, "INIT fits");
+_Static_assert(sizeof(struct sep_dev_unc_config) <= CMD_MAX_REQUEST, "INIT_UNC fits");
+_Static_assert(sizeof(struct sep_drv_config) + 64 <= CMD_MAX_REQUEST, "INIT_DRIVER fits");
+_Static_assert(4096 <= CMD_MAX_REQUEST, "SET_CPU_MASK fits");
+_Static_assert(sizeof(struct sep_lbr_info) + SAMPLER_MAX_LBR_REGS * sizeof(struct sep_lbr_entry) <=
+                   CMD_MAX_REQUEST,
+               "LBR_INFO fits");
 
 const struct cmd_entry *cmd_lookup(uint32_t command_id)
 {
@@ -100,6 +118,14 @@ int32_t cmd_reply(struct cmd_request *req, const void *value, uint32_t len)
     memcpy(req->out, value, len);
     req->out_len = len;
     return SEP_STATUS_SUCCESS;
+}
+
+void *cmd_reply_space(struct cmd_request *req, uint32_t len)
+{
+    if (len > req->out_cap)
+        return 0;
+    req->out_len = len;
+    return req->out; /* zeroed by the dispatcher, 8-byte aligned (control.c) */
 }
 
 int32_t cmd_accept_and_ignore(struct cmd_request *req)

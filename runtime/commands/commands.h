@@ -7,7 +7,15 @@
 #ifndef ACART_COMMANDS_H
 #define ACART_COMMANDS_H
 
+#include "acart_wire.h"
+#include "ecb.h"
+
 #include <stdint.h>
+
+/* The largest request payload a command accepts: an ECB of ECB_MAX_ENTRIES entries
+ * (EM_CONFIG_NEXT); commands.c checks the table against it. */
+#define CMD_MAX_REQUEST                                                                            \
+    (sizeof(struct sep_ecb_header) + ECB_MAX_ENTRIES * sizeof(struct sep_event_reg))
 
 struct collection;
 struct session;
@@ -19,8 +27,9 @@ struct cmd_request {
     const uint8_t *in;
     uint32_t in_len;
     uint8_t *out;
-    uint32_t out_cap;
+    uint32_t out_cap; /* what may be written at out: the host's ask, or the reply buffer's size */
     uint32_t out_len;
+    uint32_t asked; /* what the host asked for: the reply it reads, zero-padded */
 };
 
 typedef int32_t (*cmd_fn)(struct cmd_request *req);
@@ -37,6 +46,10 @@ const struct cmd_entry *cmd_lookup(uint32_t command_id);
 
 /* Writes `len` bytes of `value` as the reply (BUFFER_TOO_SMALL when it does not fit). */
 int32_t cmd_reply(struct cmd_request *req, const void *value, uint32_t len);
+/* The reply's first `len` bytes, zeroed and 8-byte aligned, for a handler to fill in place
+ * (a reply sized for 64 CPUs need not be staged in .bss); NULL when they do not fit, which
+ * the handler answers with SEP_STATUS_BUFFER_TOO_SMALL. */
+void *cmd_reply_space(struct cmd_request *req, uint32_t len);
 
 /* Handlers, grouped by file. */
 int32_t cmd_version(struct cmd_request *req); /* cmd_info.c */

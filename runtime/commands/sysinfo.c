@@ -18,9 +18,18 @@ struct cpu_leaves {
     uint32_t apic_id;
 };
 
+/* The whole configuration for ACA_MAX_CPUS CPUs with every leaf, or what a reply can carry. */
+#define SYSINFO_MAX_BYTES                                                                          \
+    (sizeof(struct sep_sysinfo) + 2 * sizeof(struct sep_sysinfo_array_hdr) +                       \
+     sizeof(struct sep_sysinfo_node) +                                                             \
+     ACA_MAX_CPUS * (sizeof(struct sep_sysinfo_cpu) + sizeof(struct sep_sysinfo_array_hdr) +       \
+                     MAX_LEAVES * sizeof(struct sep_sysinfo_cpuid)))
+#define BLOB_BYTES                                                                                 \
+    (SYSINFO_MAX_BYTES < CONTROL_MAX_PAYLOAD ? SYSINFO_MAX_BYTES : CONTROL_MAX_PAYLOAD)
+
 static struct cpu_leaves leaves[ACA_MAX_CPUS];
 static int64_t skew[ACA_MAX_CPUS];
-static uint8_t blob[CONTROL_MAX_PAYLOAD];
+static uint8_t blob[BLOB_BYTES];
 static uint32_t blob_size;
 
 static void add_leaf(struct cpu_leaves *c, uint32_t leaf, uint32_t subleaf)

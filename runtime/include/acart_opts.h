@@ -4,15 +4,49 @@
 #ifndef ACART_OPTS_H
 #define ACART_OPTS_H
 
+/* The parts a port may leave out (docs/porting.md, "The memory budget"). Each is 1 (built)
+ * or 0: then its code and static data are not in libacart.a at all, and the agent answers
+ * a host as a target without the feature does (no uncore, no Intel PT, no sample files).
+ * The CMake options ACART_WITH_IPROBE, ACART_WITH_PT and ACART_WITH_UNCORE set them for the
+ * library and for whatever links it: a board may test them (#if ACA_WITH_IPROBE) but must
+ * not set them apart from the library it links. */
+#ifndef ACA_WITH_IPROBE
+#define ACA_WITH_IPROBE 1 /* ipr.h: IPROBE, its pool and sample files */
+#endif
+#ifndef ACA_WITH_PT
+#define ACA_WITH_PT 1 /* Intel PT (docs/pt.md) */
+#endif
+#ifndef ACA_WITH_UNCORE
+#define ACA_WITH_UNCORE 1 /* uncore counters (docs/sep-protocol.md 5.7) */
+#endif
+
+/* The CPUs acart can use (the CMake option ACART_MAX_CPUS): per-CPU state is sized for this
+ * many; CPUs of a larger board beyond it take no samples. */
 #ifndef ACA_MAX_CPUS
 #define ACA_MAX_CPUS 64
 #endif
 
-/* The built-in sample rings: one pool in .bss (section .bss.acart_rings, NOBITS), split
- * evenly among the CPUs online at aca_start(). A port that wants its rings elsewhere
- * passes ring_memory in struct aca_config instead. */
+/* The built-in sample rings: one pool in .bss (section .bss.acart_rings, NOBITS) of
+ * ACA_RING_BYTES_PER_CPU for each of ACA_MAX_CPUS, split evenly among the CPUs online at
+ * aca_start() (so a board with fewer CPUs online than ACA_MAX_CPUS gets larger rings). A
+ * port that wants its rings elsewhere passes ring_memory in struct aca_config instead (and
+ * may set ACA_RING_BYTES_PER_CPU as low as 4096). 256 KiB per CPU: 16 MiB for 64 CPUs, 256 KiB for
+ * a one-CPU image (ACART_MAX_CPUS=1). */
+#ifndef ACA_RING_BYTES_PER_CPU
+#define ACA_RING_BYTES_PER_CPU (256 * 1024)
+#endif
 #ifndef ACA_RING_POOL_BYTES
-#define ACA_RING_POOL_BYTES (16 * 1024 * 1024)
+#define ACA_RING_POOL_BYTES (ACA_RING_BYTES_PER_CPU * ACA_MAX_CPUS)
+#endif
+
+/* The control connection's reply buffer (.bss): the largest reply a command writes; the
+ * zero padding up to what the host asked for is sent without being kept (DRV_PLATFORM_INFO
+ * asks 15440 bytes and gets 32 and zeros). The largest replies grow with the board: the
+ * system configuration by up to 1.4 KiB per CPU (its CPUID leaves), the thread list by 48
+ * bytes per task; an IPROBE file read is up to 32 KiB. A reply that does not fit is
+ * refused with SEP's BUFFER_TOO_SMALL. */
+#ifndef ACA_CONTROL_REPLY_BYTES
+#define ACA_CONTROL_REPLY_BYTES (64 * 1024)
 #endif
 
 /* Intel PT trace buffers (docs/pt.md): a pool in .bss (section .bss.acart_pt, NOBITS,
@@ -30,6 +64,13 @@
 #endif
 #ifndef ACA_MAX_MODULE_EVENTS
 #define ACA_MAX_MODULE_EVENTS 256
+#endif
+
+/* The module records of a collection (.bss), sent on the module data connection: the
+ * port's modules at START and every load and unload during the collection, each about
+ * 80 bytes and its name. Records that do not fit are left out (and counted). */
+#ifndef ACA_MODULE_BUFFER_BYTES
+#define ACA_MODULE_BUFFER_BYTES (32 * 1024)
 #endif
 
 /* Uncore sample records waiting for the uncore data channel (.bss): with delayed

@@ -7,11 +7,14 @@
 #ifndef ACART_PT_SESSION_H
 #define ACART_PT_SESSION_H
 
+#include "acart_opts.h"
 #include "acart_wire.h"
 #include "channel.h"
 #include "pt.h"
 
 #include <stdint.h>
+
+#if ACA_WITH_PT
 
 /* At aca_start: probes the trace unit and the memory (the port's or the pool); 0 when PT
  * can be used, else the PT_ERR_* and pt_session_why() says why. */
@@ -54,5 +57,44 @@ uint32_t pt_session_status(struct acart_pt_status *out);
 
 /* The session ended: tracing stopped on every CPU, the configuration forgotten. */
 void pt_session_reset(void);
+
+#else
+/* Built without Intel PT (ACA_WITH_PT 0): what the agent asks of PT gets the answers of a
+ * target whose CPU has none. PT_CONFIG never succeeds (the PT commands are not in the
+ * command table, and EXTENSIONS does not offer them), so there is never a trace to start,
+ * drain or stop. */
+static inline int pt_session_probe(const void *port_memory, uint32_t port_bytes, uint32_t num_cpus)
+{
+    (void)port_memory;
+    (void)port_bytes;
+    (void)num_cpus;
+    return PT_ERR_NO_PT;
+}
+static inline const char *pt_session_why(void)
+{
+    return "not built in: libacart.a has ACA_WITH_PT 0";
+}
+static inline const struct pt_caps *pt_session_caps(void)
+{
+    return 0;
+}
+static inline void pt_session_start(void) {}
+static inline void pt_session_pause(void) {}
+static inline void pt_session_resume(void) {}
+static inline void pt_session_stop(void) {}
+static inline void pt_session_poll(void) {}
+static inline int pt_session_drain(struct channel *ch, uint32_t *queued)
+{
+    (void)ch;
+    (void)queued;
+    return 1;
+}
+static inline int pt_session_blocked(const struct channel *ch)
+{
+    (void)ch;
+    return 0;
+}
+static inline void pt_session_reset(void) {}
+#endif
 
 #endif

@@ -19,6 +19,7 @@
 
 #include <stdint.h>
 
+#include "acart_opts.h"
 #include "acart_wire.h"
 #include "channel.h"
 #include "ecb.h"
@@ -29,6 +30,7 @@
 /* Reads apart when INIT_DRIVER's unc_timer_interval is 0 (the reference suite sends 10). */
 #define UNCORE_DEFAULT_INTERVAL_MS 10
 
+#if ACA_WITH_UNCORE
 /* Detects the uncore at aca_start: fills the allowlist's uncore fields and returns NULL,
  * or the reason there is none (for the log and every refusal). pmu_usable: the core PMU
  * probed usable. */
@@ -65,5 +67,54 @@ int uncore_drain(struct channel *ch, uint32_t *queued);
 int uncore_blocked(struct channel *ch);
 /* Records that did not fit the buffer. */
 uint32_t uncore_dropped(void);
+
+#else
+/* Built without the uncore (ACA_WITH_UNCORE 0): the agent sees a target whose CPU has no
+ * uncore acart supports. The uncore commands are refused as on such a CPU (cmd_uncore.c),
+ * so nothing is ever configured, read or sent; the uncore data connection, which SEP opens
+ * whatever the target, carries nothing. */
+#define UNCORE_NOT_BUILT "not built in: libacart.a has ACA_WITH_UNCORE 0"
+static inline const char *uncore_probe(int pmu_usable, struct msr_policy_limits *limits)
+{
+    (void)pmu_usable;
+    (void)limits;
+    return UNCORE_NOT_BUILT;
+}
+static inline const char *uncore_model_name(void)
+{
+    return 0;
+}
+static inline int uncore_configured(void)
+{
+    return 0;
+}
+static inline int uncore_start(uint64_t now_ms, uint32_t interval_ms)
+{
+    (void)now_ms;
+    (void)interval_ms;
+    return 0;
+}
+static inline int uncore_running(void)
+{
+    return 0;
+}
+static inline void uncore_poll(uint64_t now_ms)
+{
+    (void)now_ms;
+}
+static inline void uncore_stop(void) {}
+static inline void uncore_reset(void) {}
+static inline int uncore_drain(struct channel *ch, uint32_t *queued)
+{
+    (void)ch;
+    (void)queued;
+    return 1;
+}
+static inline int uncore_blocked(struct channel *ch)
+{
+    (void)ch;
+    return 0;
+}
+#endif
 
 #endif
