@@ -25,6 +25,9 @@ OP_START, OP_STOP, OP_TERMINATE, OP_NUM_CORES = 1, 2, 35, 28
 OP_GET_NUM_SAMPLES, OP_GET_SAMPLE_DROP_INFO = 76, 85
 OP_GET_DROP_REASONS = 0x41430055
 OP_GET_PMI_BUDGET = 0x41430056  # acart extension (docs/sep-protocol.md)
+OP_GET_CHANNEL_TOTALS = 0x41430057  # acart extension (docs/sep-protocol.md 7.1)
+TOTAL = struct.Struct("<HHIQ")           # data_type, data_id, flags, bytes
+CHANNEL_FINISHED = 1
 STATUS_DRIVER_COMM_FAILED = 159
 SWITCH_DELAYED = 1 << 9
 TIME_BASED = b"bare-metal i686, time-based sampling"
@@ -76,9 +79,13 @@ def close_connection(sock, reset=False):
 class Target(threading.Thread):
     """One session: `samples[i]` records on CPU i's channel, `dropped[i]` reported lost."""
 
-    def __init__(self, version, samples, dropped=None, flood=False, delivered=None, cut=None):
+    def __init__(self, version, samples, dropped=None, flood=False, delivered=None, cut=None,
+                 totals=None):
         super().__init__(daemon=True)
         self.version, self.samples, self.flood, self.cut = version, samples, flood, cut
+        # With `totals`, GET_CHANNEL_TOTALS answers: what the target queued on each channel,
+        # every one finished; `totals` is the module channel's bytes (it sends none).
+        self.totals = totals
         # With `delivered` (what the target claims each CPU sent), GET_DROP_REASONS answers.
         self.delivered = delivered
         self.dropped = dropped or [0] * len(samples)
@@ -133,7 +140,14 @@ class Target(threading.Thread):
                     REASON.pack(i, self.dropped[i], 0, 0, 0, 0, 0, self.delivered[i])
                     for i in range(n))
                 reply += bytes(from_size - len(reply))
-            elif op in (OP_GET_DROP_REASONS, OP_GET_PMI_BUDGET):
+            elif op == OP_GET_CHANNEL_TOTALS and self.totals is not None:
+                entries = [TOTAL.pack(kind, i, CHANNEL_FINISHED,
+                                      SAMPLE.size * self.samples[i] if kind == DATA_CPU
+                                      else self.totals if kind == DATA_MODULE else 0)
+                           for kind, i in kinds]
+                reply = struct.pack("<II", len(entries), 0) + b"".join(entries)
+                reply += bytes(from_size - len(reply))
+            elif op in (OP_GET_DROP_REASONS, OP_GET_PMI_BUDGET, OP_GET_CHANNEL_TOTALS):
                 # A target without these acart extensions (the PMI budget's among them).
                 status, reply = STATUS_DRIVER_COMM_FAILED, b""
             elif op == OP_STOP:

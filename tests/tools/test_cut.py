@@ -6,7 +6,9 @@ still up after the drain, says it sent what arrived. So collect must exit 5 nami
 channel and write no session.json when the session ends mid-drain, whether the channel ended
 with a FIN (the case a FIN-for-reset would pass off as whole), a reset or inside a record,
 and when the session ends during the collection; with the control connection kept, a short
-channel is named with what the target claims. A whole collection is never called cut."""
+channel is named with what the target claims: its sample count, or what it queued on each
+channel (ACART_OP_GET_CHANNEL_TOTALS), the module channel's only check. A whole collection
+is never called cut."""
 
 import os
 import re
@@ -17,8 +19,8 @@ from acarttest.tooltest import check, main, run
 SAMPLES = [120, 110]
 
 
-def collect(args, name, cut=None, expect=5, duration="0.5"):
-    t = Target(PMU_BASED, SAMPLES, cut=cut)
+def collect(args, name, cut=None, expect=5, duration="0.5", totals=None):
+    t = Target(PMU_BASED, SAMPLES, cut=cut, totals=totals)
     t.start()
     folder = os.path.join(args.workdir, name)
     out, err = run([args.acart, "collect", "--target", "127.0.0.1:%d" % t.port, "--duration",
@@ -43,6 +45,9 @@ def test(args):
     folder, out, err = collect(args, "whole", expect=0)
     check("cut" not in err and "230 samples" in out, "whole collection:\n%s%s" % (out, err))
     check(os.path.exists(os.path.join(folder, "session.json")), "whole: no session.json")
+    # ... and with a target that says what it queued on each channel.
+    _, out, err = collect(args, "whole_totals", expect=0, totals=0)
+    check("cut" not in err and "230 samples" in out, "whole_totals:\n%s%s" % (out, err))
 
     # The session ends mid-drain: CPU 1's channel ends after 40 of its 110 records with a
     # FIN, and the control connection closes before the host can ask for the counts. A host
@@ -72,6 +77,15 @@ def test(args):
     check("data channel of CPU 1 was cut after 40 of 110 records" in t_err,
           "fin_control_kept: the cut channel is not named:\n%s" % t_err)
     check("CPU 0" not in t_err, "fin_control_kept: CPU 0 blamed:\n%s" % t_err)
+    # ... and by the channel totals, with a target that gives them (ACART_OP_GET_CHANNEL_TOTALS).
+    t_err = collect(args, "fin_control_kept_totals", Cut(1, 40, control="keep"), totals=0)[2]
+    check(re.search(r"data channel of CPU 1 was cut after 40 of 110 records \(GET_CHANNEL_TOTALS",
+                    t_err), "fin_control_kept_totals: the cut channel is not named:\n%s" % t_err)
+    # The module channel has no count in SEP: only the totals show it cut (160 bytes queued,
+    # none arrived).
+    t_err = collect(args, "module_cut", totals=160)[2]
+    check("module data channel was cut after 0 of 160 bytes" in t_err,
+          "module_cut: the cut module channel is not named:\n%s" % t_err)
 
 
 if __name__ == "__main__":

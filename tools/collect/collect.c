@@ -50,7 +50,7 @@ int cmd_collect(int argc, char **argv)
         !(rc = collect_run(&c, &d)) && !(rc = collect_results(&c, &d)) &&
         !(rc = collect_write_session(&c, &d)) && !(rc = collect_write_uncore(&c, &d))) {
         collected = 1;
-        if (!(rc = collect_check_counts(&c, &d)))
+        if (!(rc = collect_check_channels(&c, &d)) && !(rc = collect_check_counts(&c, &d)))
             rc = collect_check_silent_cpus(&c, &d);
     } else if (rc == COLLECT_DIAG_TARGET && collect_channels_cut(&c)) {
         /* Whatever step noticed first, the records on their way are lost: cut is cut. */

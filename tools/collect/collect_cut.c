@@ -106,3 +106,55 @@ int collect_report_cut(struct collection *c, struct diag *d)
              cause);
     return diag_fail(d, COLLECT_DIAG_TARGET, "%s", msg);
 }
+
+/* The reader's channel the target's entry speaks of, or NULL. */
+static const struct data_channel *channel_of(const struct collection *c,
+                                             const struct acart_channel_total *e)
+{
+    for (size_t i = 0; i < c->reader.n; i++) {
+        const struct data_channel *ch = &c->reader.ch[i];
+        if (ch->link.type == e->data_type &&
+            (e->data_type != SEP_DATA_CPU || ch->link.id == e->data_id))
+            return ch;
+    }
+    return NULL;
+}
+
+int collect_check_channels(const struct collection *c, struct diag *d)
+{
+    for (uint32_t i = 0; c->have_totals && i < c->totals.size; i++) {
+        const struct acart_channel_total *e = &c->totals.channel[i];
+        const struct data_channel *ch = channel_of(c, e);
+        if (!ch)
+            continue; /* a channel of the session this collection does not read */
+        char name[32];
+        data_channel_name(ch, name, sizeof name);
+        uint64_t got =
+            ch->link.type == ACART_DATA_PT ? (uint64_t)atomic_load(&c->reader.pt_bytes) : ch->bytes;
+        uint32_t size = c->layout.sample_size;
+        if (!(e->flags & ACART_CHANNEL_FINISHED))
+            return diag_fail(d, COLLECT_DIAG_TARGET,
+                             "%s was cut after %" PRIu64 " bytes: the target never finished it "
+                             "(GET_CHANNEL_TOTALS: %" PRIu64 " bytes queued), so the collection "
+                             "is incomplete",
+                             name, got, (uint64_t)e->bytes);
+        if (got == e->bytes)
+            continue;
+        if (got < e->bytes && ch->link.type == SEP_DATA_CPU && size)
+            return diag_fail(d, COLLECT_DIAG_TARGET,
+                             "%s was cut after %" PRIu64 " of %" PRIu64 " records (GET_CHANNEL_"
+                             "TOTALS: %" PRIu64 " of %" PRIu64 " bytes), so the collection is "
+                             "incomplete",
+                             name, got / size, (uint64_t)e->bytes / size, got, (uint64_t)e->bytes);
+        if (got < e->bytes)
+            return diag_fail(d, COLLECT_DIAG_TARGET,
+                             "%s was cut after %" PRIu64 " of %" PRIu64 " bytes (GET_CHANNEL_"
+                             "TOTALS), so the collection is incomplete",
+                             name, got, (uint64_t)e->bytes);
+        return diag_fail(d, COLLECT_DIAG_TARGET,
+                         "%s: received %" PRIu64 " bytes, the target reports %" PRIu64
+                         " queued (GET_CHANNEL_TOTALS)",
+                         name, got, (uint64_t)e->bytes);
+    }
+    return 0;
+}

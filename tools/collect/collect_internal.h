@@ -70,6 +70,8 @@ struct collection {
     int pt_freeze_sent;                   /* --pt-freeze-after: PT_FREEZE went out */
     struct collect_lbr lbr;               /* --lbr */
     struct session_lbr session_lbr;
+    struct acart_channel_totals totals; /* ACART_OP_GET_CHANNEL_TOTALS, if the target has it */
+    int have_totals;
     int drain_gave_up; /* after STOP a channel stayed silent for --timeout */
 };
 
@@ -143,6 +145,9 @@ int collect_channels_cut(struct collection *c);
 /* Names every channel of the collection as cut, with the records each holds, before d's
  * message (the cause); returns COLLECT_DIAG_TARGET. */
 int collect_report_cut(struct collection *c, struct diag *d);
+/* Every data channel holds exactly what the target says it queued on it
+ * (ACART_OP_GET_CHANNEL_TOTALS; nothing to check with a target without it). */
+int collect_check_channels(const struct collection *c, struct diag *d);
 
 /* ---- collect_session.c: what the collection leaves, and the checks ------------------ */
 

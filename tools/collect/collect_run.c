@@ -361,6 +361,33 @@ static int pmi_budget(struct collection *c, struct diag *d)
     return 0;
 }
 
+/* What the target queued on each data channel (an acart extension): the proof that each
+ * stream the host read to its end is whole, checked by collect_check_channels. A target
+ * without it answers DRIVER_COMM_FAILED: the CPU channels are then checked by their sample
+ * counts only (collect_check_counts). */
+static int channel_totals(struct collection *c, struct diag *d)
+{
+    size_t got = 0;
+    int rc =
+        link_request(&c->link, ACART_OP_GET_CHANNEL_TOTALS, NULL, 0, &c->totals, sizeof c->totals,
+                     offsetof(struct acart_channel_totals, channel), &got, d);
+    if (rc && c->link.last_status == SEP_STATUS_DRIVER_COMM_FAILED) {
+        d->code = 0;
+        d->msg[0] = 0;
+        return 0;
+    }
+    if (rc)
+        return rc;
+    if (c->totals.size > ACART_MAX_CHANNEL_TOTALS ||
+        got < offsetof(struct acart_channel_totals, channel) +
+                  c->totals.size * sizeof c->totals.channel[0])
+        return diag_fail(d, COLLECT_DIAG_TARGET,
+                         "GET_CHANNEL_TOTALS: %zu bytes for %" PRIu32 " entries", got,
+                         c->totals.size);
+    c->have_totals = 1;
+    return 0;
+}
+
 /* How long each group counted on each CPU: what report scales multiplexed counts by. */
 static int group_times(struct collection *c, struct diag *d)
 {
@@ -428,7 +455,7 @@ int collect_results(struct collection *c, struct diag *d)
                                sizeof c->num_samples, d)) &&
         !(rc = collect_request(c, SEP_OP_GET_SAMPLE_DROP_INFO, NULL, 0, &c->drops, sizeof c->drops,
                                d)) &&
-        !(rc = drop_reasons(c, d)) && !(rc = pmi_budget(c, d)) &&
+        !(rc = drop_reasons(c, d)) && !(rc = pmi_budget(c, d)) && !(rc = channel_totals(c, d)) &&
         !(rc = group_times(c, d)) && !(rc = interval_counts(c, d)) &&
         !(rc = collect_request(c, SEP_OP_TSC_SKEW_INFO, NULL, 0, skew, c->num_cpus * sizeof *skew,
                                d)) &&
