@@ -54,6 +54,9 @@ struct collection {
     struct sysinfo sys;
     struct link_data *data; /* until the reader takes them */
     struct data_reader reader;
+    /* Record sizes by descriptor, which the reader's scanners borrow: they must live as long
+     * as the reader thread, which a failed run leaves running until the collection ends. */
+    uint32_t sample_sizes[COLLECT_MAX_GROUPS];
     struct session_task *tasks;
     size_t num_tasks;
     time_t started_wall;

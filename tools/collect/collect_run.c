@@ -269,12 +269,11 @@ static int drain(struct collection *c, struct collect_status *sl, struct diag *d
 int collect_run(struct collection *c, struct diag *d)
 {
     struct collect_status sl = {isatty(STDERR_FILENO), 0};
-    uint32_t sizes[COLLECT_MAX_GROUPS];
     uint32_t groups = (uint32_t)c->opt.resolved.num_groups;
     for (uint32_t g = 0; g < groups; g++)
-        sizes[g] = c->layout.sample_size;
+        c->sample_sizes[g] = c->layout.sample_size;
     size_t n = c->num_cpus + SEP_NONCORE_DATA_CONNECTIONS + (c->opt.pt.enabled ? 1 : 0);
-    int rc = data_reader_init(&c->reader, c->data, n, c->opt.output, sizes, groups,
+    int rc = data_reader_init(&c->reader, c->data, n, c->opt.output, c->sample_sizes, groups,
                               (uint32_t)c->opt.num_events, d);
     free(c->data); /* the reader owns the connections now */
     c->data = NULL;
