@@ -19,6 +19,12 @@
 #include <sys/socket.h>
 
 #include "collect_internal.h"
+#include "collect_net.h"
+
+/* How long a collection cut short still reads its data connections, and the silence that
+ * ends that sooner. */
+#define LINGER_S 5.0
+#define QUIET_S  1.0
 
 int collect_control_lost(const struct collection *c)
 {
@@ -41,13 +47,36 @@ static int carries(const struct collection *c, const struct data_channel *ch)
     return 1;
 }
 
+/* The target is gone, but what its data connections still hold on the way (the host's
+ * socket buffers, a NAT's) is theirs: read to the end, for at most LINGER_S and while it
+ * keeps coming, so that the files keep every record that arrived and the message says what
+ * the host holds. */
+static void read_what_is_left(struct collection *c)
+{
+    double start = net_now(), last = start;
+    uint64_t seen = atomic_load(&c->reader.bytes);
+    while (c->reader.running && atomic_load(&c->reader.open) > 0 &&
+           !atomic_load(&c->reader.failed) && net_now() - start < LINGER_S &&
+           net_now() - last < QUIET_S) {
+        poll(NULL, 0, 50);
+        uint64_t bytes = atomic_load(&c->reader.bytes);
+        if (bytes != seen) {
+            seen = bytes;
+            last = net_now();
+        }
+    }
+}
+
 int collect_channels_cut(struct collection *c)
 {
     /* Before START went through no record was on its way. */
     if (!c->started || !c->reader.ch)
         return 0;
+    int lost = c->link.lost || collect_control_lost(c);
+    if (lost)
+        read_what_is_left(c);
     data_reader_join(&c->reader); /* its counts are final from here */
-    if (c->link.lost || c->drain_gave_up || collect_control_lost(c))
+    if (lost || c->drain_gave_up)
         return 1;
     for (size_t i = 0; i < c->reader.n; i++) {
         const struct data_channel *ch = &c->reader.ch[i];
