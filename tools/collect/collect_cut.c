@@ -1,6 +1,7 @@
 /* Cut is cut (see collect_internal.h): whether a collection that failed after START lost
- * records on its data channels, and the message that names each channel the target never
- * confirmed.
+ * records on its data channels, the message that names each channel the target never
+ * confirmed, and the check of a finished collection's channels against what the target
+ * says it queued on each.
  *
  * A data channel's end of file proves nothing. The target resets a data connection that
  * still holds records when its session ends (a host that stopped reading, a dead link, a
@@ -9,9 +10,11 @@
  * FIN. So the host never takes an end of file as a whole stream: a channel is whole only
  * when the target, on a control connection still up after the drain, says it sent what
  * the host holds (collect_check_counts: GET_SAMPLE_DROP_INFO per CPU, GET_NUM_SAMPLES in
- * all). Without that word, because the control connection ended first, or the host gave
- * up on a silent channel, or a channel was reset or ended inside a record, every channel
- * of the collection is cut, and collect says so instead of the step that noticed. */
+ * all; collect_check_channels: ACART_OP_GET_CHANNEL_TOTALS, every channel, the module
+ * channel's only check). Without that word, because the control connection ended first,
+ * or the host gave up on a silent channel, or a channel was reset or ended inside a
+ * record, every channel of the collection is cut, and collect says so instead of the step
+ * that noticed. */
 #include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
