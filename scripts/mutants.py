@@ -11,10 +11,11 @@ The scratch copy (default /tmp/acart-mutants) is made once with `git worktree`-f
 copying of the tracked files plus .deps, configured once; each mutant then costs an
 incremental build of its group's targets. Host unit tests only, except groups "board"
 (transfer.c and the timer's samples run only on the board: the i686 build and two QEMU
-collections), "selftest" (aca_selftest() on the booted board) and "session" (how a
-session ends, busy hosts included: qemu_session_end on the board). Every pattern must occur
-exactly once in its file, checked before anything runs: a pattern the code moved away from
-is an error, not a mutant skipped."""
+collections), "selftest" (aca_selftest() on the booted board), "session" (how a session
+ends, busy hosts included: qemu_session_end on the board) and "collect" (whether acart
+collect calls a cut collection cut: tools_cut and tools_silent_cpus, against a scripted
+target). Every pattern must occur exactly once in its file, checked before anything runs:
+a pattern the code moved away from is an error, not a mutant skipped."""
 import argparse
 import os
 import re
@@ -41,6 +42,8 @@ GROUPS = {
               "^(qemu_collect_(delayed|immediate)|tools_board_backlog)_i686$"),
     "selftest": (["target"], "^qemu_selftest_i686$"),
     "session": (["target", "acart"], "^qemu_session_end_delayed_i686$"),
+    # Cut is cut: the host's rule against a scripted target that cuts a channel.
+    "collect": (["acart"], "^tools_(cut|silent_cpus)$"),
     "kit": (["test_kit_platform"], "^kit_platform$"),
     "netstack": (["test_channel_send"], "^netstack_channel_send(_ref)?$"),
     "libc": (["target"], "^interrupt_paths_libc_free_i686$"),

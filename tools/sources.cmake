@@ -39,8 +39,9 @@ endforeach()
 # `acart collect` and `acart fetch`: the host side of the SEP protocol.
 set(ACART_TOOLS_COLLECT_SOURCES)
 foreach(src IN ITEMS
-    collect/collect.c collect/collect_options.c collect/collect_run.c collect/collect_session.c
-    collect/collect_setup.c collect/collect_status.c collect/collect_data.c collect/collect_fetch.c
+    collect/collect.c collect/collect_cut.c collect/collect_options.c collect/collect_run.c
+    collect/collect_session.c collect/collect_setup.c collect/collect_status.c
+    collect/collect_data.c collect/collect_fetch.c
     collect/link/collect_link.c collect/link/collect_net.c collect/link/collect_records.c
     collect/setup/collect_ecb.c collect/setup/collect_events.c collect/setup/collect_layout.c
     collect/setup/collect_lbr.c collect/setup/collect_pt.c collect/setup/collect_sysinfo.c

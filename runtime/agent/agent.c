@@ -635,9 +635,10 @@ void aca_poll(void)
         agent_log("acart: data connection %u (%s %u) took %u bytes in %u ms with records "
                   "waiting",
                   (unsigned)(stalled - session.links),
-                  stalled->type == SEP_DATA_CPU    ? "cpu"
-                  : stalled->type == ACART_DATA_PT ? "pt"
-                                                   : "module",
+                  stalled->type == SEP_DATA_CPU      ? "cpu"
+                  : stalled->type == ACART_DATA_PT   ? "pt"
+                  : stalled->type == SEP_DATA_UNCORE ? "uncore"
+                                                     : "module",
                   (unsigned)stalled->id, (unsigned)stalled->window_bytes,
                   (unsigned)(now - stalled->window_start_ms));
         session_end("the host stopped reading a data connection");

@@ -20,6 +20,8 @@ struct data_link {
     uint64_t window_start_ms; /* the drain-stall window: since when */
     uint32_t window_bytes;    /* ... and bytes queued in it */
     uint32_t records_held;    /* CPU channels: ring records lwIP sends from, unacknowledged */
+    uint64_t queued_bytes;    /* queued in all (ACART_OP_GET_CHANNEL_TOTALS) */
+    int finished;             /* closed by transfer.c with everything queued */
 };
 
 struct session {

@@ -42,11 +42,13 @@ static void drain_cpu(struct data_link *l, int closing)
             break;
         l->records_held += n;
         l->window_bytes += n * r->record_size;
+        l->queued_bytes += n * r->record_size;
     }
     channel_flush(l->ch);
     if (closing && ring_used(r) == 0) {
         struct channel *c = l->ch;
         l->ch = 0;
+        l->finished = 1;
         channel_close(c);
     }
 }
@@ -60,11 +62,13 @@ static void drain_modules(struct data_link *l, int closing)
     if (n && channel_send(l->ch, m->bytes + m->sent, n) == ACA_OK) {
         m->sent += n;
         l->window_bytes += n;
+        l->queued_bytes += n;
     }
     channel_flush(l->ch);
     if (closing && m->sent == m->len) {
         struct channel *c = l->ch;
         l->ch = 0;
+        l->finished = 1;
         channel_close(c);
     }
 }
@@ -102,9 +106,11 @@ void transfer_pump(void)
                 uint32_t queued = 0;
                 int ended = pt_session_drain(l->ch, &queued);
                 l->window_bytes += queued;
+                l->queued_bytes += queued;
                 if (closing && ended) {
                     struct channel *c = l->ch;
                     l->ch = 0;
+                    l->finished = 1;
                     channel_close(c);
                 }
             }
@@ -114,9 +120,11 @@ void transfer_pump(void)
                 uint32_t queued = 0;
                 int done = uncore_drain(l->ch, &queued);
                 l->window_bytes += queued;
+                l->queued_bytes += queued;
                 if (closing && done) {
                     struct channel *c = l->ch;
                     l->ch = 0;
+                    l->finished = 1;
                     channel_close(c);
                 }
             }

@@ -524,6 +524,30 @@ int32_t cmd_get_pmi_budget(struct cmd_request *req)
     return SEP_STATUS_SUCCESS;
 }
 
+/* What each data connection of the session carried: the host's proof that a stream it
+ * read to end of file is whole, whatever the end looked like on its side (a reset can reach
+ * it as a FIN). */
+int32_t cmd_get_channel_totals(struct cmd_request *req)
+{
+    static struct acart_channel_totals info;
+    memset(&info, 0, sizeof(info));
+    uint32_t n = session.data_accepted;
+    if (n > ACART_MAX_CHANNEL_TOTALS)
+        n = ACART_MAX_CHANNEL_TOTALS;
+    info.size = n;
+    for (uint32_t i = 0; i < n; i++) {
+        const struct data_link *l = &session.links[i];
+        struct acart_channel_total *e = &info.channel[i];
+        e->data_type = l->type;
+        e->data_id = l->id;
+        e->flags = l->finished ? ACART_CHANNEL_FINISHED : 0;
+        e->bytes = l->queued_bytes;
+    }
+    return cmd_reply(
+        req, &info,
+        (uint32_t)(offsetof(struct acart_channel_totals, channel) + n * sizeof(info.channel[0])));
+}
+
 /* SWITCH_GROUP: the next event group on every CPU, as the reference does it by hand;
  * like the reference, 0 and nothing done outside a running or paused collection. Each CPU
  * keeps counting or stays paused as it was. */

@@ -1,6 +1,7 @@
 /* For the host tools, the tests and the runtime (not installed): acart's extensions of SEP
- * (negotiated with ACART_OP_EXTENSIONS): drop reasons, group times, sample files, Intel PT, IPROBE
- * file contents. Part of acart_wire.h (the whole format, see there). */
+ * (negotiated with ACART_OP_EXTENSIONS): drop reasons, group times, the PMI budget, channel
+ * totals, sample files, Intel PT, IPROBE file contents. Part of acart_wire.h (the whole
+ * format, see there). */
 #ifndef ACART_WIRE_ACART_EXT_H
 #define ACART_WIRE_ACART_EXT_H
 
@@ -127,6 +128,38 @@ SEP_WIRE_ASSERT_OFFSET(struct acart_pmi_budget, max_rate_hz, 4);
 SEP_WIRE_ASSERT_OFFSET(struct acart_pmi_budget, cpu_percent, 8);
 SEP_WIRE_ASSERT_OFFSET(struct acart_pmi_budget, cpu, 16);
 SEP_WIRE_ASSERT_SIZE(struct acart_pmi_budget, 16 + 304 * ACART_MAX_DROP_REASON_CPUS);
+
+/* acart extension: what the target queued on each data connection of the session, and
+ * whether it closed it having queued everything, so that a host can tell a whole stream from
+ * a cut one without trusting how the connection ended: a NAT, QEMU's user network among
+ * them, passes the board's reset on as a FIN (docs/sep-protocol.md 7.1). Asked after STOP
+ * once every data connection has reached end of file: an entry with ACART_CHANNEL_FINISHED
+ * was closed by the target after `bytes` bytes, all it had to carry, and the host must hold
+ * exactly those. Covers every data connection the session accepted (CPU, uncore, module and
+ * a PT channel) in the order accepted. Not negotiated, like GET_DROP_REASONS: a target
+ * without it answers SEP_STATUS_DRIVER_COMM_FAILED. The reply is as long as asked, at least
+ * 8 + 16 * size. */
+#define ACART_OP_GET_CHANNEL_TOTALS 0x41430057u /* "AC" and 87, next to GET_PMI_BUDGET */
+#define ACART_MAX_CHANNEL_TOTALS    (ACART_MAX_DROP_REASON_CPUS + SEP_NONCORE_DATA_CONNECTIONS + 1)
+#define ACART_CHANNEL_FINISHED      1u /* flags: the target queued everything and closed it */
+
+struct acart_channel_total {
+    uint16_t data_type; /* SEP_DATA_*, or ACART_DATA_PT, as its handshake answer said */
+    uint16_t data_id;   /* the CPU of a CPU channel, else 0 */
+    uint32_t flags;     /* ACART_CHANNEL_* */
+    sep_u64_t bytes;    /* queued after the handshake answer, in all */
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_channel_total, 16);
+SEP_WIRE_ASSERT_OFFSET(struct acart_channel_total, flags, 4);
+SEP_WIRE_ASSERT_OFFSET(struct acart_channel_total, bytes, 8);
+
+struct acart_channel_totals {
+    uint32_t size; /* entries that follow */
+    uint32_t reserved;
+    struct acart_channel_total channel[ACART_MAX_CHANNEL_TOTALS];
+};
+SEP_WIRE_ASSERT_OFFSET(struct acart_channel_totals, channel, 8);
+SEP_WIRE_ASSERT_SIZE(struct acart_channel_totals, 8 + 16 * ACART_MAX_CHANNEL_TOTALS);
 
 /* acart extension: IPROBE sample files (runtime/include/ipr.h), named blobs in the board's
  * RAM, fetched by `acart fetch` (docs/sep-protocol.md 4.3). Negotiated: the file commands

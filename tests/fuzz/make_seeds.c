@@ -105,6 +105,17 @@ static void conversation(const char *name, uint32_t fail_at)
     struct acart_drop_reasons reasons;
     memset(&reasons, 0, sizeof reasons);
     reasons.size = cpus;
+    /* Every channel finished, nothing queued: what the empty data channels carried. */
+    struct acart_channel_totals totals;
+    memset(&totals, 0, sizeof totals);
+    totals.size = cpus + SEP_NONCORE_DATA_CONNECTIONS;
+    for (uint32_t i = 0; i < totals.size; i++) {
+        totals.channel[i].data_type = i < cpus    ? SEP_DATA_CPU
+                                      : i == cpus ? SEP_DATA_UNCORE
+                                                  : SEP_DATA_MODULE;
+        totals.channel[i].data_id = (uint16_t)(i < cpus ? i : 0);
+        totals.channel[i].flags = ACART_CHANNEL_FINISHED;
+    }
     struct {
         uint32_t op;
         const void *p;
@@ -135,13 +146,18 @@ static void conversation(const char *name, uint32_t fail_at)
         {SEP_OP_GET_SAMPLE_DROP_INFO, &drops, sizeof drops},
         {ACART_OP_GET_DROP_REASONS, &reasons,
          offsetof(struct acart_drop_reasons, cpu) + cpus * sizeof reasons.cpu[0]},
+        {ACART_OP_GET_PMI_BUDGET, NULL, 0}, /* answered as a target without it does */
+        {ACART_OP_GET_CHANNEL_TOTALS, &totals,
+         offsetof(struct acart_channel_totals, channel) + totals.size * sizeof totals.channel[0]},
         {SEP_OP_GET_INTERVAL_COUNTS, NULL, cpus * sizeof(uint64_t)}, /* one event, no PMIs */
         {SEP_OP_TSC_SKEW_INFO, skew, sizeof skew},
         {SEP_OP_TERMINATE, NULL, 0},
     };
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-        if (steps[i].op == fail_at && fail_at == ACART_OP_GET_DROP_REASONS) {
-            struct sep_ctrl_header h = sep_ctrl_response(fail_at, SEP_STATUS_DRIVER_COMM_FAILED, 0);
+        if (steps[i].op == ACART_OP_GET_PMI_BUDGET ||
+            (steps[i].op == fail_at && fail_at == ACART_OP_GET_DROP_REASONS)) {
+            struct sep_ctrl_header h =
+                sep_ctrl_response(steps[i].op, SEP_STATUS_DRIVER_COMM_FAILED, 0);
             put(f, &h, sizeof h);
             continue;
         }
@@ -276,6 +292,7 @@ static void control_session(const char *name, uint8_t mode, uint8_t piece, int w
     request(f, SEP_OP_GET_NUM_SAMPLES, NULL, 0, 8);
     request(f, SEP_OP_GET_SAMPLE_DROP_INFO, NULL, 0, sizeof(struct sep_sample_drop_info));
     request(f, ACART_OP_GET_DROP_REASONS, NULL, 0, sizeof(struct acart_drop_reasons));
+    request(f, ACART_OP_GET_CHANNEL_TOTALS, NULL, 0, sizeof(struct acart_channel_totals));
     request(f, SEP_OP_TSC_SKEW_INFO, NULL, 0, cpus * 8);
     request(f, SEP_OP_TERMINATE, NULL, 0, 0);
     fclose(f);

@@ -9,10 +9,13 @@ host that keeps its sockets; data connections never opened; bytes after TERMINAT
 command 0; a refused `acart collect` (words and exit status); a host that waited through
 the end of the session that held the board; the link cut (QEMU monitor
 `set_link net0 off`) mid-session and mid-collection; a host that stops reading its data
-connections in the middle of a drain."""
+connections in the middle of a drain; and `acart collect` cut mid-drain, by the drain-stall
+check and by a cut link: it must call the collection cut (exit 5, the cut channel named),
+though QEMU's user network hands the board's reset on as a FIN."""
 import argparse
 import os
 import re
+import signal
 import socket
 import struct
 import subprocess
@@ -20,7 +23,7 @@ import tempfile
 import time
 
 from acarttest import sep
-from acarttest.board import Board
+from acarttest.board import Board, acart_collect
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--image", required=True)
@@ -299,6 +302,80 @@ with Board(args.image, cpus=2, workload="idle", append=append, monitor=True) as 
     n = sep.full_collection(port)
     check("then a clean full collection (%d records)" % n, n > 0)
     ready.check_back("host stopped reading")
+
+    # `acart collect` cut mid-drain, by the drain-stall check (the host stops reading: the
+    # process stopped) and by a cut link. The board resets the data connections that still
+    # hold records, but QEMU's user network hands a reset on to the host as a FIN: collect
+    # must not take it for the end of a whole stream. It exits 5 naming the cut channels and
+    # writes no session.json. Records with 64-deep call stacks, as above; in delayed mode
+    # the collection lasts long enough for each CPU to hold more than the buffers on the way
+    # take (measured by a short collection first), so the drain cannot finish into them.
+    cut_options = ["--callstack=64", "--event", "CPU_CLK_UNHALTED.REF_TSC:sa=220000",
+                   "--timeout", "15"]
+    duration = 120
+    if args.transfer == "delayed":
+        r = acart_collect(args.acart, port, *cut_options)
+        m = re.search(r"([\d.]+) s, \w+ transfer.*?: \d+ samples \(cpu0 (\d+), cpu1 (\d+)\)",
+                      r.stdout)
+        assert r.returncode == 0 and m, (r.returncode, r.stdout, r.stderr)
+        rate = min(int(m.group(2)), int(m.group(3))) / float(m.group(1))
+        duration = min(120, max(3, int(14000 / max(rate, 1)) + 1))
+        print("%.0f samples per second per CPU: cut collections of %d s" % (rate, duration))
+        ready.check_back("measuring the sample rate")
+
+    def collect_cut(case, cut):
+        """`acart collect` from the board; once its data flows (a CPU file grows: the drain
+        has begun), cut(proc) ends the session under it. Checks what collect says."""
+        folder = tempfile.mkdtemp(prefix="acart-cut-")
+        p = subprocess.Popen([args.acart, "collect", "--target", "127.0.0.1:%d" % port,
+                              "--duration", str(duration), "-o", folder] + cut_options,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        files = [os.path.join(folder, "cpu%d.bin" % i) for i in range(2)]
+        deadline = time.time() + duration + 120
+        while (p.poll() is None and time.time() < deadline and
+               not any(os.path.exists(f) and os.path.getsize(f) for f in files)):
+            time.sleep(0.01)
+        assert p.poll() is None, ("%s: collect ended before its data flowed" % case,
+                                  p.communicate())
+        before = session_ends(b)
+        why, stalled = cut(p, before)
+        out, err = p.communicate(timeout=120)
+        print("%s: board: %s; collect exit %d: %s" % (case, why, p.returncode, err.strip()))
+        ends = re.findall(r"^acart: session ended \(.*$", b.console(), re.M)
+        line = ends[before] if len(ends) > before else None
+        check("%s: the board ended the session mid-drain and reset the data connections (%s)"
+              % (case, line), line and re.search(r"; [1-9]\d* data connections reset", line))
+        check("%s: acart collect exits 5 (target)" % case, p.returncode == 5, p.returncode)
+        check("%s: collect names the cut channel%s" % (case, " (CPU %s)" % stalled
+                                                       if stalled else ""),
+              re.search(r"data channel of CPU %s (was cut )?after \d+ records" %
+                        (stalled or r"\d"), err) and "was cut" in err and
+              "the collection is incomplete" in err, err)
+        check("%s: no session.json that looks complete" % case,
+              not os.path.exists(os.path.join(folder, "session.json")))
+        n = sep.full_collection(port)
+        check("%s: then a clean full collection (%d records)" % (case, n), n > 0)
+        ready.check_back(case)
+
+    def stop_reading(p, before):
+        os.kill(p.pid, signal.SIGSTOP)
+        took, why = wait_session_end(b, before, 90 * scale)
+        os.kill(p.pid, signal.SIGCONT)
+        m = re.findall(r"^acart: data connection \d+ \(cpu (\d+)\) took", b.console(), re.M)
+        return why, m[-1] if m and why == "the host stopped reading a data connection" else None
+
+    def cut_link(p, before):
+        b.monitor("set_link net0 off")
+        took, why = wait_session_end(b, before, 90 * scale)
+        b.monitor("set_link net0 on")
+        # Immediate transfer: Ctrl-C, and STOP goes to a board that forgot the session.
+        # Delayed: the drain is silent until --timeout.
+        if args.transfer == "immediate":
+            p.send_signal(signal.SIGINT)
+        return why, None
+
+    collect_cut("acart collect stopped mid-drain", stop_reading)
+    collect_cut("link cut under acart collect mid-drain", cut_link)
 
     con = b.console()
     assert "EXCEPTION" not in con and "assertion" not in con, con

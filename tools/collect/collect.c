@@ -4,7 +4,9 @@
  * in SEP's order, START, the wait, STOP, the drain of every data channel to end of file,
  * then the target's own counts and TERMINATE. It writes the channels' bytes as received
  * (cpu<N>.bin, module.bin) and session.json, and succeeds only when every CPU channel
- * delivered exactly the records the target says it sent. */
+ * delivered exactly the records the target says it sent. A collection whose target ended
+ * the session before saying so is cut (collect_cut.c), whatever its channels' ends looked
+ * like: it fails naming each channel and leaves no session.json. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,8 +50,11 @@ int cmd_collect(int argc, char **argv)
         !(rc = collect_run(&c, &d)) && !(rc = collect_results(&c, &d)) &&
         !(rc = collect_write_session(&c, &d)) && !(rc = collect_write_uncore(&c, &d))) {
         collected = 1;
-        if (!(rc = collect_check_counts(&c, &d)))
+        if (!(rc = collect_check_channels(&c, &d)) && !(rc = collect_check_counts(&c, &d)))
             rc = collect_check_silent_cpus(&c, &d);
+    } else if (rc == COLLECT_DIAG_TARGET && collect_channels_cut(&c)) {
+        /* Whatever step noticed first, the records on their way are lost: cut is cut. */
+        rc = collect_report_cut(&c, &d);
     }
     link_close(&c.link);
     if (collected)

@@ -16,11 +16,11 @@
 #define POLL_INTERVAL_MS 100
 #define READ_CHUNK       (64u * 1024u)
 
-static const char *channel_name(const struct data_channel *c, char *buf, size_t size)
+const char *data_channel_name(const struct data_channel *c, char *buf, size_t size)
 {
     switch (c->link.type) {
     case SEP_DATA_CPU:
-        snprintf(buf, size, "CPU %u data channel", c->link.id);
+        snprintf(buf, size, "data channel of CPU %u", c->link.id);
         break;
     case SEP_DATA_MODULE:
         snprintf(buf, size, "module data channel");
@@ -100,7 +100,12 @@ static int drain_one(struct data_reader *r, struct data_channel *c, unsigned cha
         return 0;
     if (n < 0) {
         char name[32];
-        thread_fail(r, "%s: %s", channel_name(c, name, sizeof name),
+        if (errno == ECONNRESET) {
+            c->reset = 1; /* the target cut it: the stream ends here */
+            c->eof = 1;
+            atomic_fetch_sub(&r->open, 1);
+        }
+        thread_fail(r, "%s: %s", data_channel_name(c, name, sizeof name),
                     errno == ECONNRESET ? "reset by the target" : strerror(errno));
         return -1;
     }
@@ -207,7 +212,7 @@ int data_reader_finish(struct data_reader *r, struct diag *d)
         if (!rc && c->scanned && records_finish(&c->scan) != 0) {
             char name[32];
             rc = diag_fail(d, COLLECT_DIAG_TARGET, "%s (%s): %s", c->path,
-                           channel_name(c, name, sizeof name), c->scan.error);
+                           data_channel_name(c, name, sizeof name), c->scan.error);
         }
     }
     return rc;

@@ -25,7 +25,8 @@ struct data_channel {
     struct record_scanner scan; /* CPU and module channels */
     int scanned;
     uint64_t bytes;
-    int eof;
+    int eof;   /* the connection ended: a FIN, or a reset passed on as one */
+    int reset; /* ... and the host saw the reset itself (ECONNRESET) */
 };
 
 struct data_reader {
@@ -47,6 +48,9 @@ struct data_reader {
     char error[512];
     int write_failed; /* the failure was writing a file, not receiving */
 };
+
+/* "data channel of CPU 1", "module data channel", ... into buf. */
+const char *data_channel_name(const struct data_channel *c, char *buf, size_t size);
 
 /* Takes ownership of the n connections in data (CPUs, uncore, module), creates the files
  * in dir, and prepares the record scanners (record sizes by descriptor_id in sizes).

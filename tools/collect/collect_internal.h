@@ -1,9 +1,9 @@
 /* What the files of `acart collect` share (collect.c runs the command, collect_options.c
  * reads its command line, collect_setup.c, collect_run.c and collect_session.c are its steps,
- * collect_status.c its status line): the options, the state of one collection, and the steps
- * cmd_collect takes in SEP's order. tests/fuzz/fuzz_collect.c drives the same steps against a
- * hostile peer. Every step returns 0 or a diag code with d filled in (COLLECT_DIAG_TARGET for
- * the target's failures). */
+ * collect_cut.c judges a collection cut short, collect_status.c its status line): the options, the
+ * state of one collection, and the steps cmd_collect takes in SEP's order.
+ * tests/fuzz/fuzz_collect.c drives the same steps against a hostile peer. Every step returns 0 or a
+ * diag code with d filled in (COLLECT_DIAG_TARGET for the target's failures). */
 #ifndef ACART_TOOLS_COLLECT_INTERNAL_H
 #define ACART_TOOLS_COLLECT_INTERNAL_H
 
@@ -54,6 +54,9 @@ struct collection {
     struct sysinfo sys;
     struct link_data *data; /* until the reader takes them */
     struct data_reader reader;
+    /* Record sizes by descriptor, which the reader's scanners borrow: they must live as long
+     * as the reader thread, which a failed run leaves running until the collection ends. */
+    uint32_t sample_sizes[COLLECT_MAX_GROUPS];
     struct session_task *tasks;
     size_t num_tasks;
     time_t started_wall;
@@ -70,6 +73,9 @@ struct collection {
     int pt_freeze_sent;                   /* --pt-freeze-after: PT_FREEZE went out */
     struct collect_lbr lbr;               /* --lbr */
     struct session_lbr session_lbr;
+    struct acart_channel_totals totals; /* ACART_OP_GET_CHANNEL_TOTALS, if the target has it */
+    int have_totals;
+    int drain_gave_up; /* after STOP a channel stayed silent for --timeout */
 };
 
 /* ---- collect_options.c -------------------------------------------------------------- */
@@ -129,6 +135,22 @@ int collect_read_counts(struct collection *c, struct diag *d);
 /* After the drain: the target's counts, drops, group times, TSC skew, PT status and
  * TERMINATE. */
 int collect_results(struct collection *c, struct diag *d);
+
+/* ---- collect_cut.c: cut is cut ------------------------------------------------------ */
+
+/* The control connection has ended (read end of file or a reset): nothing can confirm the
+ * data channels any more. */
+int collect_control_lost(const struct collection *c);
+/* After a failure from START on: whether the data channels were cut (the control
+ * connection ended, a channel was reset or ended inside a record, or the drain gave up).
+ * Stops the reader. */
+int collect_channels_cut(struct collection *c);
+/* Names every channel of the collection as cut, with the records each holds, before d's
+ * message (the cause); returns COLLECT_DIAG_TARGET. */
+int collect_report_cut(struct collection *c, struct diag *d);
+/* Every data channel holds exactly what the target says it queued on it
+ * (ACART_OP_GET_CHANNEL_TOTALS; nothing to check with a target without it). */
+int collect_check_channels(const struct collection *c, struct diag *d);
 
 /* ---- collect_session.c: what the collection leaves, and the checks ------------------ */
 

@@ -96,7 +96,9 @@ const char collect_usage[] =
     "  -h, --help            show this help\n"
     "\n"
     "Exit status: 0 every record arrived and the counts match what the target reports,\n"
-    "2 usage error, 4 cannot write DIR, 5 target unreachable, failed, or counts differ.\n";
+    "2 usage error, 4 cannot write DIR, 5 target unreachable, failed, or counts differ,\n"
+    "or the collection was cut: a data channel ended before the target confirmed it\n"
+    "(the message names each such channel and what it holds; no session.json).\n";
 
 #define DEFAULT_TIMEOUT_S 30.0
 #define MAX_SECONDS       (7.0 * 24 * 3600)

@@ -54,15 +54,6 @@ int collect_connect_target(struct collection *c, struct diag *d)
     return rc;
 }
 
-/* Nothing unsolicited comes on the control connection: anything readable there during
- * the collection means the target went away. */
-static int control_lost(struct collection *c)
-{
-    char byte;
-    struct pollfd p = {c->link.control, POLLIN, 0};
-    return poll(&p, 1, 0) > 0 && recv(c->link.control, &byte, 1, MSG_PEEK | MSG_DONTWAIT) <= 0;
-}
-
 /* The freezes' names, by ACART_PT_FREEZE_*. */
 static const char *const freeze_names[] = {"the host", "aca_trace_freeze", "an exception"};
 
@@ -153,7 +144,7 @@ static int count_duration(struct collection *c, struct collect_status *sl, struc
     double end = c->started + c->opt.duration_s, step = c->opt.interval_ms / 1000.0;
     double next = c->started + step;
     for (double now = net_now(); !rc && now < end; now = net_now()) {
-        if (interrupted || control_lost(c))
+        if (interrupted || collect_control_lost(c))
             break;
         if (now >= next) {
             rc = collect_read_counts(c, d);
@@ -172,7 +163,7 @@ static int count_duration(struct collection *c, struct collect_status *sl, struc
     }
     sigaction(SIGINT, &old, NULL);
     collect_status_clear(sl);
-    if (!rc && !control_lost(c))
+    if (!rc && !collect_control_lost(c))
         rc = collect_read_counts(c, d); /* the last interval, up to STOP */
     return rc;
 }
@@ -185,7 +176,7 @@ static int wait_duration(struct collection *c, struct collect_status *sl, struct
     catch_interrupt(&old);
     double end = c->started + c->opt.duration_s;
     for (double now = net_now(); now < end; now = net_now()) {
-        if (interrupted || atomic_load(&c->reader.failed) || control_lost(c) ||
+        if (interrupted || atomic_load(&c->reader.failed) || collect_control_lost(c) ||
             (rc = snapshot_frozen(c, now, &next_poll, &frozen, d)) != 0 || frozen)
             break;
         char b[31];
@@ -259,6 +250,7 @@ static int drain(struct collection *c, struct collect_status *sl, struct diag *d
                                             : ch->link.type == ACART_DATA_PT ? "Intel PT"
                                                                              : "uncore");
             }
+            c->drain_gave_up = 1;
             return diag_fail(d, COLLECT_DIAG_TARGET,
                              "after STOP no data arrived for %.0f s and %d data channels are "
                              "still open (%s): see --timeout",
@@ -277,12 +269,11 @@ static int drain(struct collection *c, struct collect_status *sl, struct diag *d
 int collect_run(struct collection *c, struct diag *d)
 {
     struct collect_status sl = {isatty(STDERR_FILENO), 0};
-    uint32_t sizes[COLLECT_MAX_GROUPS];
     uint32_t groups = (uint32_t)c->opt.resolved.num_groups;
     for (uint32_t g = 0; g < groups; g++)
-        sizes[g] = c->layout.sample_size;
+        c->sample_sizes[g] = c->layout.sample_size;
     size_t n = c->num_cpus + SEP_NONCORE_DATA_CONNECTIONS + (c->opt.pt.enabled ? 1 : 0);
-    int rc = data_reader_init(&c->reader, c->data, n, c->opt.output, sizes, groups,
+    int rc = data_reader_init(&c->reader, c->data, n, c->opt.output, c->sample_sizes, groups,
                               (uint32_t)c->opt.num_events, d);
     free(c->data); /* the reader owns the connections now */
     c->data = NULL;
@@ -305,7 +296,7 @@ int collect_run(struct collection *c, struct diag *d)
         data_reader_join(&c->reader);
         return data_reader_finish(&c->reader, d);
     }
-    if (control_lost(c))
+    if (collect_control_lost(c))
         return diag_fail(d, COLLECT_DIAG_TARGET,
                          "%s:%s closed the control connection during the collection", c->link.host,
                          c->link.port);
@@ -366,6 +357,33 @@ static int pmi_budget(struct collection *c, struct diag *d)
                              "GET_PMI_BUDGET: CPU %" PRIu32 ": %" PRIu32 " raises", i,
                              c->budget.cpu[i].num_raises);
     c->have_budget = 1;
+    return 0;
+}
+
+/* What the target queued on each data channel (an acart extension): the proof that each
+ * stream the host read to its end is whole, checked by collect_check_channels. A target
+ * without it answers DRIVER_COMM_FAILED: the CPU channels are then checked by their sample
+ * counts only (collect_check_counts). */
+static int channel_totals(struct collection *c, struct diag *d)
+{
+    size_t got = 0;
+    int rc =
+        link_request(&c->link, ACART_OP_GET_CHANNEL_TOTALS, NULL, 0, &c->totals, sizeof c->totals,
+                     offsetof(struct acart_channel_totals, channel), &got, d);
+    if (rc && c->link.last_status == SEP_STATUS_DRIVER_COMM_FAILED) {
+        d->code = 0;
+        d->msg[0] = 0;
+        return 0;
+    }
+    if (rc)
+        return rc;
+    if (c->totals.size > ACART_MAX_CHANNEL_TOTALS ||
+        got < offsetof(struct acart_channel_totals, channel) +
+                  c->totals.size * sizeof c->totals.channel[0])
+        return diag_fail(d, COLLECT_DIAG_TARGET,
+                         "GET_CHANNEL_TOTALS: %zu bytes for %" PRIu32 " entries", got,
+                         c->totals.size);
+    c->have_totals = 1;
     return 0;
 }
 
@@ -436,8 +454,8 @@ int collect_results(struct collection *c, struct diag *d)
                                sizeof c->num_samples, d)) &&
         !(rc = collect_request(c, SEP_OP_GET_SAMPLE_DROP_INFO, NULL, 0, &c->drops, sizeof c->drops,
                                d)) &&
-        !(rc = drop_reasons(c, d)) && !(rc = pmi_budget(c, d)) && !(rc = group_times(c, d)) &&
-        !(rc = interval_counts(c, d)) &&
+        !(rc = drop_reasons(c, d)) && !(rc = pmi_budget(c, d)) && !(rc = channel_totals(c, d)) &&
+        !(rc = group_times(c, d)) && !(rc = interval_counts(c, d)) &&
         !(rc = collect_request(c, SEP_OP_TSC_SKEW_INFO, NULL, 0, skew, c->num_cpus * sizeof *skew,
                                d)) &&
         !(rc = c->opt.pt.enabled ? collect_pt_results(&c->pt, &c->link, d) : 0))

@@ -236,10 +236,19 @@ int collect_check_counts(const struct collection *c, struct diag *d)
             continue;
         }
         reported += e.sampled;
-        if (got != e.sampled)
+        /* Fewer than the target sent: the channel ended early, by a reset that arrived as
+         * a FIN or a FIN the target should never have sent. Cut, not complete. */
+        if (got < e.sampled)
             return diag_fail(d, COLLECT_DIAG_TARGET,
-                             "CPU %" PRIu32 ": received %" PRIu64 " sample records, the target "
-                             "reports %" PRIu32 " sent (GET_SAMPLE_DROP_INFO)",
+                             "data channel of CPU %" PRIu32 " was cut after %" PRIu64 " of %" PRIu32
+                             " records: the target reports %" PRIu32
+                             " sent (GET_SAMPLE_DROP_INFO), so the collection is incomplete",
+                             i, got, e.sampled, e.sampled);
+        if (got > e.sampled)
+            return diag_fail(d, COLLECT_DIAG_TARGET,
+                             "data channel of CPU %" PRIu32 ": received %" PRIu64
+                             " sample records, the target reports %" PRIu32
+                             " sent (GET_SAMPLE_DROP_INFO)",
                              i, got, e.sampled);
     }
     if (uncovered)

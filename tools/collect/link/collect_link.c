@@ -47,6 +47,8 @@ static const struct {
     NAME(SEP_OP_, SET_DEVICE_NUM_UNITS),
     NAME(SEP_OP_, GET_SAMPLE_DROP_INFO),
     NAME(ACART_OP_, GET_DROP_REASONS),
+    NAME(ACART_OP_, GET_PMI_BUDGET),
+    NAME(ACART_OP_, GET_CHANNEL_TOTALS),
     NAME(ACART_OP_, EXTENSIONS),
     NAME(ACART_OP_, PT_INFO),
     NAME(ACART_OP_, PT_CONFIG),
@@ -416,16 +418,20 @@ int link_request(struct collect_link *l, uint32_t op, const void *in, size_t in_
     int rc = net_send_all(l->control, &h, sizeof h, l->timeout_s);
     if (rc == NET_OK && in_len)
         rc = net_send_all(l->control, in, in_len, l->timeout_s);
-    if (rc != NET_OK)
+    if (rc != NET_OK) {
+        l->lost = rc == NET_ERR_CLOSED || rc == NET_ERR_SYSTEM;
         return fail(d, "%s (%" PRIu32 "): sending the request: %s", name, op, net_strerror(rc));
+    }
 
     struct sep_ctrl_header r;
     rc = net_recv_exact(l->control, &r, sizeof r, l->timeout_s, NULL);
     if (rc == NET_ERR_TIMEOUT)
         return fail(d, "%s (%" PRIu32 "): no reply within %.0f s (see --timeout)", name, op,
                     l->timeout_s);
-    if (rc != NET_OK)
+    if (rc != NET_OK) {
+        l->lost = rc == NET_ERR_CLOSED || rc == NET_ERR_SYSTEM;
         return fail(d, "%s (%" PRIu32 "): waiting for the reply: %s", name, op, net_strerror(rc));
+    }
     if (r.header_size != sizeof r)
         return fail(d, "%s (%" PRIu32 "): reply header says it is %" PRIu32 " bytes, expected %zu",
                     name, op, r.header_size, sizeof r);

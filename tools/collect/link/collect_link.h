@@ -22,6 +22,7 @@ struct collect_link {
     double timeout_s;                /* longest wait for any reply */
     struct sep_target_status status; /* the handshake's answer */
     int32_t last_status;             /* the last reply's status (SEP_STATUS_*) */
+    int lost; /* a request found the control connection ended (closed or reset) */
 };
 
 /* A data connection after its handshake: what the target says it carries. */
