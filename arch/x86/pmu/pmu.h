@@ -289,6 +289,18 @@ static inline void pmu_zero(void *p, uint32_t bytes)
         b[i] = 0;
 }
 
+/* The low `bits` bits set. */
+static inline uint64_t pmu_width_mask(unsigned bits)
+{
+    return bits >= 64 ? ~0ull : (1ull << bits) - 1;
+}
+
+/* Bits of a counter id's counter. */
+static inline unsigned pmu_counter_width(const struct pmu_caps *caps, unsigned id)
+{
+    return id < 32 ? caps->gp_width : caps->fixed_width;
+}
+
 /* Slot of a counter id in the per-counter arrays. */
 static inline unsigned pmu_slot(unsigned counter)
 {
@@ -321,11 +333,18 @@ int pmu_cpu_setup_pebs(struct pmu_cpu_state *cpu, void *memory, uint32_t bytes);
  * GLOBAL_STATUS. Counting starts with pmu_start_cpu(). */
 int pmu_program_cpu(struct pmu_cpu_state *cpu, const struct pmu_plan *plan);
 
-/* The raw path: applies (msr, value) writes in order, with counting disabled. The caller
- * has checked them against its allowlist; this refuses writes to read-only MSRs (before
- * writing anything), keeps an IA32_PERF_GLOBAL_CTRL value for pmu_start_cpu() (without
- * one, every counter enabled by its control is), and learns from each counter write its
- * reload value and tag, from controls with INT/PMI which counters sample. */
+/* Counting off on this CPU, every control cleared, status cleared; the per-CPU
+ * bookkeeping reset (pmu_program_cpu and pmu_program_raw begin with it). */
+void pmu_quiesce(struct pmu_cpu_state *cpu);
+
+/* Acknowledges whatever GLOBAL_STATUS holds that GLOBAL_OVF_CTRL may clear. */
+void pmu_clear_status(const struct pmu_caps *caps);
+
+/* The raw path (pmu_raw.c, not in libacart.a: no runtime code uses it): applies (msr, value) writes
+ * in order, with counting disabled. The caller has checked them against its allowlist; this refuses
+ * writes to read-only MSRs (before writing anything), keeps an IA32_PERF_GLOBAL_CTRL value for
+ * pmu_start_cpu() (without one, every counter enabled by its control is), and learns from each
+ * counter write its reload value and tag, from controls with INT/PMI which counters sample. */
 int pmu_program_raw(struct pmu_cpu_state *cpu, const struct pmu_msr_write *writes,
                     uint32_t num_writes);
 
