@@ -55,8 +55,10 @@ static struct pmu_caps pmu_caps;
 static int pmu_usable;
 static int nmi_installed;
 static int vector_installed;
+#if ACA_WITH_PEBS
 static uint8_t pebs_memory[ACA_MAX_CPUS][PEBS_DS_BYTES_PER_CPU]
     __attribute__((section(".bss.acart_pebs"), aligned(PEBS_DS_ALIGN)));
+#endif
 static struct sampler_config config;
 /* Words after the 48-byte record that record_sample zeroes or walks: all of them, or those
  * before the stack copy, which ends the record and fills itself. */
@@ -69,7 +71,9 @@ static volatile int port_ticks;
 static uint32_t tick_scale, tick_shift;
 static sampler_trace_pmi_fn trace_pmi;
 
+#if ACA_WITH_COUNTING
 static void switch_tick(const struct aca_frame *frame);
+#endif
 
 /* Return addresses of the interrupted code's callers, innermost first, found by following
  * saved frame pointers (the image is built with -fno-omit-frame-pointer). Reads only
@@ -112,6 +116,7 @@ static inline void put_u64(uint32_t *out, uint64_t v)
     out[1] = (uint32_t)(v >> 32);
 }
 
+#if ACA_WITH_STACK_COPY
 /* The interrupted registers and a copy of its stack from SP upwards (struct
  * acart_stack_copy), for the host's CFI unwinder: what a call stack needs in code built
  * without frame pointers. Fills the whole area at `out`, stack_copy_bytes after the head.
@@ -146,7 +151,9 @@ static __attribute__((noinline)) void record_stack_copy(uint32_t *out,
     for (uint32_t i = n; i < words; i++)
         stack[i] = 0;
 }
+#endif
 
+#if ACA_WITH_LBR
 /* Entry `index`'s FROM, TO or INFO word (`word` 0, 1, 2) of a PEBS record's LBR group
  * (architectural order: entry 0 the newest), 0 past its last entry. */
 static uint64_t pebs_lbr_word(const struct pebs_sample *pebs, uint32_t index, uint32_t word)
@@ -186,7 +193,9 @@ static void record_lbrs(uint32_t *out, const struct lbr_snapshot *snap,
         out[2 * i + 1] = (uint32_t)(v >> 32);
     }
 }
+#endif
 
+#if ACA_WITH_PEBS
 /* The load's address, data source and latency as u64 words (struct sep_latency_info). */
 static void record_memory(uint32_t *out, const struct pebs_sample *mem)
 {
@@ -197,7 +206,9 @@ static void record_memory(uint32_t *out, const struct pebs_sample *mem)
         out[2 * i + 1] = (uint32_t)(v[i] >> 32);
     }
 }
+#endif
 
+#if ACA_WITH_LBR || ACA_WITH_PEBS
 /* What a counter overflow adds to its sample's `tail` (the words after the 48-byte
  * record): the LBR snapshot of this PMI, or the PEBS record's LBR group, which is the
  * stack when the event happened and replaces it (the LBRs are on); a load-latency event's
@@ -206,12 +217,17 @@ static __attribute__((noinline)) void
 record_overflow_data(uint32_t *tail, const struct sampler_event *ev, const struct pmu_overflow *ov)
 {
     const struct pebs_sample *pebs = ov->pebs;
+#if ACA_WITH_LBR
     if (ov->lbr_raw && ev->lbr && config.lbr_num_regs)
         record_lbrs(tail + (config.lbr_offset - sizeof(struct sep_sample_pc)) / 4, ov->lbr_raw,
                     pebs && (pebs->have & PEBS_HAVE_LBR) ? pebs : 0);
+#endif
+#if ACA_WITH_PEBS
     if (pebs && config.latency_offset && ev->load_latency && (pebs->have & PEBS_HAVE_MEMORY))
         record_memory(tail + (config.latency_offset - sizeof(struct sep_sample_pc)) / 4, pebs);
+#endif
 }
+#endif
 
 /* The one place a sample record is written: on this CPU, into this CPU's ring. `ip` is
  * the interrupted EIP, or the event's exact IP when PEBS recorded it; `ov` the counter
@@ -264,10 +280,16 @@ static void record_sample(const struct aca_frame *frame, uint64_t ip,
         tail[i] = 0;
     for (uint32_t i = walked_to; i < words; i++)
         tail[i] = 0;
+#if ACA_WITH_LBR || ACA_WITH_PEBS
     if (ov)
         record_overflow_data(tail, ev, ov);
+#else
+    (void)ov;      /* nothing beyond the IP: no LBR, no PEBS record */
+#endif
+#if ACA_WITH_STACK_COPY
     if (config.stack_copy_bytes)
         record_stack_copy(tail + words, frame);
+#endif
     ring_commit(&c->ring);
 }
 
@@ -386,8 +408,10 @@ void aca_sample_tick(const struct aca_frame *frame)
         port_tick(frame);
     else if (config.source == SAMPLER_SOURCE_TIMER)
         record_sample(frame, frame->ip, &config.events[0], 0);
+#if ACA_WITH_COUNTING
     else if (config.num_groups > 1 && config.switch_tsc)
         switch_tick(frame);
+#endif
 }
 
 void sampler_selftest_begin(void)
@@ -412,20 +436,22 @@ uint32_t sampler_selftest_end(struct sampler_selftest_counts *out, uint32_t max)
     return n;
 }
 
+#if ACA_WITH_COUNTING
 static void switch_on_this_cpu(struct sampler_cpu *c, const struct aca_frame *frame);
+#endif
 
 static void on_overflow(void *ctx, const struct pmu_overflow *ov)
 {
     const struct aca_frame *frame = ctx;
-    uint64_t ip = ov->pebs ? ov->pebs->ip : frame->ip;
+    uint64_t ip = ACA_WITH_PEBS && ov->pebs ? ov->pebs->ip : frame->ip;
     if (ov->tag < config.num_events) {
         const struct sampler_event *ev = &config.events[ov->tag];
         record_sample(frame, ip, ev, ov);
         struct sampler_cpu *c = &cpus[aca_plat_cpu_index()];
         if (c->active)
             c->interrupts[ov->tag]++; /* the samples record_sample took: ring's `sampled` */
-        if (config.switch_overflows && ev->event_index == config.switch_event && c->trigger_left &&
-            --c->trigger_left == 0)
+        if (ACA_WITH_COUNTING && config.switch_overflows &&
+            ev->event_index == config.switch_event && c->trigger_left && --c->trigger_left == 0)
             c->switch_due = 1;
     } else
         cpus[aca_plat_cpu_index()].no_event++; /* counted, as every sample the PMU took */
@@ -452,7 +478,7 @@ static int on_pmi(const struct aca_frame *frame)
     struct pmu_cpu_state *pmu = cpu < num_cpus ? &cpus[cpu].pmu : 0;
     if (!pmu)
         return 0;
-    if (cpus[cpu].switching) {
+    if (ACA_WITH_COUNTING && cpus[cpu].switching) {
         /* A switch on this CPU was interrupted: it takes the pending overflows itself. */
         pmi_lvt_unmask(cpu);
         if (!config.use_nmi)
@@ -476,8 +502,10 @@ static int on_pmi(const struct aca_frame *frame)
         handled = 1;
     }
     cpus[cpu].late_pmi = 0;
+#if ACA_WITH_COUNTING
     if (cpus[cpu].switch_due)
         switch_on_this_cpu(&cpus[cpu], frame);
+#endif
     if (pmu_caps.pmi_ack_late)
         pmi_lvt_unmask(cpu);
     if (!config.use_nmi)
@@ -515,7 +543,7 @@ const struct pmu_caps *sampler_pmu_caps(void)
 
 static int uses_pebs(const struct sampler_event *ev)
 {
-    return ev->precise && pmu_caps.pebs.usable;
+    return ACA_WITH_PEBS && ev->precise && pmu_caps.pebs.usable;
 }
 
 /* Programs the events of this CPU's current group (paused), with the counts they had when
@@ -576,7 +604,7 @@ static int program_group(struct sampler_cpu *c)
     plan.lbr = config.lbr_num_regs != 0;
     plan.lbr_select = config.lbr_select;
     int err = pmu_program_cpu(&c->pmu, &plan);
-    if (err || !(c->turned & (1u << c->group)))
+    if (err || !ACA_WITH_COUNTING || !(c->turned & (1u << c->group)))
         return err;
     for (uint32_t i = 0; i < config.num_events; i++) {
         const struct sampler_event *ev = &config.events[i];
@@ -596,12 +624,16 @@ static int program_pmu_on_this_cpu(struct sampler_cpu *c)
     /* In LBR call-stack mode the handler drops its own calls, through the call into this
      * one, from the stack it reads (pmi.c). */
     c->pmu.lbr_handler = (uintptr_t)on_pmi;
+#if ACA_WITH_PEBS
     if (precise) {
         int err =
             pmu_cpu_setup_pebs(&c->pmu, pebs_memory[aca_plat_cpu_index()], PEBS_DS_BYTES_PER_CPU);
         if (err)
             return err;
     }
+#else
+    (void)precise; /* never: uses_pebs() is 0 */
+#endif
     c->group = 0;
     c->turned = 0;
     c->switches = 0;
@@ -620,6 +652,7 @@ static void account_turn(struct sampler_cpu *c, uint64_t now)
     c->group_since = now;
 }
 
+#if ACA_WITH_COUNTING
 /* A frame for samples a switch takes outside any interrupted code (SWITCH_GROUP's call):
  * their IP is unknown, 0. */
 static const struct aca_frame no_frame;
@@ -674,6 +707,7 @@ __attribute__((noinline)) static void switch_tick(const struct aca_frame *frame)
     if (c->timer_armed || rdtsc() - c->group_since >= config.switch_tsc)
         switch_on_this_cpu(c, frame);
 }
+#endif
 
 static void start_on_this_cpu(void *arg)
 {
@@ -704,7 +738,7 @@ static void start_on_this_cpu(void *arg)
     c->program_error = program_pmu_on_this_cpu(c);
     if (c->program_error)
         return;
-    if (config.num_groups > 1 && config.switch_tsc) {
+    if (ACA_WITH_COUNTING && config.num_groups > 1 && config.switch_tsc) {
         int err = aca_plat_timer_arm(config.switch_tsc);
         /* No timer for acart: the port's own tick calls aca_sample_tick(). */
         c->timer_armed = err == 0;
@@ -797,8 +831,9 @@ int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
         return ACA_ERR_INVALID;
     /* The stack copy ends the record and shares no byte with the other areas. */
     if (cfg->stack_copy_bytes &&
-        (cfg->stack_copy_offset < sizeof(struct sep_sample_pc) || cfg->stack_copy_offset % 8 ||
-         cfg->stack_copy_bytes % 8 || cfg->stack_copy_bytes > ACART_STACK_COPY_MAX ||
+        (!ACA_WITH_STACK_COPY || cfg->stack_copy_offset < sizeof(struct sep_sample_pc) ||
+         cfg->stack_copy_offset % 8 || cfg->stack_copy_bytes % 8 ||
+         cfg->stack_copy_bytes > ACART_STACK_COPY_MAX ||
          (uint64_t)cfg->stack_copy_offset + ACART_STACK_COPY_HEAD + cfg->stack_copy_bytes !=
              cfg->record_size ||
          (cfg->callstack_depth &&
@@ -809,7 +844,8 @@ int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
           cfg->latency_offset + SEP_LATENCY_INFO_FILLED > cfg->stack_copy_offset)))
         return ACA_ERR_INVALID;
     if (cfg->lbr_num_regs &&
-        (cfg->source != SAMPLER_SOURCE_PMU || cfg->lbr_num_regs > SAMPLER_MAX_LBR_REGS ||
+        (!ACA_WITH_LBR || cfg->source != SAMPLER_SOURCE_PMU ||
+         cfg->lbr_num_regs > SAMPLER_MAX_LBR_REGS ||
          cfg->lbr_offset < sizeof(struct sep_sample_pc) || cfg->lbr_offset % 8 ||
          cfg->lbr_offset + 8ull * cfg->lbr_num_regs > cfg->record_size ||
          (cfg->callstack_depth &&
@@ -839,7 +875,7 @@ int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
      * turns only on the PMU. */
     uint32_t groups = cfg->num_groups ? cfg->num_groups : 1;
     if (groups > SAMPLER_MAX_GROUPS || cfg->num_extra > SAMPLER_MAX_EXTRA ||
-        (groups > 1 && cfg->source != SAMPLER_SOURCE_PMU))
+        (groups > 1 && (!ACA_WITH_COUNTING || cfg->source != SAMPLER_SOURCE_PMU)))
         return ACA_ERR_INVALID;
     for (uint32_t g = 0; g < groups; g++) {
         uint32_t n = 0;
@@ -854,7 +890,7 @@ int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
     for (uint32_t i = 0; i < cfg->num_extra; i++)
         if (cfg->extra_group[i] >= groups)
             return ACA_ERR_INVALID;
-    if (cfg->counting && cfg->source != SAMPLER_SOURCE_PMU)
+    if (cfg->counting && (!ACA_WITH_COUNTING || cfg->source != SAMPLER_SOURCE_PMU))
         return ACA_ERR_NO_PMU;
     for (uint32_t i = 0; i < cfg->num_events; i++)
         if (cfg->counting ? cfg->events[i].sample_after != 0
@@ -949,6 +985,7 @@ void sampler_resume(void)
         aca_plat_call_on_all_cpus(set_active_on_this_cpu, (void *)1);
 }
 
+#if ACA_WITH_COUNTING
 static void switch_call(void *arg)
 {
     (void)arg;
@@ -957,12 +994,19 @@ static void switch_call(void *arg)
         switch_on_this_cpu(&cpus[cpu], 0);
 }
 
+#endif
+
+/* Built without counting mode (ACA_WITH_COUNTING 0) a session has one group, counted by
+ * nobody: sampler_setup() refuses more, and these do nothing. */
 void sampler_switch_group(void)
 {
+#if ACA_WITH_COUNTING
     if (running && config.num_groups > 1)
         aca_plat_call_on_all_cpus(switch_call, 0);
+#endif
 }
 
+#if ACA_WITH_COUNTING
 struct count_read {
     uint64_t *tsc, *counts;
     uint32_t cap;
@@ -1014,12 +1058,18 @@ static void read_counts_on_this_cpu(void *arg)
         pmu_start_cpu(&c->pmu);
 }
 
+#endif
+
 void sampler_read_counts(uint64_t *tsc, uint64_t *counts, uint32_t cap, const uint32_t *offset,
                          int next_group)
 {
+#if ACA_WITH_COUNTING
     struct count_read r = {tsc, counts, cap, offset, next_group};
     if (running && config.counting)
         aca_plat_call_on_all_cpus(read_counts_on_this_cpu, &r);
+#else
+    (void)tsc, (void)counts, (void)cap, (void)offset, (void)next_group;
+#endif
 }
 
 void sampler_interrupt_counts(uint32_t cpu, uint64_t *out, uint32_t n)

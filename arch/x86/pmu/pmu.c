@@ -146,6 +146,7 @@ static void probe_status_and_controls(struct pmu_caps *caps, const struct cpuid_
     caps->evtsel_valid = evtsel;
 }
 
+#if ACA_WITH_LBR
 static void probe_lbr(struct pmu_caps *caps, const struct pmu_model *row, uint32_t max_leaf,
                       const struct cpuid_regs *r7)
 {
@@ -154,7 +155,9 @@ static void probe_lbr(struct pmu_caps *caps, const struct pmu_model *row, uint32
     lbr_caps_derive(row ? &row->lbr : 0, caps->perf_capabilities, r7->edx, r1c.eax, r1c.ebx,
                     &caps->lbr);
 }
+#endif
 
+#if ACA_WITH_PEBS
 static void probe_pebs(struct pmu_caps *caps, const struct pmu_model *row,
                        const struct cpuid_regs *r1)
 {
@@ -214,6 +217,7 @@ const struct pebs_quirk *pebs_quirk_for_cpu(uint32_t family, uint32_t model, uin
         return NULL;
     return pebs_quirk_lookup(family, model, stepping, pmu_microcode_revision());
 }
+#endif
 
 int pmu_probe(struct pmu_caps *caps)
 {
@@ -253,9 +257,15 @@ int pmu_probe(struct pmu_caps *caps)
         caps->core_type = (uint8_t)(cpuid(0x1a, 0).eax >> 24);
 
     probe_counters(caps, &ra, &r1);
+#if ACA_WITH_PEBS
     probe_pebs(caps, row, &r1);
+#else
+    caps->pebs_quirk = PMU_PEBS_NOT_BUILT;
+#endif
     probe_status_and_controls(caps, &ra, &r7);
+#if ACA_WITH_LBR
     probe_lbr(caps, row, r0.eax, &r7);
+#endif
     caps->tsx_force_abort = (r7.edx & CPUID7_EDX_TSX_FORCE_ABORT) && caps->num_gp > 3;
     return PMU_OK;
 }
@@ -293,9 +303,14 @@ void pmu_cpu_init(struct pmu_cpu_state *cpu, const struct pmu_caps *caps)
 
 int pmu_cpu_setup_pebs(struct pmu_cpu_state *cpu, void *memory, uint32_t bytes)
 {
+#if ACA_WITH_PEBS
     if (!cpu || !cpu->caps || !cpu->caps->pebs.usable)
         return PMU_ERR_NO_PEBS;
     return pebs_setup_cpu(&cpu->pebs, memory, bytes);
+#else
+    (void)cpu, (void)memory, (void)bytes;
+    return PMU_ERR_NO_PEBS; /* built without PEBS */
+#endif
 }
 
 static unsigned counter_id(const struct pmu_counter_plan *c)
@@ -346,7 +361,7 @@ static int check_counter(const struct pmu_cpu_state *cpu, const struct pmu_count
     if (c->flags & ~(PMU_COUNTER_PEBS | PMU_COUNTER_LOAD_LATENCY))
         return PMU_ERR_INVALID;
     if (c->flags & PMU_COUNTER_PEBS) {
-        if (!(caps->pebs.counters & (1ull << counter_id(c))) || !cpu->pebs.ds)
+        if (!ACA_WITH_PEBS || !(caps->pebs.counters & (1ull << counter_id(c))) || !cpu->pebs.ds)
             return PMU_ERR_NO_PEBS;
         if (!c->sample_after)
             return PMU_ERR_INVALID; /* PEBS only samples */
@@ -384,7 +399,7 @@ static int check_plan(const struct pmu_cpu_state *cpu, const struct pmu_plan *pl
         if (used & (1ull << counter_id(c)))
             return PMU_ERR_INVALID;
         used |= 1ull << counter_id(c);
-        any_pebs |= (c->flags & PMU_COUNTER_PEBS) != 0;
+        any_pebs |= ACA_WITH_PEBS && (c->flags & PMU_COUNTER_PEBS); /* else refused above */
     }
     *pebs_record = 0;
     if (plan->pebs_data_cfg) {
@@ -441,12 +456,12 @@ void pmu_quiesce(struct pmu_cpu_state *cpu)
         msr_write(MSR_IA32_PERFEVTSEL0 + i, 0);
     if (caps->num_fixed)
         msr_write(MSR_IA32_FIXED_CTR_CTRL, 0);
-    if (cpu->lbr_on)
+    if (ACA_WITH_LBR && cpu->lbr_on)
         lbr_disable(&caps->lbr);
     cpu->debugctl = msr_read(MSR_IA32_DEBUGCTL) & ~DEBUGCTL_PMU_BITS;
     msr_write(MSR_IA32_DEBUGCTL, cpu->debugctl);
     pmu_clear_status(caps);
-    if (cpu->pebs.ds)
+    if (ACA_WITH_PEBS && cpu->pebs.ds)
         pebs_rewind(&cpu->pebs);
 
     cpu->lbr_on = 0;
@@ -464,7 +479,7 @@ static void program_counter(struct pmu_cpu_state *cpu, const struct pmu_counter_
     const struct pmu_caps *caps = cpu->caps;
     unsigned id = counter_id(c), slot = pmu_slot(id);
     uint64_t preload = (0 - c->sample_after) & pmu_width_mask(pmu_counter_width(caps, id));
-    int pebs = (c->flags & PMU_COUNTER_PEBS) != 0;
+    int pebs = ACA_WITH_PEBS && (c->flags & PMU_COUNTER_PEBS); /* checked by check_plan */
     int interrupt = c->sample_after && !pebs;
 
     cpu->reload[slot] = preload;
@@ -524,7 +539,7 @@ int pmu_program_cpu(struct pmu_cpu_state *cpu, const struct pmu_plan *plan)
     }
     cpu->num_extra = plan->num_extra;
 
-    if (cpu->pebs_counters) {
+    if (ACA_WITH_PEBS && cpu->pebs_counters) {
         pebs_arm(&cpu->pebs, pebs_record); /* fits: checked by check_plan */
         if (cpu->caps->pebs.adaptive)
             msr_write(MSR_PEBS_DATA_CFG, plan->pebs_data_cfg);
@@ -540,7 +555,7 @@ int pmu_program_cpu(struct pmu_cpu_state *cpu, const struct pmu_plan *plan)
         if (cpu->caps->lbr.depth && !(plan->lbr && (plan->lbr_select & LBR_SEL_CALL_STACK)))
             debugctl |= DEBUGCTL_FREEZE_LBRS_ON_PMI;
     }
-    if (plan->lbr) {
+    if (ACA_WITH_LBR && plan->lbr) { /* else refused by check_plan (no LBR depth) */
         lbr_enable(&cpu->caps->lbr, plan->lbr_select);
         debugctl |= lbr_debugctl_bits(&cpu->caps->lbr, plan->lbr_select);
         cpu->lbr_on = 1;
@@ -625,7 +640,7 @@ void pmu_double_periods(struct pmu_cpu_state *cpu)
         /* Without full-width writes the counter takes bit 31 sign-extended: a distance to
          * overflow below 2^31 (max_period_gp) survives that. */
         pmu_write_counter(cpu, id, pmu_read_counter(cpu, id) - more);
-        if (cpu->pebs_counters & (1ull << id))
+        if (ACA_WITH_PEBS && (cpu->pebs_counters & (1ull << id)))
             pebs_set_reset(&cpu->pebs, &caps->pebs, id, cpu->reload[slot]);
     }
     if (cpu->running)

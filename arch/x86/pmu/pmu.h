@@ -17,6 +17,7 @@
 
 #include <stdint.h>
 
+#include "acart_opts.h"
 #include "lbr.h"
 #include "pebs.h"
 #include "pmu_error.h"
@@ -115,9 +116,17 @@ struct pmu_caps {
     uint64_t max_period_gp;     /* largest sample-after for a GP counter */
     uint64_t max_period_fixed;
     struct pebs_caps pebs;
-    const char *pebs_quirk; /* why an erratum turned PEBS off (pebs_quirks.c), else NULL */
+    /* Why precise events are refused though the CPU may have PEBS: an erratum turned it
+     * off (pebs_quirk_lookup), or the library was built without it (ACA_WITH_PEBS 0,
+     * PMU_PEBS_NOT_BUILT); else NULL. */
+    const char *pebs_quirk;
     struct lbr_caps lbr;
 };
+
+/* Built without PEBS or LBR (acart_opts.h): pebs.c and lbr.c are not in the library,
+ * pmu_probe() reports neither (pebs.usable 0, pebs_quirk saying why; lbr.depth 0), so
+ * every plan that asks for them is refused as on a CPU without them. */
+#define PMU_PEBS_NOT_BUILT "not built in: libacart.a has ACA_WITH_PEBS 0"
 
 /* Fills caps from CPUID, IA32_PERF_CAPABILITIES and the per-model table. Returns 0, or
  * PMU_ERR_NO_PMU when the CPU is not Intel or offers perfmon version < 2 (QEMU TCG and
