@@ -18,6 +18,13 @@
 
 #include <string.h>
 
+/* Set-up, start, stop, the counts the agent reads and the programming of a group run in
+ * net context or in its calls on every CPU, a few times per collection (and once per turn
+ * when groups take turns): cold, so GCC builds them for size as it does the control-plane
+ * files (-Os, runtime/CMakeLists.txt) and keeps them away from the sample path (the timer
+ * tick, the PMI and the record they write), which stays at -O2. */
+#define CONTROL_PLANE __attribute__((cold))
+
 struct sampler_cpu {
     struct ring ring;
     volatile uint32_t active;       /* 0 while paused or stopped: interrupts record nothing */
@@ -299,7 +306,7 @@ static struct sampler_selftest_counts selftest[ACA_MAX_CPUS];
 
 /* Kept out of line: inlined, its locals and saved registers would give every sampling
  * tick a bigger frame (bench/sample_cost.py counts the instructions). */
-__attribute__((noinline)) static void selftest_tick(const struct aca_frame *frame)
+CONTROL_PLANE __attribute__((noinline)) static void selftest_tick(const struct aca_frame *frame)
 {
     uint32_t cpu = aca_plat_cpu_index();
     if (cpu >= ACA_MAX_CPUS)
@@ -414,7 +421,7 @@ void aca_sample_tick(const struct aca_frame *frame)
 #endif
 }
 
-void sampler_selftest_begin(void)
+CONTROL_PLANE void sampler_selftest_begin(void)
 {
     for (uint32_t i = 0; i < ACA_MAX_CPUS; i++) {
         selftest[i].ticks = selftest[i].in_task = 0;
@@ -423,7 +430,7 @@ void sampler_selftest_begin(void)
     __atomic_store_n(&selftest_on, 1, __ATOMIC_RELEASE);
 }
 
-uint32_t sampler_selftest_end(struct sampler_selftest_counts *out, uint32_t max)
+CONTROL_PLANE uint32_t sampler_selftest_end(struct sampler_selftest_counts *out, uint32_t max)
 {
     __atomic_store_n(&selftest_on, 0, __ATOMIC_RELEASE);
     uint32_t n = aca_plat_num_cpus();
@@ -513,7 +520,7 @@ static int on_pmi(const struct aca_frame *frame)
     return handled != 0; /* 0: not ours, the platform passes the NMI on */
 }
 
-void sampler_set_trace_pmi(sampler_trace_pmi_fn fn)
+CONTROL_PLANE void sampler_set_trace_pmi(sampler_trace_pmi_fn fn)
 {
     trace_pmi = fn;
 }
@@ -524,19 +531,19 @@ static int wants_pmi(void)
     return config.source == SAMPLER_SOURCE_PMU || trace_pmi;
 }
 
-int sampler_probe_pmu(void)
+CONTROL_PLANE int sampler_probe_pmu(void)
 {
     int err = pmu_probe(&pmu_caps);
     pmu_usable = err == 0;
     return err;
 }
 
-const char *sampler_pebs_refusal(void)
+CONTROL_PLANE const char *sampler_pebs_refusal(void)
 {
     return pmu_usable ? pmu_caps.pebs_quirk : 0;
 }
 
-const struct pmu_caps *sampler_pmu_caps(void)
+CONTROL_PLANE const struct pmu_caps *sampler_pmu_caps(void)
 {
     return pmu_usable ? &pmu_caps : 0;
 }
@@ -548,7 +555,7 @@ static int uses_pebs(const struct sampler_event *ev)
 
 /* Programs the events of this CPU's current group (paused), with the counts they had when
  * the group's last turn ended. */
-static int program_group(struct sampler_cpu *c)
+CONTROL_PLANE static int program_group(struct sampler_cpu *c)
 {
     struct pmu_plan plan;
     pmu_zero(&plan, sizeof(plan)); /* in the start IPI: no libc */
@@ -615,7 +622,7 @@ static int program_group(struct sampler_cpu *c)
     return 0;
 }
 
-static int program_pmu_on_this_cpu(struct sampler_cpu *c)
+CONTROL_PLANE static int program_pmu_on_this_cpu(struct sampler_cpu *c)
 {
     int precise = 0;
     for (uint32_t i = 0; i < config.num_events; i++)
@@ -709,7 +716,7 @@ __attribute__((noinline)) static void switch_tick(const struct aca_frame *frame)
 }
 #endif
 
-static void start_on_this_cpu(void *arg)
+CONTROL_PLANE static void start_on_this_cpu(void *arg)
 {
     (void)arg;
     uint32_t cpu = aca_plat_cpu_index();
@@ -755,7 +762,7 @@ static void start_on_this_cpu(void *arg)
     pmu_start_cpu(&c->pmu);
 }
 
-static void stop_on_this_cpu(void *arg)
+CONTROL_PLANE static void stop_on_this_cpu(void *arg)
 {
     (void)arg;
     uint32_t cpu = aca_plat_cpu_index();
@@ -781,7 +788,7 @@ static void stop_on_this_cpu(void *arg)
     cpus[cpu].active = 0;
 }
 
-static void set_active_on_this_cpu(void *arg)
+CONTROL_PLANE static void set_active_on_this_cpu(void *arg)
 {
     uint32_t cpu = aca_plat_cpu_index();
     if (cpu >= num_cpus)
@@ -811,13 +818,13 @@ static void set_active_on_this_cpu(void *arg)
 
 /* Whether the record areas [a, a + alen) and [b, b + blen) share a byte (an empty one
  * shares none). */
-static int overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+CONTROL_PLANE static int overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 {
     return alen && blen && a < b + blen && b < a + alen;
 }
 
-int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
-                  const struct sampler_config *cfg)
+CONTROL_PLANE int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
+                                const struct sampler_config *cfg)
 {
     if (running)
         return ACA_ERR_BUSY;
@@ -935,7 +942,7 @@ int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
 static uint32_t start_error_cpu, start_error_timer;
 static int32_t start_error;
 
-int sampler_start(void)
+CONTROL_PLANE int sampler_start(void)
 {
     if (num_cpus == 0)
         return ACA_ERR_STATE;
@@ -957,7 +964,7 @@ int sampler_start(void)
     return ACA_OK;
 }
 
-const char *sampler_start_error(uint32_t *cpu)
+CONTROL_PLANE const char *sampler_start_error(uint32_t *cpu)
 {
     if (!start_error)
         return 0;
@@ -966,20 +973,20 @@ const char *sampler_start_error(uint32_t *cpu)
                              : pmu_strerror(start_error);
 }
 
-void sampler_pmi_budget(uint32_t cpu, struct pmi_budget *out)
+CONTROL_PLANE void sampler_pmi_budget(uint32_t cpu, struct pmi_budget *out)
 {
     pmu_zero(out, sizeof(*out));
     if (cpu < num_cpus)
         *out = cpus[cpu].budget;
 }
 
-void sampler_pause(void)
+CONTROL_PLANE void sampler_pause(void)
 {
     if (running)
         aca_plat_call_on_all_cpus(set_active_on_this_cpu, (void *)0);
 }
 
-void sampler_resume(void)
+CONTROL_PLANE void sampler_resume(void)
 {
     if (running)
         aca_plat_call_on_all_cpus(set_active_on_this_cpu, (void *)1);
@@ -998,7 +1005,7 @@ static void switch_call(void *arg)
 
 /* Built without counting mode (ACA_WITH_COUNTING 0) a session has one group, counted by
  * nobody: sampler_setup() refuses more, and these do nothing. */
-void sampler_switch_group(void)
+CONTROL_PLANE void sampler_switch_group(void)
 {
 #if ACA_WITH_COUNTING
     if (running && config.num_groups > 1)
@@ -1060,8 +1067,8 @@ static void read_counts_on_this_cpu(void *arg)
 
 #endif
 
-void sampler_read_counts(uint64_t *tsc, uint64_t *counts, uint32_t cap, const uint32_t *offset,
-                         int next_group)
+CONTROL_PLANE void sampler_read_counts(uint64_t *tsc, uint64_t *counts, uint32_t cap,
+                                       const uint32_t *offset, int next_group)
 {
 #if ACA_WITH_COUNTING
     struct count_read r = {tsc, counts, cap, offset, next_group};
@@ -1072,13 +1079,13 @@ void sampler_read_counts(uint64_t *tsc, uint64_t *counts, uint32_t cap, const ui
 #endif
 }
 
-void sampler_interrupt_counts(uint32_t cpu, uint64_t *out, uint32_t n)
+CONTROL_PLANE void sampler_interrupt_counts(uint32_t cpu, uint64_t *out, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
         out[i] = cpu < num_cpus && i < SAMPLER_MAX_EVENTS ? cpus[cpu].interrupts[i] : 0;
 }
 
-void sampler_group_times(uint32_t cpu, struct sampler_group_times *out)
+CONTROL_PLANE void sampler_group_times(uint32_t cpu, struct sampler_group_times *out)
 {
     memset(out, 0, sizeof(*out));
     if (cpu >= num_cpus)
@@ -1091,7 +1098,7 @@ void sampler_group_times(uint32_t cpu, struct sampler_group_times *out)
     out->switches = c->switches;
 }
 
-void sampler_stop(void)
+CONTROL_PLANE void sampler_stop(void)
 {
     if (!running)
         return;
@@ -1099,7 +1106,7 @@ void sampler_stop(void)
     running = 0;
 }
 
-void sampler_reset(void)
+CONTROL_PLANE void sampler_reset(void)
 {
     sampler_stop();
     for (uint32_t i = 0; i < num_cpus; i++)
@@ -1129,7 +1136,7 @@ struct ring *sampler_ring(uint32_t cpu)
     return cpu < num_cpus ? &cpus[cpu].ring : 0;
 }
 
-void sampler_counts(uint32_t cpu, struct sampler_cpu_counts *out)
+CONTROL_PLANE void sampler_counts(uint32_t cpu, struct sampler_cpu_counts *out)
 {
     memset(out, 0, sizeof(*out));
     if (cpu >= num_cpus)
@@ -1150,7 +1157,7 @@ void sampler_counts(uint32_t cpu, struct sampler_cpu_counts *out)
     out->tick_skipped = c->tick_skipped;
 }
 
-uint64_t sampler_records_committed(void)
+CONTROL_PLANE uint64_t sampler_records_committed(void)
 {
     uint64_t total = 0;
     for (uint32_t i = 0; i < sampler_num_cpus(); i++) {
