@@ -12,7 +12,8 @@ of their objects' code only once they are split into libraries of their own; tod
 image that links aca_start() pulls them in, and the figures say so.
 
 The minimal build of the memory budget (docs/porting.md; --minimal-lib, the superbuild's
-build/target-minimal: one CPU, no IPROBE, PT or uncore) is reported against its targets:
+build/target-minimal: one CPU, no IPROBE, PT, uncore, PEBS, LBR, stack copies or counting
+mode) is reported against its targets:
 at most 48 KiB of code and 64 KiB of static data besides the sample rings (the PEBS DS
 area counted in). --check fails when it misses them.
 

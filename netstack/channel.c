@@ -10,6 +10,11 @@
 
 #include <string.h>
 
+/* Connections opened, closed and counted (accept, listen, close, abort, errors, keepalive,
+ * statistics): a few times per session, cold, so GCC builds them for size as the runtime's
+ * control plane (-Os); reads, sends and the poll, which move the records, stay at -O2. */
+#define CONTROL_PLANE __attribute__((cold))
+
 /* Control + (CPUs + 2) data channels, plus room for a refused second host. */
 #define CHANNEL_POOL (ACA_MAX_CPUS + 8)
 _Static_assert(MEMP_NUM_TCP_PCB >= CHANNEL_POOL + 4,
@@ -155,7 +160,7 @@ static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
     return last_aborted == pcb ? ERR_ABRT : ERR_OK;
 }
 
-static void on_err(void *arg, err_t err)
+CONTROL_PLANE static void on_err(void *arg, err_t err)
 {
     struct channel *ch = arg;
     (void)err;
@@ -167,7 +172,7 @@ static void on_err(void *arg, err_t err)
     release(ch);
 }
 
-static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
+CONTROL_PLANE static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 {
     (void)arg;
     if (err != ERR_OK || !pcb)
@@ -203,7 +208,7 @@ static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
     return ERR_OK;
 }
 
-int channel_listen(uint16_t port, channel_accept_fn fn, void *arg)
+CONTROL_PLANE int channel_listen(uint16_t port, channel_accept_fn fn, void *arg)
 {
     struct tcp_pcb *pcb = tcp_new();
     if (!pcb)
@@ -339,8 +344,8 @@ uint32_t channel_unacked(const struct channel *ch)
     return ch->pcb ? ch->bytes_written - ch->bytes_acked : 0;
 }
 
-void channel_set_keepalive(struct channel *ch, uint32_t idle_ms, uint32_t interval_ms,
-                           uint32_t count)
+CONTROL_PLANE void channel_set_keepalive(struct channel *ch, uint32_t idle_ms, uint32_t interval_ms,
+                                         uint32_t count)
 {
     if (!ch->pcb)
         return;
@@ -372,7 +377,7 @@ static struct closing *track_closing(struct tcp_pcb *pcb)
     return NULL;
 }
 
-void channel_close(struct channel *ch)
+CONTROL_PLANE void channel_close(struct channel *ch)
 {
     if (ch->pcb) {
         struct tcp_pcb *pcb = ch->pcb;
@@ -396,7 +401,7 @@ void channel_close(struct channel *ch)
     release(ch);
 }
 
-void channel_abort(struct channel *ch)
+CONTROL_PLANE void channel_abort(struct channel *ch)
 {
     if (ch->pcb) {
         struct tcp_pcb *pcb = ch->pcb;
@@ -462,7 +467,7 @@ __attribute__((weak)) int aca_port_net_memory(struct aca_net_memory *out)
     return -1;
 }
 
-void channel_net_stats(struct channel_net_stats *out)
+CONTROL_PLANE void channel_net_stats(struct channel_net_stats *out)
 {
     memset(out, 0, sizeof(*out));
     out->tcp_active = count_pcbs(tcp_active_pcbs);

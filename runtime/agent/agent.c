@@ -527,7 +527,9 @@ int aca_start(const struct aca_config *cfg)
     if (err)
         return err;
     target.started = 1;
+#if ACA_WITH_IPROBE
     pmu_owner_net_started();
+#endif
     if (caps)
         agent_log("acart: PMU %s, perfmon v%u: %u general + %u fixed counters, PEBS %s, "
                   "LBR %u; PMI as %s",

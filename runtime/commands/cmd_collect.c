@@ -41,10 +41,13 @@ int32_t cmd_init_driver(struct cmd_request *req)
     if (coll->state == COLLECTION_RUNNING || coll->state == COLLECTION_PAUSED)
         return SEP_STATUS_SAMP_IN_RUNNING_STATE;
     memcpy(&coll->drv_config, req->in, sizeof(coll->drv_config));
-    if (counting_mode(coll) && !target.pmu_usable) {
-        agent_log("acart: counting mode refused: it reads the PMU's counters, and this CPU has "
-                  "no usable PMU (%s)",
-                  target.sampling_note ? target.sampling_note : "time-based sampling");
+    if (counting_mode(coll) && (!ACA_WITH_COUNTING || !target.pmu_usable)) {
+        agent_log("acart: counting mode refused: %s (%s)",
+                  ACA_WITH_COUNTING ? "it reads the PMU's counters, and this CPU has no usable PMU"
+                                    : "not built in",
+                  !ACA_WITH_COUNTING     ? "libacart.a has ACA_WITH_COUNTING 0"
+                  : target.sampling_note ? target.sampling_note
+                                         : "time-based sampling");
         return SEP_STATUS_INCOMPATIBLE_PARAMS;
     }
     coll->have_drv_config = 1;
@@ -100,9 +103,10 @@ int32_t cmd_desc_next(struct cmd_request *req)
         return SEP_STATUS_INVALID_EVENT_SIZE;
     /* The stack copy area (acart_ext.h) lives in fields SEP reserves: read only from a host
      * that negotiated acart's extensions, so whatever another host leaves there means
-     * nothing. It ends the record, which lets the sampler zero the rest without testing
-     * each word against it. */
-    if (!req->session->extensions_negotiated) {
+     * nothing (and ignored by a library built without stack copies, whose EXTENSIONS does
+     * not offer them). It ends the record, which lets the sampler zero the rest without
+     * testing each word against it. */
+    if (!ACA_WITH_STACK_COPY || !req->session->extensions_negotiated) {
         d->reserved2 = 0;
         d->reserved3 = 0;
     }
@@ -143,10 +147,12 @@ int32_t cmd_em_groups(struct cmd_request *req)
                   (unsigned)ec.num_groups, (unsigned)SAMPLER_MAX_GROUPS);
         return SEP_STATUS_EM_TOO_MANY_EVENT_GROUPS;
     }
-    if (ec.num_groups > 1 && !target.pmu_usable) {
-        agent_log("acart: %u event groups: multiplexing needs a PMU, and this CPU has none "
-                  "(time-based sampling)",
-                  (unsigned)ec.num_groups);
+    if (ec.num_groups > 1 && (!ACA_WITH_COUNTING || !target.pmu_usable)) {
+        agent_log("acart: %u event groups: %s", (unsigned)ec.num_groups,
+                  ACA_WITH_COUNTING ? "multiplexing needs a PMU, and this CPU has none "
+                                      "(time-based sampling)"
+                                    : "multiplexing is not built in (libacart.a has "
+                                      "ACA_WITH_COUNTING 0)");
         return SEP_STATUS_CORE_EVT_MUX_NOT_SUPPORTED;
     }
     /* Turns of em_factor ms (timer) or em_factor overflows of event em_event_num. */
@@ -280,11 +286,13 @@ int32_t cmd_init_pmu(struct cmd_request *req)
         sc->callstack_depth = coll->descriptors[desc].callstack_size / 8;
     }
     /* Stack copies for the host's CFI unwinder (docs/sep-protocol.md 6.5). */
-    if (desc < coll->num_descriptors && coll->descriptors[desc].reserved2) {
+    if (ACA_WITH_STACK_COPY && desc < coll->num_descriptors && coll->descriptors[desc].reserved2) {
         sc->stack_copy_offset = coll->descriptors[desc].reserved2;
         sc->stack_copy_bytes = (uint32_t)coll->descriptors[desc].reserved3 - ACART_STACK_COPY_HEAD;
     }
+#if ACA_WITH_LBR
     cmd_lbr_apply(coll, sc);
+#endif
     /* Memory information of load-latency samples, where the descriptor places it (the
      * reference's latency_offset_in_sample; docs/sep-protocol.md 6.4). Only PEBS has it. */
     if (sc->source == SAMPLER_SOURCE_PMU && desc < coll->num_descriptors)
@@ -599,7 +607,7 @@ static int32_t read_counts(struct cmd_request *req, int next_group)
     uint32_t n = sampler_num_cpus(), events = coll->drv_config.num_events;
     if (coll->state != COLLECTION_RUNNING && coll->state != COLLECTION_PAUSED)
         return SEP_STATUS_SUCCESS;
-    if (!coll->sampler.counting) {
+    if (!ACA_WITH_COUNTING || !coll->sampler.counting) {
         agent_log("acart: counts are read in counting mode only (INIT_DRIVER's collection "
                   "configuration); this collection samples");
         return SEP_STATUS_INVALID_STATE_TRANS;

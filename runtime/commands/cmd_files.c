@@ -13,14 +13,15 @@
 #include <string.h>
 
 /* A part built out (acart_opts.h) is not offered: a host then meets a target without it. */
-#define EXT_FILES (ACA_WITH_IPROBE ? ACART_EXT_FILES : 0)
-#define EXT_PT    (ACA_WITH_PT ? ACART_EXT_PT : 0)
+#define EXT_FILES      (ACA_WITH_IPROBE ? ACART_EXT_FILES : 0)
+#define EXT_PT         (ACA_WITH_PT ? ACART_EXT_PT : 0)
+#define EXT_STACK_COPY (ACA_WITH_STACK_COPY ? ACART_EXT_STACK_COPY : 0)
 
 int32_t cmd_extensions(struct cmd_request *req)
 {
     struct session *sess = req->session;
-    struct acart_extensions ext = {
-        1, ACART_EXT_DROP_REASONS | EXT_FILES | EXT_PT | ACART_EXT_STACK_COPY, 0, 0};
+    struct acart_extensions ext = {1, ACART_EXT_DROP_REASONS | EXT_FILES | EXT_PT | EXT_STACK_COPY,
+                                   0, 0};
     switch (pmu_owner_current()) {
     case PMU_OWNER_HOST:
         ext.pmu_owner = ACART_PMU_HOST;

@@ -1,7 +1,8 @@
 /* LBR_INFO: which LBR registers each sample carries (docs/sep-protocol.md 6.3). The host
  * names MSRs; each must be this CPU's TOS or the FROM, TO or INFO MSR of the stack entry
  * its type_index names, so the interrupt reads from the snapshot it took while the stack
- * was frozen instead of reading host-named MSRs after the freeze ended. */
+ * was frozen instead of reading host-named MSRs after the freeze ended. Built without LBRs
+ * it is refused. */
 #include "cmd_lbr.h"
 #include "collection.h"
 #include "target.h"
@@ -11,6 +12,16 @@
 
 #include <string.h>
 
+#if !ACA_WITH_LBR
+/* Built without LBRs (ACA_WITH_LBR 0): refused as on a CPU without LBRs acart can read, so
+ * no LBR register ever reaches a sample. */
+int32_t cmd_lbr_info(struct cmd_request *req)
+{
+    (void)req;
+    agent_log("acart: LBR_INFO refused: not built in: libacart.a has ACA_WITH_LBR 0");
+    return SEP_STATUS_UNSUPPORTED_ARCH_TYPE;
+}
+#else
 /* The MSR entry `index` of kind `etype` has on this CPU, or 0 when it has none. */
 static uint32_t lbr_msr(const struct lbr_caps *lbr, uint16_t etype, uint16_t index)
 {
@@ -90,3 +101,4 @@ void cmd_lbr_apply(const struct collection *coll, struct sampler_config *sc)
     sc->lbr_num_regs = n;
     memcpy(sc->lbr_regs, coll->lbr_regs, n * sizeof(sc->lbr_regs[0]));
 }
+#endif

@@ -38,8 +38,9 @@ struct cmd_entry {
     uint32_t command_id;
     const char *name;
     cmd_fn fn;
-    uint32_t in_min, in_max; /* accepted request payload sizes */
+    uint16_t in_min, in_max; /* accepted request payload sizes, at most CMD_MAX_REQUEST */
 };
+_Static_assert(CMD_MAX_REQUEST <= UINT16_MAX, "a command's payload sizes fit its table row");
 
 /* The handler for a command id, or NULL for one acart does not implement. */
 const struct cmd_entry *cmd_lookup(uint32_t command_id);

@@ -7,9 +7,9 @@
 /* The parts a port may leave out (docs/porting.md, "The memory budget"). Each is 1 (built)
  * or 0: then its code and static data are not in libacart.a at all, and the agent answers
  * a host as a target without the feature does (no uncore, no Intel PT, no sample files).
- * The CMake options ACART_WITH_IPROBE, ACART_WITH_PT and ACART_WITH_UNCORE set them for the
- * library and for whatever links it: a board may test them (#if ACA_WITH_IPROBE) but must
- * not set them apart from the library it links. */
+ * The CMake options ACART_WITH_<PART> (IPROBE, PT, UNCORE, PEBS, LBR, STACK_COPY,
+ * COUNTING) set them for the library and for whatever links it: a board may test them
+ * (#if ACA_WITH_IPROBE) but must not set them apart from the library it links. */
 #ifndef ACA_WITH_IPROBE
 #define ACA_WITH_IPROBE 1 /* ipr.h: IPROBE, its pool and sample files */
 #endif
@@ -18,6 +18,22 @@
 #endif
 #ifndef ACA_WITH_UNCORE
 #define ACA_WITH_UNCORE 1 /* uncore counters (docs/sep-protocol.md 5.7) */
+#endif
+/* PEBS, LBR, stack copies and counting mode are left out as a CPU or target without them
+ * answers: precise events refused with the reason (as on a CPU whose PEBS an erratum
+ * turned off), LBR_INFO refused as on a CPU without LBRs, stack copies not offered by
+ * EXTENSIONS, counting mode and event groups refused as on a CPU without a PMU. */
+#ifndef ACA_WITH_PEBS
+#define ACA_WITH_PEBS 1 /* PEBS: precise events, load latency (docs/pmu.md) */
+#endif
+#ifndef ACA_WITH_LBR
+#define ACA_WITH_LBR 1 /* LBR stacks in samples (LBR_INFO, docs/sep-protocol.md 6.3) */
+#endif
+#ifndef ACA_WITH_STACK_COPY
+#define ACA_WITH_STACK_COPY 1 /* stack copies for --callstack=dwarf (sep-protocol.md 6.5) */
+#endif
+#ifndef ACA_WITH_COUNTING
+#define ACA_WITH_COUNTING 1 /* counting mode (EMON) and event groups taking turns */
 #endif
 
 /* The CPUs acart can use (the CMake option ACART_MAX_CPUS): per-CPU state is sized for this

@@ -6,8 +6,10 @@
 #define WINDOWS_PER_SECOND 1000u
 
 /* 64-bit quotient of a / b for b != 0 without libgcc's __udivdi3 on i686 (the NMI path
- * must not call libgcc helpers the lint does not know): shift-subtract, 64 steps. */
-static uint64_t div64(uint64_t a, uint64_t b)
+ * must not call libgcc helpers the lint does not know): shift-subtract, 64 steps. Out of
+ * line: its callers (set-up, and a PMI whose time exceeds the allowance) are rare, and
+ * four inlined copies of the loop would cost more code than the call. */
+static __attribute__((noinline)) uint64_t div64(uint64_t a, uint64_t b)
 {
     uint64_t q = 0, r = 0;
 
@@ -21,8 +23,9 @@ static uint64_t div64(uint64_t a, uint64_t b)
     return q;
 }
 
-void pmi_budget_init(struct pmi_budget *b, uint32_t max_rate_hz, uint32_t cpu_percent,
-                     uint64_t tsc_hz, uint64_t now)
+/* At each CPU's start, not per PMI: cold, built for size (see sampler.c). */
+__attribute__((cold)) void pmi_budget_init(struct pmi_budget *b, uint32_t max_rate_hz,
+                                           uint32_t cpu_percent, uint64_t tsc_hz, uint64_t now)
 {
     volatile uint8_t *p = (volatile uint8_t *)b; /* no memset: it runs in the start IPI */
 

@@ -1,22 +1,12 @@
 /* Ownership of the counters between the agent and IPROBE, and IPROBE's cross-CPU calls.
  * See pmu_owner.h. */
 #include "pmu_owner.h"
+#include "acart_opts.h"
 
 #include "io.h"
 
 static volatile uint32_t owner;
 pmu_owner_tick_fn volatile pmu_owner_tick_now;
-
-/* A posted cross-CPU call: 0 none, 1 posted, 2 done. `caller_lock` keeps tasks on several
- * CPUs from posting at once, or, with no agent, from calling the seam at once. */
-static struct {
-    aca_plat_cpu_fn fn;
-    void *arg;
-    volatile uint32_t state;
-    volatile uint32_t caller_lock;
-} posted;
-static volatile uint32_t net_started;
-static volatile uint32_t net_cpu_plus_one; /* the CPU inside aca_poll, + 1; 0: none */
 
 int pmu_owner_claim(enum pmu_owner who)
 {
@@ -43,6 +33,19 @@ void pmu_owner_set_tick(pmu_owner_tick_fn fn)
 {
     __atomic_store_n(&pmu_owner_tick_now, fn, __ATOMIC_RELEASE);
 }
+
+#if ACA_WITH_IPROBE
+/* IPROBE's cross-CPU calls through the net context; built without IPROBE nothing posts. */
+/* A posted cross-CPU call: 0 none, 1 posted, 2 done. `caller_lock` keeps tasks on several
+ * CPUs from posting at once, or, with no agent, from calling the seam at once. */
+static struct {
+    aca_plat_cpu_fn fn;
+    void *arg;
+    volatile uint32_t state;
+    volatile uint32_t caller_lock;
+} posted;
+static volatile uint32_t net_started;
+static volatile uint32_t net_cpu_plus_one; /* the CPU inside aca_poll, + 1; 0: none */
 
 void pmu_owner_call_all(aca_plat_cpu_fn fn, void *arg)
 {
@@ -87,3 +90,4 @@ void pmu_owner_net_leave(void)
 {
     __atomic_store_n(&net_cpu_plus_one, 0, __ATOMIC_RELEASE);
 }
+#endif

@@ -18,6 +18,13 @@
 
 #include <string.h>
 
+/* Set-up, start, stop, the counts the agent reads and the programming of a group run in
+ * net context or in its calls on every CPU, a few times per collection (and once per turn
+ * when groups take turns): cold, so GCC builds them for size as it does the control-plane
+ * files (-Os, runtime/CMakeLists.txt) and keeps them away from the sample path (the timer
+ * tick, the PMI and the record they write), which stays at -O2. */
+#define CONTROL_PLANE __attribute__((cold))
+
 struct sampler_cpu {
     struct ring ring;
     volatile uint32_t active;       /* 0 while paused or stopped: interrupts record nothing */
@@ -55,8 +62,10 @@ static struct pmu_caps pmu_caps;
 static int pmu_usable;
 static int nmi_installed;
 static int vector_installed;
+#if ACA_WITH_PEBS
 static uint8_t pebs_memory[ACA_MAX_CPUS][PEBS_DS_BYTES_PER_CPU]
     __attribute__((section(".bss.acart_pebs"), aligned(PEBS_DS_ALIGN)));
+#endif
 static struct sampler_config config;
 /* Words after the 48-byte record that record_sample zeroes or walks: all of them, or those
  * before the stack copy, which ends the record and fills itself. */
@@ -69,7 +78,9 @@ static volatile int port_ticks;
 static uint32_t tick_scale, tick_shift;
 static sampler_trace_pmi_fn trace_pmi;
 
+#if ACA_WITH_COUNTING
 static void switch_tick(const struct aca_frame *frame);
+#endif
 
 /* Return addresses of the interrupted code's callers, innermost first, found by following
  * saved frame pointers (the image is built with -fno-omit-frame-pointer). Reads only
@@ -112,6 +123,7 @@ static inline void put_u64(uint32_t *out, uint64_t v)
     out[1] = (uint32_t)(v >> 32);
 }
 
+#if ACA_WITH_STACK_COPY
 /* The interrupted registers and a copy of its stack from SP upwards (struct
  * acart_stack_copy), for the host's CFI unwinder: what a call stack needs in code built
  * without frame pointers. Fills the whole area at `out`, stack_copy_bytes after the head.
@@ -146,7 +158,9 @@ static __attribute__((noinline)) void record_stack_copy(uint32_t *out,
     for (uint32_t i = n; i < words; i++)
         stack[i] = 0;
 }
+#endif
 
+#if ACA_WITH_LBR
 /* Entry `index`'s FROM, TO or INFO word (`word` 0, 1, 2) of a PEBS record's LBR group
  * (architectural order: entry 0 the newest), 0 past its last entry. */
 static uint64_t pebs_lbr_word(const struct pebs_sample *pebs, uint32_t index, uint32_t word)
@@ -186,7 +200,9 @@ static void record_lbrs(uint32_t *out, const struct lbr_snapshot *snap,
         out[2 * i + 1] = (uint32_t)(v >> 32);
     }
 }
+#endif
 
+#if ACA_WITH_PEBS
 /* The load's address, data source and latency as u64 words (struct sep_latency_info). */
 static void record_memory(uint32_t *out, const struct pebs_sample *mem)
 {
@@ -197,7 +213,9 @@ static void record_memory(uint32_t *out, const struct pebs_sample *mem)
         out[2 * i + 1] = (uint32_t)(v[i] >> 32);
     }
 }
+#endif
 
+#if ACA_WITH_LBR || ACA_WITH_PEBS
 /* What a counter overflow adds to its sample's `tail` (the words after the 48-byte
  * record): the LBR snapshot of this PMI, or the PEBS record's LBR group, which is the
  * stack when the event happened and replaces it (the LBRs are on); a load-latency event's
@@ -206,12 +224,17 @@ static __attribute__((noinline)) void
 record_overflow_data(uint32_t *tail, const struct sampler_event *ev, const struct pmu_overflow *ov)
 {
     const struct pebs_sample *pebs = ov->pebs;
+#if ACA_WITH_LBR
     if (ov->lbr_raw && ev->lbr && config.lbr_num_regs)
         record_lbrs(tail + (config.lbr_offset - sizeof(struct sep_sample_pc)) / 4, ov->lbr_raw,
                     pebs && (pebs->have & PEBS_HAVE_LBR) ? pebs : 0);
+#endif
+#if ACA_WITH_PEBS
     if (pebs && config.latency_offset && ev->load_latency && (pebs->have & PEBS_HAVE_MEMORY))
         record_memory(tail + (config.latency_offset - sizeof(struct sep_sample_pc)) / 4, pebs);
+#endif
 }
+#endif
 
 /* The one place a sample record is written: on this CPU, into this CPU's ring. `ip` is
  * the interrupted EIP, or the event's exact IP when PEBS recorded it; `ov` the counter
@@ -264,10 +287,16 @@ static void record_sample(const struct aca_frame *frame, uint64_t ip,
         tail[i] = 0;
     for (uint32_t i = walked_to; i < words; i++)
         tail[i] = 0;
+#if ACA_WITH_LBR || ACA_WITH_PEBS
     if (ov)
         record_overflow_data(tail, ev, ov);
+#else
+    (void)ov;      /* nothing beyond the IP: no LBR, no PEBS record */
+#endif
+#if ACA_WITH_STACK_COPY
     if (config.stack_copy_bytes)
         record_stack_copy(tail + words, frame);
+#endif
     ring_commit(&c->ring);
 }
 
@@ -277,7 +306,7 @@ static struct sampler_selftest_counts selftest[ACA_MAX_CPUS];
 
 /* Kept out of line: inlined, its locals and saved registers would give every sampling
  * tick a bigger frame (bench/sample_cost.py counts the instructions). */
-__attribute__((noinline)) static void selftest_tick(const struct aca_frame *frame)
+CONTROL_PLANE __attribute__((noinline)) static void selftest_tick(const struct aca_frame *frame)
 {
     uint32_t cpu = aca_plat_cpu_index();
     if (cpu >= ACA_MAX_CPUS)
@@ -386,11 +415,13 @@ void aca_sample_tick(const struct aca_frame *frame)
         port_tick(frame);
     else if (config.source == SAMPLER_SOURCE_TIMER)
         record_sample(frame, frame->ip, &config.events[0], 0);
+#if ACA_WITH_COUNTING
     else if (config.num_groups > 1 && config.switch_tsc)
         switch_tick(frame);
+#endif
 }
 
-void sampler_selftest_begin(void)
+CONTROL_PLANE void sampler_selftest_begin(void)
 {
     for (uint32_t i = 0; i < ACA_MAX_CPUS; i++) {
         selftest[i].ticks = selftest[i].in_task = 0;
@@ -399,7 +430,7 @@ void sampler_selftest_begin(void)
     __atomic_store_n(&selftest_on, 1, __ATOMIC_RELEASE);
 }
 
-uint32_t sampler_selftest_end(struct sampler_selftest_counts *out, uint32_t max)
+CONTROL_PLANE uint32_t sampler_selftest_end(struct sampler_selftest_counts *out, uint32_t max)
 {
     __atomic_store_n(&selftest_on, 0, __ATOMIC_RELEASE);
     uint32_t n = aca_plat_num_cpus();
@@ -412,20 +443,22 @@ uint32_t sampler_selftest_end(struct sampler_selftest_counts *out, uint32_t max)
     return n;
 }
 
+#if ACA_WITH_COUNTING
 static void switch_on_this_cpu(struct sampler_cpu *c, const struct aca_frame *frame);
+#endif
 
 static void on_overflow(void *ctx, const struct pmu_overflow *ov)
 {
     const struct aca_frame *frame = ctx;
-    uint64_t ip = ov->pebs ? ov->pebs->ip : frame->ip;
+    uint64_t ip = ACA_WITH_PEBS && ov->pebs ? ov->pebs->ip : frame->ip;
     if (ov->tag < config.num_events) {
         const struct sampler_event *ev = &config.events[ov->tag];
         record_sample(frame, ip, ev, ov);
         struct sampler_cpu *c = &cpus[aca_plat_cpu_index()];
         if (c->active)
             c->interrupts[ov->tag]++; /* the samples record_sample took: ring's `sampled` */
-        if (config.switch_overflows && ev->event_index == config.switch_event && c->trigger_left &&
-            --c->trigger_left == 0)
+        if (ACA_WITH_COUNTING && config.switch_overflows &&
+            ev->event_index == config.switch_event && c->trigger_left && --c->trigger_left == 0)
             c->switch_due = 1;
     } else
         cpus[aca_plat_cpu_index()].no_event++; /* counted, as every sample the PMU took */
@@ -452,7 +485,7 @@ static int on_pmi(const struct aca_frame *frame)
     struct pmu_cpu_state *pmu = cpu < num_cpus ? &cpus[cpu].pmu : 0;
     if (!pmu)
         return 0;
-    if (cpus[cpu].switching) {
+    if (ACA_WITH_COUNTING && cpus[cpu].switching) {
         /* A switch on this CPU was interrupted: it takes the pending overflows itself. */
         pmi_lvt_unmask(cpu);
         if (!config.use_nmi)
@@ -476,8 +509,10 @@ static int on_pmi(const struct aca_frame *frame)
         handled = 1;
     }
     cpus[cpu].late_pmi = 0;
+#if ACA_WITH_COUNTING
     if (cpus[cpu].switch_due)
         switch_on_this_cpu(&cpus[cpu], frame);
+#endif
     if (pmu_caps.pmi_ack_late)
         pmi_lvt_unmask(cpu);
     if (!config.use_nmi)
@@ -485,7 +520,7 @@ static int on_pmi(const struct aca_frame *frame)
     return handled != 0; /* 0: not ours, the platform passes the NMI on */
 }
 
-void sampler_set_trace_pmi(sampler_trace_pmi_fn fn)
+CONTROL_PLANE void sampler_set_trace_pmi(sampler_trace_pmi_fn fn)
 {
     trace_pmi = fn;
 }
@@ -496,31 +531,31 @@ static int wants_pmi(void)
     return config.source == SAMPLER_SOURCE_PMU || trace_pmi;
 }
 
-int sampler_probe_pmu(void)
+CONTROL_PLANE int sampler_probe_pmu(void)
 {
     int err = pmu_probe(&pmu_caps);
     pmu_usable = err == 0;
     return err;
 }
 
-const char *sampler_pebs_refusal(void)
+CONTROL_PLANE const char *sampler_pebs_refusal(void)
 {
     return pmu_usable ? pmu_caps.pebs_quirk : 0;
 }
 
-const struct pmu_caps *sampler_pmu_caps(void)
+CONTROL_PLANE const struct pmu_caps *sampler_pmu_caps(void)
 {
     return pmu_usable ? &pmu_caps : 0;
 }
 
 static int uses_pebs(const struct sampler_event *ev)
 {
-    return ev->precise && pmu_caps.pebs.usable;
+    return ACA_WITH_PEBS && ev->precise && pmu_caps.pebs.usable;
 }
 
 /* Programs the events of this CPU's current group (paused), with the counts they had when
  * the group's last turn ended. */
-static int program_group(struct sampler_cpu *c)
+CONTROL_PLANE static int program_group(struct sampler_cpu *c)
 {
     struct pmu_plan plan;
     pmu_zero(&plan, sizeof(plan)); /* in the start IPI: no libc */
@@ -576,7 +611,7 @@ static int program_group(struct sampler_cpu *c)
     plan.lbr = config.lbr_num_regs != 0;
     plan.lbr_select = config.lbr_select;
     int err = pmu_program_cpu(&c->pmu, &plan);
-    if (err || !(c->turned & (1u << c->group)))
+    if (err || !ACA_WITH_COUNTING || !(c->turned & (1u << c->group)))
         return err;
     for (uint32_t i = 0; i < config.num_events; i++) {
         const struct sampler_event *ev = &config.events[i];
@@ -587,7 +622,7 @@ static int program_group(struct sampler_cpu *c)
     return 0;
 }
 
-static int program_pmu_on_this_cpu(struct sampler_cpu *c)
+CONTROL_PLANE static int program_pmu_on_this_cpu(struct sampler_cpu *c)
 {
     int precise = 0;
     for (uint32_t i = 0; i < config.num_events; i++)
@@ -596,12 +631,16 @@ static int program_pmu_on_this_cpu(struct sampler_cpu *c)
     /* In LBR call-stack mode the handler drops its own calls, through the call into this
      * one, from the stack it reads (pmi.c). */
     c->pmu.lbr_handler = (uintptr_t)on_pmi;
+#if ACA_WITH_PEBS
     if (precise) {
         int err =
             pmu_cpu_setup_pebs(&c->pmu, pebs_memory[aca_plat_cpu_index()], PEBS_DS_BYTES_PER_CPU);
         if (err)
             return err;
     }
+#else
+    (void)precise; /* never: uses_pebs() is 0 */
+#endif
     c->group = 0;
     c->turned = 0;
     c->switches = 0;
@@ -620,6 +659,7 @@ static void account_turn(struct sampler_cpu *c, uint64_t now)
     c->group_since = now;
 }
 
+#if ACA_WITH_COUNTING
 /* A frame for samples a switch takes outside any interrupted code (SWITCH_GROUP's call):
  * their IP is unknown, 0. */
 static const struct aca_frame no_frame;
@@ -674,8 +714,9 @@ __attribute__((noinline)) static void switch_tick(const struct aca_frame *frame)
     if (c->timer_armed || rdtsc() - c->group_since >= config.switch_tsc)
         switch_on_this_cpu(c, frame);
 }
+#endif
 
-static void start_on_this_cpu(void *arg)
+CONTROL_PLANE static void start_on_this_cpu(void *arg)
 {
     (void)arg;
     uint32_t cpu = aca_plat_cpu_index();
@@ -704,7 +745,7 @@ static void start_on_this_cpu(void *arg)
     c->program_error = program_pmu_on_this_cpu(c);
     if (c->program_error)
         return;
-    if (config.num_groups > 1 && config.switch_tsc) {
+    if (ACA_WITH_COUNTING && config.num_groups > 1 && config.switch_tsc) {
         int err = aca_plat_timer_arm(config.switch_tsc);
         /* No timer for acart: the port's own tick calls aca_sample_tick(). */
         c->timer_armed = err == 0;
@@ -721,7 +762,7 @@ static void start_on_this_cpu(void *arg)
     pmu_start_cpu(&c->pmu);
 }
 
-static void stop_on_this_cpu(void *arg)
+CONTROL_PLANE static void stop_on_this_cpu(void *arg)
 {
     (void)arg;
     uint32_t cpu = aca_plat_cpu_index();
@@ -747,7 +788,7 @@ static void stop_on_this_cpu(void *arg)
     cpus[cpu].active = 0;
 }
 
-static void set_active_on_this_cpu(void *arg)
+CONTROL_PLANE static void set_active_on_this_cpu(void *arg)
 {
     uint32_t cpu = aca_plat_cpu_index();
     if (cpu >= num_cpus)
@@ -777,13 +818,13 @@ static void set_active_on_this_cpu(void *arg)
 
 /* Whether the record areas [a, a + alen) and [b, b + blen) share a byte (an empty one
  * shares none). */
-static int overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+CONTROL_PLANE static int overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 {
     return alen && blen && a < b + blen && b < a + alen;
 }
 
-int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
-                  const struct sampler_config *cfg)
+CONTROL_PLANE int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
+                                const struct sampler_config *cfg)
 {
     if (running)
         return ACA_ERR_BUSY;
@@ -797,8 +838,9 @@ int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
         return ACA_ERR_INVALID;
     /* The stack copy ends the record and shares no byte with the other areas. */
     if (cfg->stack_copy_bytes &&
-        (cfg->stack_copy_offset < sizeof(struct sep_sample_pc) || cfg->stack_copy_offset % 8 ||
-         cfg->stack_copy_bytes % 8 || cfg->stack_copy_bytes > ACART_STACK_COPY_MAX ||
+        (!ACA_WITH_STACK_COPY || cfg->stack_copy_offset < sizeof(struct sep_sample_pc) ||
+         cfg->stack_copy_offset % 8 || cfg->stack_copy_bytes % 8 ||
+         cfg->stack_copy_bytes > ACART_STACK_COPY_MAX ||
          (uint64_t)cfg->stack_copy_offset + ACART_STACK_COPY_HEAD + cfg->stack_copy_bytes !=
              cfg->record_size ||
          (cfg->callstack_depth &&
@@ -809,7 +851,8 @@ int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
           cfg->latency_offset + SEP_LATENCY_INFO_FILLED > cfg->stack_copy_offset)))
         return ACA_ERR_INVALID;
     if (cfg->lbr_num_regs &&
-        (cfg->source != SAMPLER_SOURCE_PMU || cfg->lbr_num_regs > SAMPLER_MAX_LBR_REGS ||
+        (!ACA_WITH_LBR || cfg->source != SAMPLER_SOURCE_PMU ||
+         cfg->lbr_num_regs > SAMPLER_MAX_LBR_REGS ||
          cfg->lbr_offset < sizeof(struct sep_sample_pc) || cfg->lbr_offset % 8 ||
          cfg->lbr_offset + 8ull * cfg->lbr_num_regs > cfg->record_size ||
          (cfg->callstack_depth &&
@@ -839,7 +882,7 @@ int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
      * turns only on the PMU. */
     uint32_t groups = cfg->num_groups ? cfg->num_groups : 1;
     if (groups > SAMPLER_MAX_GROUPS || cfg->num_extra > SAMPLER_MAX_EXTRA ||
-        (groups > 1 && cfg->source != SAMPLER_SOURCE_PMU))
+        (groups > 1 && (!ACA_WITH_COUNTING || cfg->source != SAMPLER_SOURCE_PMU)))
         return ACA_ERR_INVALID;
     for (uint32_t g = 0; g < groups; g++) {
         uint32_t n = 0;
@@ -854,7 +897,7 @@ int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
     for (uint32_t i = 0; i < cfg->num_extra; i++)
         if (cfg->extra_group[i] >= groups)
             return ACA_ERR_INVALID;
-    if (cfg->counting && cfg->source != SAMPLER_SOURCE_PMU)
+    if (cfg->counting && (!ACA_WITH_COUNTING || cfg->source != SAMPLER_SOURCE_PMU))
         return ACA_ERR_NO_PMU;
     for (uint32_t i = 0; i < cfg->num_events; i++)
         if (cfg->counting ? cfg->events[i].sample_after != 0
@@ -899,7 +942,7 @@ int sampler_setup(uint32_t ncpus, uint8_t *ring_memory, uint32_t bytes_per_cpu,
 static uint32_t start_error_cpu, start_error_timer;
 static int32_t start_error;
 
-int sampler_start(void)
+CONTROL_PLANE int sampler_start(void)
 {
     if (num_cpus == 0)
         return ACA_ERR_STATE;
@@ -921,7 +964,7 @@ int sampler_start(void)
     return ACA_OK;
 }
 
-const char *sampler_start_error(uint32_t *cpu)
+CONTROL_PLANE const char *sampler_start_error(uint32_t *cpu)
 {
     if (!start_error)
         return 0;
@@ -930,25 +973,26 @@ const char *sampler_start_error(uint32_t *cpu)
                              : pmu_strerror(start_error);
 }
 
-void sampler_pmi_budget(uint32_t cpu, struct pmi_budget *out)
+CONTROL_PLANE void sampler_pmi_budget(uint32_t cpu, struct pmi_budget *out)
 {
     pmu_zero(out, sizeof(*out));
     if (cpu < num_cpus)
         *out = cpus[cpu].budget;
 }
 
-void sampler_pause(void)
+CONTROL_PLANE void sampler_pause(void)
 {
     if (running)
         aca_plat_call_on_all_cpus(set_active_on_this_cpu, (void *)0);
 }
 
-void sampler_resume(void)
+CONTROL_PLANE void sampler_resume(void)
 {
     if (running)
         aca_plat_call_on_all_cpus(set_active_on_this_cpu, (void *)1);
 }
 
+#if ACA_WITH_COUNTING
 static void switch_call(void *arg)
 {
     (void)arg;
@@ -957,12 +1001,19 @@ static void switch_call(void *arg)
         switch_on_this_cpu(&cpus[cpu], 0);
 }
 
-void sampler_switch_group(void)
+#endif
+
+/* Built without counting mode (ACA_WITH_COUNTING 0) a session has one group, counted by
+ * nobody: sampler_setup() refuses more, and these do nothing. */
+CONTROL_PLANE void sampler_switch_group(void)
 {
+#if ACA_WITH_COUNTING
     if (running && config.num_groups > 1)
         aca_plat_call_on_all_cpus(switch_call, 0);
+#endif
 }
 
+#if ACA_WITH_COUNTING
 struct count_read {
     uint64_t *tsc, *counts;
     uint32_t cap;
@@ -1014,21 +1065,27 @@ static void read_counts_on_this_cpu(void *arg)
         pmu_start_cpu(&c->pmu);
 }
 
-void sampler_read_counts(uint64_t *tsc, uint64_t *counts, uint32_t cap, const uint32_t *offset,
-                         int next_group)
+#endif
+
+CONTROL_PLANE void sampler_read_counts(uint64_t *tsc, uint64_t *counts, uint32_t cap,
+                                       const uint32_t *offset, int next_group)
 {
+#if ACA_WITH_COUNTING
     struct count_read r = {tsc, counts, cap, offset, next_group};
     if (running && config.counting)
         aca_plat_call_on_all_cpus(read_counts_on_this_cpu, &r);
+#else
+    (void)tsc, (void)counts, (void)cap, (void)offset, (void)next_group;
+#endif
 }
 
-void sampler_interrupt_counts(uint32_t cpu, uint64_t *out, uint32_t n)
+CONTROL_PLANE void sampler_interrupt_counts(uint32_t cpu, uint64_t *out, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
         out[i] = cpu < num_cpus && i < SAMPLER_MAX_EVENTS ? cpus[cpu].interrupts[i] : 0;
 }
 
-void sampler_group_times(uint32_t cpu, struct sampler_group_times *out)
+CONTROL_PLANE void sampler_group_times(uint32_t cpu, struct sampler_group_times *out)
 {
     memset(out, 0, sizeof(*out));
     if (cpu >= num_cpus)
@@ -1041,7 +1098,7 @@ void sampler_group_times(uint32_t cpu, struct sampler_group_times *out)
     out->switches = c->switches;
 }
 
-void sampler_stop(void)
+CONTROL_PLANE void sampler_stop(void)
 {
     if (!running)
         return;
@@ -1049,7 +1106,7 @@ void sampler_stop(void)
     running = 0;
 }
 
-void sampler_reset(void)
+CONTROL_PLANE void sampler_reset(void)
 {
     sampler_stop();
     for (uint32_t i = 0; i < num_cpus; i++)
@@ -1079,7 +1136,7 @@ struct ring *sampler_ring(uint32_t cpu)
     return cpu < num_cpus ? &cpus[cpu].ring : 0;
 }
 
-void sampler_counts(uint32_t cpu, struct sampler_cpu_counts *out)
+CONTROL_PLANE void sampler_counts(uint32_t cpu, struct sampler_cpu_counts *out)
 {
     memset(out, 0, sizeof(*out));
     if (cpu >= num_cpus)
@@ -1100,7 +1157,7 @@ void sampler_counts(uint32_t cpu, struct sampler_cpu_counts *out)
     out->tick_skipped = c->tick_skipped;
 }
 
-uint64_t sampler_records_committed(void)
+CONTROL_PLANE uint64_t sampler_records_committed(void)
 {
     uint64_t total = 0;
     for (uint32_t i = 0; i < sampler_num_cpus(); i++) {

@@ -52,6 +52,7 @@ def call_graph(objdump, objects):
     objects share one node (a conservative union)."""
     graph = {}
     current = None
+    pending = None  # (address, function, target) of a branch whose relocation may follow
     for obj in objects:
         out = subprocess.run([objdump, "-dr", "--no-show-raw-insn", obj], capture_output=True,
                              text=True, check=True).stdout
@@ -68,16 +69,28 @@ def call_graph(objdump, objects):
                 continue
             m = RELOC_RE.match(line)
             if m:
+                # A relocation inside the branch just read (its rel32 at +1 for a call or
+                # jmp, +2 for a jcc) names its target: the address objdump printed for it
+                # is the placeholder's, which lands on the next function's first byte when
+                # no padding separates the two.
+                if pending and pending[0] < int(m.group(1), 16) <= pending[0] + 2:
+                    pending = None
                 sym = m.group(3).split("+")[0].split("-")[0]
                 if not sym.startswith("."):
                     graph[current].add(sym)
                 continue
+            if pending:
+                graph[pending[1]].add(pending[2])
+                pending = None
             m = BRANCH_RE.match(line)
             # An unrelocated branch to the start of another function: a call or tail call
             # within the object. With an offset it is a jump inside a function, or a
-            # placeholder that the relocation on the next line names.
+            # placeholder that the relocation on the next line names (above).
             if m and not m.group(4) and m.group(3) != current:
-                graph[current].add(m.group(3))
+                pending = (int(m.group(1), 16), current, m.group(3))
+        if pending:
+            graph[pending[1]].add(pending[2])
+            pending = None
     return graph
 
 

@@ -284,7 +284,7 @@ static int plan_stack_copy(struct collection *c, struct diag *d)
         !(ext.extensions & ACART_EXT_STACK_COPY))
         return diag_fail(d, COLLECT_DIAG_TARGET,
                          "--callstack=dwarf: the target does not copy stacks into samples (an "
-                         "acart extension its version lacks): use --callstack");
+                         "acart extension its version or build lacks): use --callstack");
     collect_layout_add_stack_copy(&c->layout, c->opt.stack_copy_bytes);
     return 0;
 }

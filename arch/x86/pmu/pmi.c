@@ -26,6 +26,7 @@ static unsigned popcount(uint64_t v)
     return n;
 }
 
+#if ACA_WITH_PEBS
 /* The PEBS counters a record is for, after Linux's intel_pmu_drain_pebs_nhm: the record's
  * status (formats 1-2: IA32_PERF_GLOBAL_STATUS as the record was written, other counters'
  * bits included) or applicable counters (format 3 on), limited to our PEBS counters.
@@ -78,6 +79,7 @@ static unsigned report_pebs(struct pmu_cpu_state *cpu, struct pmu_overflow *ov,
     pebs_rewind(&cpu->pebs);
     return n;
 }
+#endif
 
 /* Status bits that did not clear in PMI_MAX_PASSES passes: as Linux's intel_pmu_handle_irq
  * after its loop limit, count what is lost and reset this CPU's PMU (pmu_stop_cpu: every
@@ -87,18 +89,22 @@ static unsigned report_pebs(struct pmu_cpu_state *cpu, struct pmu_overflow *ov,
 static void give_up(struct pmu_cpu_state *cpu, uint64_t status)
 {
     uint64_t lost = status & cpu->sampling & ~cpu->pebs_counters;
+
+    cpu->dropped[PMU_DROP_STUCK] += popcount(lost);
+#if ACA_WITH_PEBS
     struct pebs_sample sample;
     uint32_t offset = 0;
 
-    cpu->dropped[PMU_DROP_STUCK] += popcount(lost);
     if (status & GLOBAL_STATUS_DS_BUFFER) {
         while (pebs_next(&cpu->pebs, &cpu->caps->pebs, &offset, &sample) != PEBS_NEXT_END)
             cpu->dropped[PMU_DROP_STUCK]++;
     }
+#endif
     cpu->stuck_resets++;
     pmu_stop_cpu(cpu);
 }
 
+#if ACA_WITH_LBR
 /* LBR recording off on this CPU: IA32_LBR_CTL.EN (architectural) or IA32_DEBUGCTL.LBR. */
 static void lbr_stop_recording(const struct pmu_cpu_state *cpu)
 {
@@ -126,6 +132,7 @@ static unsigned drop_handler_calls(struct pmu_cpu_state *cpu)
     }
     return lbr_decode(lbr, &cpu->lbr_raw, cpu->lbr, LBR_MAX_ENTRIES);
 }
+#endif
 
 /* Bit 55 of the status (a filled Intel PT region) is left to pt_cpu_pmi(), which takes it
  * first: counting it here would make a trace interrupt look stuck. */
@@ -144,12 +151,15 @@ unsigned pmu_handle_overflow_ack(struct pmu_cpu_state *cpu, pmu_overflow_fn on_o
 
     if (!caps)
         return 0; /* no PMU: the NMI came from elsewhere */
-    /* Call-stack mode records on through the PMI (no freeze): stop it before anything else
-     * so that the calls this handler makes from here on stay off the stack. */
+        /* Call-stack mode records on through the PMI (no freeze): stop it before anything else
+         * so that the calls this handler makes from here on stay off the stack. */
+#if ACA_WITH_LBR
     if (cpu->lbr_callstack)
         lbr_stop_recording(cpu);
+#endif
     msr_write(MSR_IA32_PERF_GLOBAL_CTRL, 0);
     status = msr_read(MSR_IA32_PERF_GLOBAL_STATUS) & ~GLOBAL_STATUS_TRACE_TOPA;
+#if ACA_WITH_LBR
     if (status && cpu->lbr_on) {
         ov.lbr = cpu->lbr;
         ov.lbr_raw = &cpu->lbr_raw;
@@ -157,6 +167,7 @@ unsigned pmu_handle_overflow_ack(struct pmu_cpu_state *cpu, pmu_overflow_fn on_o
         if (cpu->lbr_callstack)
             ov.lbr_count = drop_handler_calls(cpu);
     }
+#endif
 
     for (unsigned pass = 0; status && pass < PMI_MAX_PASSES; pass++) {
         uint64_t due = status & cpu->sampling & ~cpu->pebs_counters;
@@ -164,11 +175,13 @@ unsigned pmu_handle_overflow_ack(struct pmu_cpu_state *cpu, pmu_overflow_fn on_o
         /* Clearing first: an overflow while we report sets its bit again. */
         msr_write(MSR_IA32_PERF_GLOBAL_OVF_CTRL, status & caps->status_ack_mask);
         ov.status = status;
+#if ACA_WITH_PEBS
         if (status & GLOBAL_STATUS_DS_BUFFER) {
             unsigned n = report_pebs(cpu, &ov, on_overflow, ctx);
 
             handled += n ? n : 1;
         }
+#endif
         /* Counting-only counters wrapped: ours, nothing to report. */
         for (uint64_t quiet = status & caps->counters & ~cpu->sampling; quiet; quiet &= quiet - 1)
             handled++;
@@ -192,13 +205,15 @@ unsigned pmu_handle_overflow_ack(struct pmu_cpu_state *cpu, pmu_overflow_fn on_o
      * entry is unmasked once the status is clear and before counting resumes. */
     if (mid_ack && caps->pmi_ack_mid)
         mid_ack(ctx);
-    /* Before v4, freezing LBRs on PMI cleared DEBUGCTL.LBR (and counter freezing cleared
-     * GLOBAL_CTRL, which is rewritten below anyway); call-stack mode stopped it above. */
+        /* Before v4, freezing LBRs on PMI cleared DEBUGCTL.LBR (and counter freezing cleared
+         * GLOBAL_CTRL, which is rewritten below anyway); call-stack mode stopped it above. */
+#if ACA_WITH_LBR
     if (cpu->lbr_callstack && caps->lbr.arch)
         msr_write(MSR_LBR_CTL, lbr_arch_ctl(cpu->lbr_select));
     else if (cpu->lbr_callstack || (!caps->streamlined_freeze && (cpu->debugctl & DEBUGCTL_LBR) &&
                                     (cpu->debugctl & DEBUGCTL_FREEZE_LBRS_ON_PMI)))
         msr_write(MSR_IA32_DEBUGCTL, cpu->debugctl);
+#endif
     if (cpu->running)
         msr_write(MSR_IA32_PERF_GLOBAL_CTRL, cpu->global_ctrl);
     if (!handled)

@@ -63,11 +63,6 @@ const char *pmu_strerror(int err)
     return "unknown PMU error";
 }
 
-static uint64_t width_mask(unsigned bits)
-{
-    return bits >= 64 ? ~0ull : (1ull << bits) - 1;
-}
-
 static unsigned highest_bit_plus_one(uint32_t v)
 {
     return v ? 32u - (unsigned)__builtin_clz(v) : 0;
@@ -110,18 +105,18 @@ static void probe_counters(struct pmu_caps *caps, const struct cpuid_regs *ra,
             if (!fixed_width)
                 fixed_width = caps->gp_width;
         }
-        caps->fixed_mask = (uint32_t)width_mask(num_fixed);
+        caps->fixed_mask = (uint32_t)pmu_width_mask(num_fixed);
     } else {
         /* v5: fixed counter j exists if ECX[j] is set or j < EDX[4:0]. */
-        caps->fixed_mask = ra->ecx | (uint32_t)width_mask(num_fixed);
+        caps->fixed_mask = ra->ecx | (uint32_t)pmu_width_mask(num_fixed);
     }
     caps->fixed_mask &= (1u << PMU_MAX_FIXED) - 1;
     caps->num_fixed = (uint8_t)highest_bit_plus_one(caps->fixed_mask);
     caps->fixed_width = (uint8_t)fixed_width;
 
-    caps->counters = width_mask(caps->num_gp) | (uint64_t)caps->fixed_mask << 32;
-    caps->max_period_gp = caps->full_width_write ? width_mask(caps->gp_width) >> 1 : 0x7fffffff;
-    caps->max_period_fixed = width_mask(caps->fixed_width) >> 1;
+    caps->counters = pmu_width_mask(caps->num_gp) | (uint64_t)caps->fixed_mask << 32;
+    caps->max_period_gp = caps->full_width_write ? pmu_width_mask(caps->gp_width) >> 1 : 0x7fffffff;
+    caps->max_period_fixed = pmu_width_mask(caps->fixed_width) >> 1;
 }
 
 /* Bit 55 (ToPA PMI) is not the PMU's to clear: the trace unit's handler (pt_cpu.c) owns it,
@@ -151,6 +146,7 @@ static void probe_status_and_controls(struct pmu_caps *caps, const struct cpuid_
     caps->evtsel_valid = evtsel;
 }
 
+#if ACA_WITH_LBR
 static void probe_lbr(struct pmu_caps *caps, const struct pmu_model *row, uint32_t max_leaf,
                       const struct cpuid_regs *r7)
 {
@@ -159,7 +155,9 @@ static void probe_lbr(struct pmu_caps *caps, const struct pmu_model *row, uint32
     lbr_caps_derive(row ? &row->lbr : 0, caps->perf_capabilities, r7->edx, r1c.eax, r1c.ebx,
                     &caps->lbr);
 }
+#endif
 
+#if ACA_WITH_PEBS
 static void probe_pebs(struct pmu_caps *caps, const struct pmu_model *row,
                        const struct cpuid_regs *r1)
 {
@@ -185,12 +183,12 @@ static void probe_pebs(struct pmu_caps *caps, const struct pmu_model *row,
 
         if (gp > caps->num_gp)
             gp = caps->num_gp;
-        pebs->counters = width_mask(gp);
+        pebs->counters = pmu_width_mask(gp);
     }
     pebs->usable = pebs->counters != 0 && pebs_format_supported(pebs->format, pebs->adaptive);
     /* A model outside the table with adaptive PEBS has the facility on its GP counters. */
     pebs->load_latency_counters = pebs->counters & (row              ? row->ldlat_gp
-                                                    : pebs->adaptive ? width_mask(caps->num_gp)
+                                                    : pebs->adaptive ? pmu_width_mask(caps->num_gp)
                                                                      : 0);
     if (pebs->usable) {
         const struct pebs_quirk *q = pebs_quirk_for_cpu(caps->family, caps->model, caps->stepping);
@@ -219,6 +217,7 @@ const struct pebs_quirk *pebs_quirk_for_cpu(uint32_t family, uint32_t model, uin
         return NULL;
     return pebs_quirk_lookup(family, model, stepping, pmu_microcode_revision());
 }
+#endif
 
 int pmu_probe(struct pmu_caps *caps)
 {
@@ -258,9 +257,15 @@ int pmu_probe(struct pmu_caps *caps)
         caps->core_type = (uint8_t)(cpuid(0x1a, 0).eax >> 24);
 
     probe_counters(caps, &ra, &r1);
+#if ACA_WITH_PEBS
     probe_pebs(caps, row, &r1);
+#else
+    caps->pebs_quirk = PMU_PEBS_NOT_BUILT;
+#endif
     probe_status_and_controls(caps, &ra, &r7);
+#if ACA_WITH_LBR
     probe_lbr(caps, row, r0.eax, &r7);
+#endif
     caps->tsx_force_abort = (r7.edx & CPUID7_EDX_TSX_FORCE_ABORT) && caps->num_gp > 3;
     return PMU_OK;
 }
@@ -274,13 +279,13 @@ static void cpu_counters(struct pmu_cpu_state *cpu, const struct pmu_caps *caps)
 {
     struct cpuid_regs ra = cpuid(0xa, 0);
     unsigned gp = (ra.eax >> 8) & 0xff;
-    uint32_t fixed = caps->version >= 5 ? ra.ecx | (uint32_t)width_mask(ra.edx & 0x1f)
-                                        : (uint32_t)width_mask(ra.edx & 0x1f);
+    uint32_t fixed = caps->version >= 5 ? ra.ecx | (uint32_t)pmu_width_mask(ra.edx & 0x1f)
+                                        : (uint32_t)pmu_width_mask(ra.edx & 0x1f);
 
     cpu->core_type = (uint8_t)(cpuid(0x1a, 0).eax >> 24);
     cpu->num_gp = (uint8_t)(gp < caps->num_gp ? gp : caps->num_gp);
     cpu->fixed_mask = caps->fixed_mask & fixed;
-    cpu->counters = width_mask(cpu->num_gp) | (uint64_t)cpu->fixed_mask << 32;
+    cpu->counters = pmu_width_mask(cpu->num_gp) | (uint64_t)cpu->fixed_mask << 32;
 }
 
 void pmu_cpu_init(struct pmu_cpu_state *cpu, const struct pmu_caps *caps)
@@ -298,19 +303,19 @@ void pmu_cpu_init(struct pmu_cpu_state *cpu, const struct pmu_caps *caps)
 
 int pmu_cpu_setup_pebs(struct pmu_cpu_state *cpu, void *memory, uint32_t bytes)
 {
+#if ACA_WITH_PEBS
     if (!cpu || !cpu->caps || !cpu->caps->pebs.usable)
         return PMU_ERR_NO_PEBS;
     return pebs_setup_cpu(&cpu->pebs, memory, bytes);
+#else
+    (void)cpu, (void)memory, (void)bytes;
+    return PMU_ERR_NO_PEBS; /* built without PEBS */
+#endif
 }
 
 static unsigned counter_id(const struct pmu_counter_plan *c)
 {
     return c->kind == PMU_COUNTER_GP ? c->index : PMU_FIXED_ID(c->index);
-}
-
-static unsigned counter_width(const struct pmu_caps *caps, unsigned id)
-{
-    return id < 32 ? caps->gp_width : caps->fixed_width;
 }
 
 static int check_counter(const struct pmu_cpu_state *cpu, const struct pmu_counter_plan *c)
@@ -356,7 +361,7 @@ static int check_counter(const struct pmu_cpu_state *cpu, const struct pmu_count
     if (c->flags & ~(PMU_COUNTER_PEBS | PMU_COUNTER_LOAD_LATENCY))
         return PMU_ERR_INVALID;
     if (c->flags & PMU_COUNTER_PEBS) {
-        if (!(caps->pebs.counters & (1ull << counter_id(c))) || !cpu->pebs.ds)
+        if (!ACA_WITH_PEBS || !(caps->pebs.counters & (1ull << counter_id(c))) || !cpu->pebs.ds)
             return PMU_ERR_NO_PEBS;
         if (!c->sample_after)
             return PMU_ERR_INVALID; /* PEBS only samples */
@@ -394,7 +399,7 @@ static int check_plan(const struct pmu_cpu_state *cpu, const struct pmu_plan *pl
         if (used & (1ull << counter_id(c)))
             return PMU_ERR_INVALID;
         used |= 1ull << counter_id(c);
-        any_pebs |= (c->flags & PMU_COUNTER_PEBS) != 0;
+        any_pebs |= ACA_WITH_PEBS && (c->flags & PMU_COUNTER_PEBS); /* else refused above */
     }
     *pebs_record = 0;
     if (plan->pebs_data_cfg) {
@@ -428,7 +433,7 @@ static int check_plan(const struct pmu_cpu_state *cpu, const struct pmu_plan *pl
     return PMU_OK;
 }
 
-static void clear_status(const struct pmu_caps *caps)
+void pmu_clear_status(const struct pmu_caps *caps)
 {
     uint64_t status = msr_read(MSR_IA32_PERF_GLOBAL_STATUS) & caps->status_ack_mask;
 
@@ -436,8 +441,7 @@ static void clear_status(const struct pmu_caps *caps)
         msr_write(MSR_IA32_PERF_GLOBAL_OVF_CTRL, status);
 }
 
-/* Counting off, every control cleared, status cleared; the per-CPU bookkeeping reset. */
-static void quiesce(struct pmu_cpu_state *cpu)
+void pmu_quiesce(struct pmu_cpu_state *cpu)
 {
     const struct pmu_caps *caps = cpu->caps;
 
@@ -452,12 +456,12 @@ static void quiesce(struct pmu_cpu_state *cpu)
         msr_write(MSR_IA32_PERFEVTSEL0 + i, 0);
     if (caps->num_fixed)
         msr_write(MSR_IA32_FIXED_CTR_CTRL, 0);
-    if (cpu->lbr_on)
+    if (ACA_WITH_LBR && cpu->lbr_on)
         lbr_disable(&caps->lbr);
     cpu->debugctl = msr_read(MSR_IA32_DEBUGCTL) & ~DEBUGCTL_PMU_BITS;
     msr_write(MSR_IA32_DEBUGCTL, cpu->debugctl);
-    clear_status(caps);
-    if (cpu->pebs.ds)
+    pmu_clear_status(caps);
+    if (ACA_WITH_PEBS && cpu->pebs.ds)
         pebs_rewind(&cpu->pebs);
 
     cpu->lbr_on = 0;
@@ -474,8 +478,8 @@ static void program_counter(struct pmu_cpu_state *cpu, const struct pmu_counter_
 {
     const struct pmu_caps *caps = cpu->caps;
     unsigned id = counter_id(c), slot = pmu_slot(id);
-    uint64_t preload = (0 - c->sample_after) & width_mask(counter_width(caps, id));
-    int pebs = (c->flags & PMU_COUNTER_PEBS) != 0;
+    uint64_t preload = (0 - c->sample_after) & pmu_width_mask(pmu_counter_width(caps, id));
+    int pebs = ACA_WITH_PEBS && (c->flags & PMU_COUNTER_PEBS); /* checked by check_plan */
     int interrupt = c->sample_after && !pebs;
 
     cpu->reload[slot] = preload;
@@ -524,7 +528,7 @@ int pmu_program_cpu(struct pmu_cpu_state *cpu, const struct pmu_plan *plan)
     if (err)
         return err;
 
-    quiesce(cpu);
+    pmu_quiesce(cpu);
     for (uint32_t i = 0; i < plan->num_counters; i++)
         program_counter(cpu, &plan->counters[i], plan->pebs_data_cfg, &fixed_ctrl);
     if (cpu->caps->num_fixed)
@@ -535,7 +539,7 @@ int pmu_program_cpu(struct pmu_cpu_state *cpu, const struct pmu_plan *plan)
     }
     cpu->num_extra = plan->num_extra;
 
-    if (cpu->pebs_counters) {
+    if (ACA_WITH_PEBS && cpu->pebs_counters) {
         pebs_arm(&cpu->pebs, pebs_record); /* fits: checked by check_plan */
         if (cpu->caps->pebs.adaptive)
             msr_write(MSR_PEBS_DATA_CFG, plan->pebs_data_cfg);
@@ -551,7 +555,7 @@ int pmu_program_cpu(struct pmu_cpu_state *cpu, const struct pmu_plan *plan)
         if (cpu->caps->lbr.depth && !(plan->lbr && (plan->lbr_select & LBR_SEL_CALL_STACK)))
             debugctl |= DEBUGCTL_FREEZE_LBRS_ON_PMI;
     }
-    if (plan->lbr) {
+    if (ACA_WITH_LBR && plan->lbr) { /* else refused by check_plan (no LBR depth) */
         lbr_enable(&cpu->caps->lbr, plan->lbr_select);
         debugctl |= lbr_debugctl_bits(&cpu->caps->lbr, plan->lbr_select);
         cpu->lbr_on = 1;
@@ -560,150 +564,7 @@ int pmu_program_cpu(struct pmu_cpu_state *cpu, const struct pmu_plan *plan)
     }
     cpu->debugctl = debugctl;
     msr_write(MSR_IA32_DEBUGCTL, debugctl);
-    clear_status(cpu->caps);
-    return PMU_OK;
-}
-
-/* ---- The raw path ---- */
-
-static int msr_is_read_only(uint32_t msr)
-{
-    return msr == MSR_IA32_PERF_GLOBAL_STATUS || msr == MSR_IA32_PERF_CAPABILITIES ||
-           msr == MSR_IA32_PERF_GLOBAL_INUSE;
-}
-
-/* Counter id written through `msr` on this CPU, or -1. */
-static int raw_counter_id(const struct pmu_cpu_state *cpu, uint32_t msr)
-{
-    const struct pmu_caps *caps = cpu->caps;
-
-    if (msr >= MSR_IA32_PMC0 && msr < MSR_IA32_PMC0 + cpu->num_gp)
-        return (int)(msr - MSR_IA32_PMC0);
-    if (caps->full_width_write && msr >= MSR_IA32_A_PMC0 && msr < MSR_IA32_A_PMC0 + cpu->num_gp)
-        return (int)(msr - MSR_IA32_A_PMC0);
-    if (msr >= MSR_IA32_FIXED_CTR0 && msr < MSR_IA32_FIXED_CTR0 + PMU_MAX_FIXED &&
-        (cpu->fixed_mask & (1u << (msr - MSR_IA32_FIXED_CTR0))))
-        return (int)PMU_FIXED_ID(msr - MSR_IA32_FIXED_CTR0);
-    return -1;
-}
-
-/* A counter or event-select MSR the boot CPU has and this CPU's core type lacks (a #GP). */
-static int raw_beyond_core_type(const struct pmu_cpu_state *cpu, uint32_t msr)
-{
-    const struct pmu_caps *caps = cpu->caps;
-    static const uint32_t banks[] = {MSR_IA32_PMC0, MSR_IA32_A_PMC0, MSR_IA32_PERFEVTSEL0};
-
-    for (unsigned b = 0; b < sizeof(banks) / sizeof(banks[0]); b++)
-        if (msr >= banks[b] + cpu->num_gp && msr < banks[b] + caps->num_gp)
-            return 1;
-    return msr >= MSR_IA32_FIXED_CTR0 && msr < MSR_IA32_FIXED_CTR0 + PMU_MAX_FIXED &&
-           (caps->fixed_mask & ~cpu->fixed_mask & (1u << (msr - MSR_IA32_FIXED_CTR0)));
-}
-
-/* Which counters a control write enables and makes interrupt, in counter-id bits. */
-static void raw_control(const struct pmu_cpu_state *cpu, uint32_t msr, uint64_t value,
-                        uint64_t *enabled, uint64_t *interrupting)
-{
-    const struct pmu_caps *caps = cpu->caps;
-
-    if (msr >= MSR_IA32_PERFEVTSEL0 && msr < MSR_IA32_PERFEVTSEL0 + cpu->num_gp) {
-        uint64_t bit = 1ull << (msr - MSR_IA32_PERFEVTSEL0);
-
-        *enabled = (value & EVTSEL_EN) ? *enabled | bit : *enabled & ~bit;
-        *interrupting = (value & EVTSEL_INT) ? *interrupting | bit : *interrupting & ~bit;
-    } else if (msr == MSR_IA32_FIXED_CTR_CTRL) {
-        *enabled &= width_mask(32);
-        *interrupting &= width_mask(32);
-        for (unsigned j = 0; j < caps->num_fixed; j++) {
-            uint64_t field = value >> (4 * j), bit = 1ull << PMU_FIXED_ID(j);
-
-            if (field & (FIXED_CTRL_OS | FIXED_CTRL_USR))
-                *enabled |= bit;
-            if (field & FIXED_CTRL_PMI)
-                *interrupting |= bit;
-        }
-    }
-}
-
-int pmu_program_raw(struct pmu_cpu_state *cpu, const struct pmu_msr_write *writes,
-                    uint32_t num_writes)
-{
-    const struct pmu_caps *caps;
-    uint64_t global_ctrl = 0, enabled = 0, interrupting = 0, pebs_enable = 0, data_cfg = 0;
-    uint64_t arch_lbr_ctl = 0;
-    uint32_t pebs_record = 0;
-    int have_global_ctrl = 0;
-
-    if (!cpu || (!writes && num_writes))
-        return PMU_ERR_INVALID;
-    caps = cpu->caps;
-    if (!caps)
-        return PMU_ERR_NO_PMU;
-
-    /* Refuse the whole list before writing any of it. */
-    for (uint32_t i = 0; i < num_writes; i++) {
-        if (msr_is_read_only(writes[i].msr))
-            return PMU_ERR_READ_ONLY;
-        if (writes[i].msr == MSR_IA32_DS_AREA)
-            return PMU_ERR_INVALID; /* the DS area is this CPU's own, set up once */
-        if (raw_beyond_core_type(cpu, writes[i].msr))
-            return PMU_ERR_CORE_TYPE;
-        if (writes[i].msr == MSR_IA32_PEBS_ENABLE)
-            pebs_enable = writes[i].value;
-        if (writes[i].msr == MSR_PEBS_DATA_CFG)
-            data_cfg = writes[i].value;
-    }
-    if (pebs_enable && !caps->pebs.usable)
-        return PMU_ERR_NO_PEBS;
-    if (pebs_enable & caps->pebs.counters) {
-        if (!cpu->pebs.ds)
-            return PMU_ERR_NO_PEBS;
-        pebs_record = pebs_record_size(&caps->pebs, data_cfg);
-        if (!pebs_record)
-            return PMU_ERR_NO_PEBS;
-        if (pebs_record > cpu->pebs.buffer_bytes)
-            return PMU_ERR_TOO_SMALL;
-    }
-
-    quiesce(cpu);
-    for (uint32_t i = 0; i < num_writes; i++) {
-        const struct pmu_msr_write *w = &writes[i];
-        int id = raw_counter_id(cpu, w->msr);
-
-        if (w->msr == MSR_IA32_PERF_GLOBAL_CTRL) {
-            global_ctrl = w->value; /* counting starts with pmu_start_cpu() */
-            have_global_ctrl = 1;
-            continue;
-        }
-        if (w->msr == MSR_IA32_PEBS_ENABLE)
-            continue; /* likewise */
-        msr_write(w->msr, w->value);
-        if (id >= 0) {
-            cpu->reload[pmu_slot((unsigned)id)] =
-                w->value & width_mask(counter_width(caps, (unsigned)id));
-            cpu->tag[pmu_slot((unsigned)id)] = w->tag;
-        } else if (w->msr == MSR_IA32_DEBUGCTL) {
-            cpu->debugctl = w->value;
-        } else if (w->msr == MSR_LBR_CTL) {
-            arch_lbr_ctl = w->value;
-        } else {
-            raw_control(cpu, w->msr, w->value, &enabled, &interrupting);
-        }
-    }
-    cpu->global_ctrl = have_global_ctrl ? global_ctrl : enabled;
-    cpu->pebs_enable = pebs_enable;
-    cpu->pebs_counters = pebs_enable & caps->pebs.counters;
-    cpu->sampling = interrupting | cpu->pebs_counters;
-    if (cpu->pebs_counters) {
-        pebs_arm(&cpu->pebs, pebs_record);
-        for (unsigned id = 0; id < 64; id++) {
-            if (cpu->pebs_counters & (1ull << id))
-                pebs_set_reset(&cpu->pebs, &caps->pebs, id, cpu->reload[pmu_slot(id)]);
-        }
-    }
-    cpu->lbr_on = caps->lbr.arch ? (arch_lbr_ctl & 1) != 0
-                                 : caps->lbr.depth && (cpu->debugctl & DEBUGCTL_LBR);
-    clear_status(caps);
+    pmu_clear_status(cpu->caps);
     return PMU_OK;
 }
 
@@ -712,7 +573,7 @@ int pmu_program_raw(struct pmu_cpu_state *cpu, const struct pmu_msr_write *write
 void pmu_write_counter(const struct pmu_cpu_state *cpu, unsigned counter, uint64_t value)
 {
     msr_write(pmu_counter_msr(cpu->caps, counter),
-              value & width_mask(counter_width(cpu->caps, counter)));
+              value & pmu_width_mask(pmu_counter_width(cpu->caps, counter)));
 }
 
 void pmu_start_cpu(struct pmu_cpu_state *cpu)
@@ -747,7 +608,7 @@ void pmu_stop_cpu(struct pmu_cpu_state *cpu)
 
     if (!caps)
         return;
-    quiesce(cpu);
+    pmu_quiesce(cpu);
     for (unsigned id = 0; id < 64; id++) {
         if (cpu->counters & (1ull << id))
             msr_write(pmu_counter_msr(caps, id), 0);
@@ -768,7 +629,7 @@ void pmu_double_periods(struct pmu_cpu_state *cpu)
         if (!(cpu->sampling & (1ull << id)))
             continue;
         unsigned slot = pmu_slot(id);
-        uint64_t mask = width_mask(counter_width(caps, id));
+        uint64_t mask = pmu_width_mask(pmu_counter_width(caps, id));
         uint64_t max = id < 32 ? caps->max_period_gp : caps->max_period_fixed;
         uint64_t period = (0 - cpu->reload[slot]) & mask;
         uint64_t more = period <= max - period ? period : max - period;
@@ -779,7 +640,7 @@ void pmu_double_periods(struct pmu_cpu_state *cpu)
         /* Without full-width writes the counter takes bit 31 sign-extended: a distance to
          * overflow below 2^31 (max_period_gp) survives that. */
         pmu_write_counter(cpu, id, pmu_read_counter(cpu, id) - more);
-        if (cpu->pebs_counters & (1ull << id))
+        if (ACA_WITH_PEBS && (cpu->pebs_counters & (1ull << id)))
             pebs_set_reset(&cpu->pebs, &caps->pebs, id, cpu->reload[slot]);
     }
     if (cpu->running)
@@ -793,6 +654,6 @@ uint64_t pmu_read_counter(const struct pmu_cpu_state *cpu, unsigned counter)
     if (!caps || counter >= 64 || !(cpu->counters & (1ull << counter)))
         return 0;
     if (counter < 32)
-        return msr_read(MSR_IA32_PMC0 + counter) & width_mask(caps->gp_width);
-    return msr_read(MSR_IA32_FIXED_CTR0 + counter - 32) & width_mask(caps->fixed_width);
+        return msr_read(MSR_IA32_PMC0 + counter) & pmu_width_mask(caps->gp_width);
+    return msr_read(MSR_IA32_FIXED_CTR0 + counter - 32) & pmu_width_mask(caps->fixed_width);
 }

@@ -17,6 +17,7 @@
 
 #include <stdint.h>
 
+#include "acart_opts.h"
 #include "lbr.h"
 #include "pebs.h"
 #include "pmu_error.h"
@@ -115,9 +116,17 @@ struct pmu_caps {
     uint64_t max_period_gp;     /* largest sample-after for a GP counter */
     uint64_t max_period_fixed;
     struct pebs_caps pebs;
-    const char *pebs_quirk; /* why an erratum turned PEBS off (pebs_quirks.c), else NULL */
+    /* Why precise events are refused though the CPU may have PEBS: an erratum turned it
+     * off (pebs_quirk_lookup), or the library was built without it (ACA_WITH_PEBS 0,
+     * PMU_PEBS_NOT_BUILT); else NULL. */
+    const char *pebs_quirk;
     struct lbr_caps lbr;
 };
+
+/* Built without PEBS or LBR (acart_opts.h): pebs.c and lbr.c are not in the library,
+ * pmu_probe() reports neither (pebs.usable 0, pebs_quirk saying why; lbr.depth 0), so
+ * every plan that asks for them is refused as on a CPU without them. */
+#define PMU_PEBS_NOT_BUILT "not built in: libacart.a has ACA_WITH_PEBS 0"
 
 /* Fills caps from CPUID, IA32_PERF_CAPABILITIES and the per-model table. Returns 0, or
  * PMU_ERR_NO_PMU when the CPU is not Intel or offers perfmon version < 2 (QEMU TCG and
@@ -289,6 +298,18 @@ static inline void pmu_zero(void *p, uint32_t bytes)
         b[i] = 0;
 }
 
+/* The low `bits` bits set. */
+static inline uint64_t pmu_width_mask(unsigned bits)
+{
+    return bits >= 64 ? ~0ull : (1ull << bits) - 1;
+}
+
+/* Bits of a counter id's counter. */
+static inline unsigned pmu_counter_width(const struct pmu_caps *caps, unsigned id)
+{
+    return id < 32 ? caps->gp_width : caps->fixed_width;
+}
+
 /* Slot of a counter id in the per-counter arrays. */
 static inline unsigned pmu_slot(unsigned counter)
 {
@@ -321,11 +342,18 @@ int pmu_cpu_setup_pebs(struct pmu_cpu_state *cpu, void *memory, uint32_t bytes);
  * GLOBAL_STATUS. Counting starts with pmu_start_cpu(). */
 int pmu_program_cpu(struct pmu_cpu_state *cpu, const struct pmu_plan *plan);
 
-/* The raw path: applies (msr, value) writes in order, with counting disabled. The caller
- * has checked them against its allowlist; this refuses writes to read-only MSRs (before
- * writing anything), keeps an IA32_PERF_GLOBAL_CTRL value for pmu_start_cpu() (without
- * one, every counter enabled by its control is), and learns from each counter write its
- * reload value and tag, from controls with INT/PMI which counters sample. */
+/* Counting off on this CPU, every control cleared, status cleared; the per-CPU
+ * bookkeeping reset (pmu_program_cpu and pmu_program_raw begin with it). */
+void pmu_quiesce(struct pmu_cpu_state *cpu);
+
+/* Acknowledges whatever GLOBAL_STATUS holds that GLOBAL_OVF_CTRL may clear. */
+void pmu_clear_status(const struct pmu_caps *caps);
+
+/* The raw path (pmu_raw.c, not in libacart.a: no runtime code uses it): applies (msr, value) writes
+ * in order, with counting disabled. The caller has checked them against its allowlist; this refuses
+ * writes to read-only MSRs (before writing anything), keeps an IA32_PERF_GLOBAL_CTRL value for
+ * pmu_start_cpu() (without one, every counter enabled by its control is), and learns from each
+ * counter write its reload value and tag, from controls with INT/PMI which counters sample. */
 int pmu_program_raw(struct pmu_cpu_state *cpu, const struct pmu_msr_write *writes,
                     uint32_t num_writes);
 

@@ -188,6 +188,7 @@ const struct pmu_model *pmu_model_lookup(uint32_t family, uint32_t model)
     return NULL;
 }
 
+#if ACA_WITH_PEBS
 /* ---- PEBS errata that microcode fixes ----
  *
  * As Linux applies them: with microcode below the revision PEBS is off, and precise
@@ -233,3 +234,4 @@ const struct pebs_quirk *pebs_quirk_lookup(uint32_t family, uint32_t model, uint
     }
     return NULL;
 }
+#endif
