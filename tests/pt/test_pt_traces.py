@@ -11,6 +11,7 @@ import difflib
 import glob
 import os
 import re
+import subprocess
 import sys
 
 from acarttest.ptcase import (Case, TestFailure, call_lines, check, function_lines, run, time_lines,
@@ -73,6 +74,15 @@ def run_case(args, ptt):
         if case.exp("warnings"):
             compare(case, "warnings", warnings.splitlines(), case.exp("warnings"))
             checked.append("warnings")
+        # Cycles are counted within the one decode where they can be (tools/pt/pt_cycles.c);
+        # the decode of the counted copy, which it stands for, must give every number alike.
+        copy = subprocess.run([str(c) for c in base + ["functions", "--top", "0"] + target],
+                              capture_output=True, text=True,
+                              env=dict(os.environ, ACART_PT_COUNTED="copy"))
+        check(copy.returncode == 0 and (copy.stdout, copy.stderr) == (functions, warnings),
+              "%s: pt functions counts cycles otherwise in one decode than by decoding the"
+              " counted copy:\n%s%s\n---\n%s%s" % (case.name, functions, warnings, copy.stdout,
+                                                     copy.stderr))
     check(checked, "%s: no expectations to check" % case.name)
     return case, checked
 

@@ -235,7 +235,10 @@ static int drain_events(struct decoder *x, int status, int *stop)
             return status;
         r->tsc = ev.tsc;
         r->delivered++;
-        loop_watch_reset(x->watch, dec_offset(x)); /* an event read from the trace */
+        uint64_t offset = dec_offset(x);
+        loop_watch_reset(x->watch, offset); /* an event read from the trace */
+        if (r->sink->position && (*stop = r->sink->position(r->sink->ctx, offset, false)))
+            return status;
         if (r->sink->event && (*stop = r->sink->event(r->sink->ctx, &ev)))
             return status;
     }
@@ -325,11 +328,14 @@ static int dec_next(struct decoder *x, struct loop_watch *watch, int *stop, bool
             r->unmapped = block.ip;
         }
         if (block.ninsn > 0) {
-            if ((*looped = loop_watch_step(watch, dec_offset(x), block.end_ip,
-                                           needs_no_trace(block.iclass))))
+            uint64_t offset = dec_offset(x);
+            if ((*looped =
+                     loop_watch_step(watch, offset, block.end_ip, needs_no_trace(block.iclass))))
                 return status;
             r->ip = block.end_ip;
             r->delivered++;
+            if (r->sink->position && (*stop = r->sink->position(r->sink->ctx, offset, false)))
+                return status;
             if (r->sink->block)
                 *stop = r->sink->block(r->sink->ctx, &block, r->tsc);
         }
@@ -343,11 +349,13 @@ static int dec_next(struct decoder *x, struct loop_watch *watch, int *stop, bool
             r->unmapped = insn.ip;
         }
         if (insn.iclass != ptic_error) {
-            if ((*looped =
-                     loop_watch_step(watch, dec_offset(x), insn.ip, needs_no_trace(insn.iclass))))
+            uint64_t offset = dec_offset(x);
+            if ((*looped = loop_watch_step(watch, offset, insn.ip, needs_no_trace(insn.iclass))))
                 return status;
             r->ip = insn.ip;
             r->delivered++;
+            if (r->sink->position && (*stop = r->sink->position(r->sink->ctx, offset, false)))
+                return status;
             if (r->sink->insn)
                 *stop = r->sink->insn(r->sink->ctx, &insn, r->tsc);
         }
@@ -439,6 +447,8 @@ static int decode_segment(struct decoder *x, bool prefix)
         }
         uint64_t sync = dec_sync_offset(x), delivered = r->delivered;
         search = sync + 1;
+        if (r->sink->position && (stop = r->sink->position(r->sink->ctx, sync, true)))
+            return stop;
         if (have_pending) {
             pending.resynced = true;
             pending.resync_offset = sync;
@@ -538,7 +548,10 @@ static int decode_stretch(struct run *r, uint64_t begin, uint64_t end, bool pref
     }
     int rc = err < 0 ? diag_fail(r->d, DIAG_LIBRARY, "libipt cannot decode CPU %" PRIu32 ": %s",
                                  r->t->cpu, pt_errstr(pt_errcode(err)))
-                     : decode_segment(&x, prefix);
+             : r->sink->stretch ? r->sink->stretch(r->sink->ctx, begin, end)
+                                : 0;
+    if (!rc)
+        rc = decode_segment(&x, prefix);
     pt_blk_free_decoder(x.blk);
     pt_insn_free_decoder(x.insn);
     free(x.watch);

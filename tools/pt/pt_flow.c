@@ -165,6 +165,7 @@ static int on_run(struct pt_flow *f, uint32_t name, uint64_t n, enum pt_insn_cla
     /* Most blocks run with no new time since the block before. */
     if (tsc != f->last_tsc || !f->have_tsc)
         time_update(f, tsc);
+    f->last_name = name;
     if (f->time_only)
         return span_add(f, name, n);
     int rc = 0;
@@ -205,6 +206,11 @@ static int on_run(struct pt_flow *f, uint32_t name, uint64_t n, enum pt_insn_cla
         break;
     }
     return 0;
+}
+
+int pt_flow_time_run(struct pt_flow *f, uint32_t name, uint64_t n, uint64_t tsc)
+{
+    return on_run(f, name, n, ptic_other, tsc);
 }
 
 static int on_insn(void *ctx, const struct pt_insn *insn, uint64_t tsc)
