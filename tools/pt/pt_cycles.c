@@ -184,14 +184,15 @@ static void counter_step(struct counter *k)
         return;
     }
     k->status = status;
+    /* A TNT bit read before: libipt's time stays that of the packet that brought it. */
+    if (!event && k->base + off == k->pos)
+        return;
     int rc = pt_qry_time(k->q, &time, &lost_mtc, &lost_cyc);
     if (rc < 0 && rc != -pte_no_time) {
         give_up(k, 3);
         return;
     }
     k->lost_cyc = lost_cyc;
-    if (k->base + off == k->pos && time == k->time)
-        return; /* a TNT bit read before */
     k->pos = k->base + off;
     if (!event) {
         if (k->moved_branch)
@@ -225,6 +226,14 @@ static int counter_stretch(void *ctx, uint64_t begin, uint64_t end)
     return rc;
 }
 
+/* Where the next item starts (pt_decode reports positions only where they move). */
+static void item_done(struct counter *k)
+{
+    k->time_before = k->time;
+    k->events_before = k->num_events;
+    k->moved_branch = k->moved_early = false;
+}
+
 static int counter_position(void *ctx, uint64_t offset, bool synced)
 {
     struct counter *k = ctx;
@@ -244,13 +253,11 @@ static int counter_position(void *ctx, uint64_t offset, bool synced)
         k->time = 0;
         k->lost_cyc = 0;
         k->num_events = 0;
+        item_done(k);
         if (k->status < 0)
             give_up(k, 7);
         return rc;
     }
-    k->time_before = k->time;
-    k->events_before = k->num_events;
-    k->moved_branch = k->moved_early = false;
     while (!k->given_up && k->pos < offset)
         counter_step(k);
     if (k->pos != offset)
@@ -258,12 +265,8 @@ static int counter_position(void *ctx, uint64_t offset, bool synced)
     return rc;
 }
 
-static int counter_block(void *ctx, const struct pt_block *b, uint64_t tsc)
+static int count_block(struct counter *k, const struct pt_block *b)
 {
-    struct counter *k = ctx;
-    int rc = k->flow_sink.block(k->f, b, tsc);
-    if (rc || k->given_up)
-        return rc;
     /* The copy's clock moved before this block (its decode ticks at the block's first
      * branch, unless it is on its way to an event it read: libipt makes no tick then),
      * at a branch within it, or at its last branch but no tick follows. */
@@ -277,12 +280,18 @@ static int counter_block(void *ctx, const struct pt_block *b, uint64_t tsc)
     return pt_flow_time_run(&k->cf, k->f->last_name, b->ninsn, k->clock);
 }
 
-static int counter_event(void *ctx, const struct pt_event *ev)
+static int counter_block(void *ctx, const struct pt_block *b, uint64_t tsc)
 {
     struct counter *k = ctx;
-    int rc = k->flow_sink.event(k->f, ev);
-    if (rc || k->given_up)
-        return rc;
+    int rc = k->flow_sink.block(k->f, b, tsc);
+    if (!rc && !k->given_up)
+        rc = count_block(k, b);
+    item_done(k);
+    return rc;
+}
+
+static int count_event(struct counter *k, const struct pt_event *ev)
+{
     if (k->moved_branch) {
         give_up(k, 10);
         return 0;
@@ -309,6 +318,16 @@ static int counter_event(void *ctx, const struct pt_event *ev)
     memmove(&k->events[0], &k->events[1], --k->num_events * sizeof k->events[0]);
     k->clock = counted.tsc;
     return k->counted_sink.event(&k->cf, &counted);
+}
+
+static int counter_event(void *ctx, const struct pt_event *ev)
+{
+    struct counter *k = ctx;
+    int rc = k->flow_sink.event(k->f, ev);
+    if (!rc && !k->given_up)
+        rc = count_event(k, ev);
+    item_done(k);
+    return rc;
 }
 
 static int counter_gap(void *ctx, const struct pt_gap *gap)
