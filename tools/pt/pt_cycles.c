@@ -131,6 +131,7 @@ struct counter {
     uint64_t base, end; /* q's stretch of the file */
     uint64_t pos;       /* q's position in the file */
     int status;         /* q's last status */
+    unsigned tnt_left;  /* TNT bits q holds, where known */
     uint64_t time;      /* q's time (pt_qry_time) */
     uint32_t lost_cyc;  /* and its count of CYC packets it could not use */
     uint64_t clock;     /* the copy's decode's clock: the time of its last event or tick */
@@ -157,10 +158,28 @@ static void give_up(struct counter *k, int why)
     k->given_up = true;
 }
 
+/* The TNT bits of the TNT packet at p in the copy, 0 where p holds none: a TNT-8 is one
+ * byte with bit 0 clear (not PAD, not the extended opcode 02), a TNT-64 is 02 A3 and 48
+ * bits; the highest bit set stops the payload. */
+static unsigned tnt_bits(const uint8_t *p, const uint8_t *end)
+{
+    if (p >= end || !p[0] || (p[0] & 1))
+        return 0;
+    if (p[0] != 0x02)
+        return (unsigned)(31 - __builtin_clz(p[0])) - 1;
+    if (end - p < 8 || p[1] != 0xa3)
+        return 0;
+    uint64_t payload = 0;
+    for (int i = 0; i < 6; i++)
+        payload |= (uint64_t)p[2 + i] << (8 * i);
+    return payload ? (unsigned)(63 - __builtin_clzll(payload)) : 0;
+}
+
 /* One query of q: the next event where one is pending, else a branch. */
 static void counter_step(struct counter *k)
 {
     bool event = k->status & pts_event_pending;
+    bool cond = false;
     int status;
     if (event) {
         if (k->num_events == COUNTER_EVENTS) {
@@ -174,6 +193,7 @@ static void counter_step(struct counter *k)
         int taken;
         uint64_t ip;
         status = pt_qry_cond_branch(k->q, &taken);
+        cond = status >= 0;
         if (status == -pte_bad_query)
             status = pt_qry_indirect_branch(k->q, &ip);
     }
@@ -193,6 +213,12 @@ static void counter_step(struct counter *k)
         return;
     }
     k->lost_cyc = lost_cyc;
+    /* A conditional branch that moved q read a TNT packet where q stood and took one of
+     * its bits: the others need no look at where q stands. */
+    if (cond) {
+        unsigned bits = tnt_bits(k->counted + k->pos, k->counted + k->end);
+        k->tnt_left = bits ? bits - 1 : 0;
+    }
     k->pos = k->base + off;
     if (!event) {
         if (k->moved_branch)
@@ -253,13 +279,24 @@ static int counter_position(void *ctx, uint64_t offset, bool synced)
         k->time = 0;
         k->lost_cyc = 0;
         k->num_events = 0;
+        k->tnt_left = 0;
         item_done(k);
         if (k->status < 0)
             give_up(k, 7);
         return rc;
     }
-    while (!k->given_up && k->pos < offset)
+    while (!k->given_up && k->pos < offset) {
+        if (k->tnt_left && !(k->status & pts_event_pending)) {
+            int taken, status = pt_qry_cond_branch(k->q, &taken);
+            k->tnt_left--;
+            if (status < 0)
+                give_up(k, 14);
+            else
+                k->status = status;
+            continue;
+        }
         counter_step(k);
+    }
     if (k->pos != offset)
         give_up(k, 8);
     return rc;
