@@ -23,12 +23,14 @@ static void scan_stretch(const struct pt_cpu_trace *t, const struct pt_config *c
             break;
         last_sync = sync;
         synced = true;
-        for (;;) {
-            uint64_t off;
+        /* Each packet starts where the one before ended. */
+        for (uint64_t off = sync;;) {
             struct pt_packet p;
-            if (pt_pkt_get_offset(pkt, &off) < 0 || pt_pkt_next(pkt, &p, sizeof p) < 0)
+            int size = pt_pkt_next(pkt, &p, sizeof p);
+            if (size < 0)
                 break;
             uint8_t *at = counted ? counted + begin + off : NULL;
+            off += (uint64_t)size;
             switch (p.type) {
             case ppt_cyc:
                 timing->cyc_packets++;
