@@ -6,7 +6,8 @@
 
 /* One stretch [begin, end) of the file, from PSB to PSB. */
 static void scan_stretch(const struct pt_cpu_trace *t, const struct pt_config *config,
-                         uint64_t begin, uint64_t end, struct pt_timing *timing, uint8_t *counted)
+                         uint64_t begin, uint64_t end, struct pt_timing *timing, uint8_t *counted,
+                         bool one_bit_tnt)
 {
     struct pt_config c = *config;
     c.begin = t->data + begin;
@@ -55,13 +56,15 @@ static void scan_stretch(const struct pt_cpu_trace *t, const struct pt_config *c
                 memset(at, 0, p.size);
             else if (p.type == ppt_cbr)
                 at[2] = 1;
+            else if (one_bit_tnt && (p.type == ppt_tnt_8 || p.type == ppt_tnt_64))
+                memcpy(at, "\x04\0\0\0\0\0\0\0", p.size); /* a TNT-8 of one bit, PAD */
         }
     }
     pt_pkt_free_decoder(pkt);
 }
 
 void pt_timing_scan(const struct pt_cpu_trace *t, const struct pt_config *config,
-                    struct pt_timing *timing, uint8_t *counted)
+                    struct pt_timing *timing, uint8_t *counted, bool one_bit_tnt)
 {
     memset(timing, 0, sizeof *timing);
     if (counted)
@@ -73,7 +76,7 @@ void pt_timing_scan(const struct pt_cpu_trace *t, const struct pt_config *config
         if (end > t->size)
             end = t->size;
         if (begin < end)
-            scan_stretch(t, config, begin, end, timing, counted);
+            scan_stretch(t, config, begin, end, timing, counted, one_bit_tnt);
         begin = end;
     }
 }
@@ -133,7 +136,6 @@ struct counter {
     uint64_t base, end; /* q's stretch of the file */
     uint64_t pos;       /* q's position in the file */
     int status;         /* q's last status */
-    unsigned tnt_left;  /* TNT bits q holds, where known */
     uint64_t time;      /* q's time (pt_qry_time) */
     uint32_t lost_cyc;  /* and its count of CYC packets it could not use */
     uint64_t clock;     /* the copy's decode's clock: the time of its last event or tick */
@@ -160,28 +162,10 @@ static void give_up(struct counter *k, int why)
     k->given_up = true;
 }
 
-/* The TNT bits of the TNT packet at p in the copy, 0 where p holds none: a TNT-8 is one
- * byte with bit 0 clear (not PAD, not the extended opcode 02), a TNT-64 is 02 A3 and 48
- * bits; the highest bit set stops the payload. */
-static unsigned tnt_bits(const uint8_t *p, const uint8_t *end)
-{
-    if (p >= end || !p[0] || (p[0] & 1))
-        return 0;
-    if (p[0] != 0x02)
-        return (unsigned)(31 - __builtin_clz(p[0])) - 1;
-    if (end - p < 8 || p[1] != 0xa3)
-        return 0;
-    uint64_t payload = 0;
-    for (int i = 0; i < 6; i++)
-        payload |= (uint64_t)p[2 + i] << (8 * i);
-    return payload ? (unsigned)(63 - __builtin_clzll(payload)) : 0;
-}
-
 /* One query of q: the next event where one is pending, else a branch. */
 static void counter_step(struct counter *k)
 {
     bool event = k->status & pts_event_pending;
-    bool cond = false;
     int status;
     if (event) {
         if (k->num_events == COUNTER_EVENTS) {
@@ -195,7 +179,6 @@ static void counter_step(struct counter *k)
         int taken;
         uint64_t ip;
         status = pt_qry_cond_branch(k->q, &taken);
-        cond = status >= 0;
         if (status == -pte_bad_query)
             status = pt_qry_indirect_branch(k->q, &ip);
     }
@@ -215,12 +198,6 @@ static void counter_step(struct counter *k)
         return;
     }
     k->lost_cyc = lost_cyc;
-    /* A conditional branch that moved q read a TNT packet where q stood and took one of
-     * its bits: the others need no look at where q stands. */
-    if (cond) {
-        unsigned bits = tnt_bits(k->counted + k->pos, k->counted + k->end);
-        k->tnt_left = bits ? bits - 1 : 0;
-    }
     k->pos = k->base + off;
     if (!event) {
         if (k->moved_branch)
@@ -281,24 +258,13 @@ static int counter_position(void *ctx, uint64_t offset, bool synced)
         k->time = 0;
         k->lost_cyc = 0;
         k->num_events = 0;
-        k->tnt_left = 0;
         item_done(k);
         if (k->status < 0)
             give_up(k, 7);
         return rc;
     }
-    while (!k->given_up && k->pos < offset) {
-        if (k->tnt_left && !(k->status & pts_event_pending)) {
-            int taken, status = pt_qry_cond_branch(k->q, &taken);
-            k->tnt_left--;
-            if (status < 0)
-                give_up(k, 14);
-            else
-                k->status = status;
-            continue;
-        }
+    while (!k->given_up && k->pos < offset)
         counter_step(k);
-    }
     if (k->pos != offset)
         give_up(k, 8);
     return rc;
@@ -448,13 +414,17 @@ static int decode_once(struct pt_flow *f, const struct pt_cpu_trace *t,
     uint8_t *counted = count_cycles && t->size ? malloc(t->size) : NULL;
     if (count_cycles && t->size && !counted)
         return DIAG_NOMEM;
-    /* The scan is a pass over every packet: skipped where nothing reads it. */
+    /* The scan is a pass over every packet: skipped where nothing reads it. The copy
+     * for the counter's query decoder has TNT packets of one bit, so that it reads each
+     * with one query (it does not follow the code, so the bits do not matter); a copy to
+     * decode needs the trace's bits. */
+    bool copy_only = strcmp(counted_mode(), "copy") == 0;
     if (count_cycles)
-        pt_timing_scan(t, config, &f->timing, counted);
+        pt_timing_scan(t, config, &f->timing, counted, !copy_only);
     struct counter k = {.f = f, .counted = counted, .config = *config};
     k.config.nom_freq = 1;
     memset(&k.config.flags, 0, sizeof k.config.flags);
-    bool counting = counted && f->timing.cyc_packets && strcmp(counted_mode(), "copy") != 0;
+    bool counting = counted && f->timing.cyc_packets && !copy_only;
     struct pt_sink sink;
     pt_flow_sink(f, &sink);
     if (counting) {
@@ -484,7 +454,7 @@ static int decode_once(struct pt_flow *f, const struct pt_cpu_trace *t,
     if (!rc) {
         pt_flow_finish(f);
         if (!count_cycles && !f->timed)
-            pt_timing_scan(t, config, &f->timing, NULL);
+            pt_timing_scan(t, config, &f->timing, NULL, false);
     }
     if (!rc && counting && strcmp(counted_mode(), "report") == 0)
         fprintf(stderr, "acart: cycles %s (%d)\n",
@@ -497,6 +467,8 @@ static int decode_once(struct pt_flow *f, const struct pt_cpu_trace *t,
         struct pt_config cc = *config;
         ct.data = counted;
         cc.nom_freq = 1;
+        if (counting)
+            pt_timing_scan(t, config, &f->timing, counted, false);
         rc = decode_counted(f, &ct, &cc, image, d);
     }
     if (counting)

@@ -25,9 +25,10 @@
 
 /* Reads t's timing packets into *timing (bytes the packet decoder cannot read are skipped
  * to the next PSB). With counted non-NULL (t->size bytes), also writes there the copy of
- * the trace described above. */
+ * the trace described above; with one_bit_tnt, one whose TNT packets hold one bit each
+ * (TNT-8 04, then PAD), for a query decoder that reads but does not decode it. */
 void pt_timing_scan(const struct pt_cpu_trace *t, const struct pt_config *config,
-                    struct pt_timing *timing, uint8_t *counted);
+                    struct pt_timing *timing, uint8_t *counted, bool one_bit_tnt);
 
 /* Decodes t into f (pt_flow_init'ed, pt_flow_finish'ed here) and reads its timing packets
  * (f->timing). With count_cycles, f's cycles are those its CYC packets count, when it has
