@@ -214,9 +214,9 @@ static int on_run(struct pt_flow *f, uint32_t name, uint64_t n, enum pt_insn_cla
     return 0;
 }
 
-int pt_flow_time_run(struct pt_flow *f, uint32_t name, uint64_t n, uint64_t tsc)
+/* pt_flow_time_run where the clock moved or the span is full: on_run's time-only part. */
+int pt_flow_time_run_update(struct pt_flow *f, uint32_t name, uint64_t n, uint64_t tsc)
 {
-    /* on_run's time-only part, for every block of pt functions' count of cycles. */
     if (tsc != f->last_tsc || !f->have_tsc)
         time_update(f, tsc);
     f->last_name = name;
