@@ -1,10 +1,12 @@
 """What `acart pt` costs on a large cycle-accurate trace, in CPU time and memory.
 
-- **Counting cycles.** On a trace with CYC packets, `pt functions` decodes it twice: the
-  second time with its timing packets blanked, so that libipt's time is the CYC packets'
-  own count (tools/pt/pt_cycles.c). The same command on the same trace with every CYC packet
-  turned into a PAD byte (same offsets, same control flow) decodes it once. The ratio of
-  their CPU times, measured in turns in one run, is the price of exact cycles.
+- **Counting cycles.** On a trace with CYC packets, `pt functions` counts them on the clock
+  of a copy with its timing packets blanked, so that libipt's time is the CYC packets' own
+  count (tools/pt/pt_cycles.c): a query decoder reads the copy beside the one decode (or,
+  where it cannot, the copy is decoded a second time). The same command on the same trace
+  with every CYC packet turned into a PAD byte (same offsets, same control flow) only
+  decodes. The ratio of their CPU times, measured in turns in one run, is the price of
+  exact cycles.
 - **Memory.** `pt functions` and `pt flamegraph` keep no record of a closed call (the
   flame graph grows as calls close); `pt calls` keeps one of every call, to print the
   timeline. Their peak RSS is reported.
@@ -160,7 +162,7 @@ def main():
     insns = int(bits * sum(INSNS_PER_BIT.values()))
     svg = os.path.join(args.workdir, "flame.svg")
     runs = [
-        ("pt functions, cycles counted (two decodes)",
+        ("pt functions, cycles counted",
          [args.acart, "pt", "functions", folder, "--elf", elf],
          lambda out: check_functions(out, bits, cycles)),
         ("pt functions, CYC packets made PAD (one decode)",

@@ -20,7 +20,7 @@ functions` on the large loop says where acart's time goes, by object and by symb
     PYTHONPATH=tests python3 bench/pt_ratio_bench.py --acart ACART --bare PT_BARE_DECODE \\
         --run BENCH_RUN --workdir DIR [--rounds N] [--out FILE]
 
-(the bench-pt target runs it so; results in bench/results/pt_ratio.txt)
+(the bench-pt-ratio target runs it so; results in bench/results/pt_ratio.txt)
 """
 
 import argparse

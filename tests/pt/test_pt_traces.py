@@ -11,10 +11,11 @@ import difflib
 import glob
 import os
 import re
+import subprocess
 import sys
 
 from acarttest.ptcase import (Case, TestFailure, call_lines, check, function_lines, run, time_lines,
-                              trace_lines)
+                              trace_lines, variant_text)
 
 
 def compare(case, what, got, want):
@@ -45,6 +46,52 @@ def check_blocks(case, out, want):
     compare(case, "blocks", got, want)
 
 
+def check_counted(case, cmd):
+    """Cycles are counted within the one decode where they can be (tools/pt/pt_cycles.c):
+    the decode of the counted copy, which it stands for (ACART_PT_COUNTED=copy), must give
+    every number and warning alike."""
+    out = [subprocess.run([str(c) for c in cmd], capture_output=True, text=True,
+                          env=dict(os.environ, ACART_PT_COUNTED=mode))
+           for mode in ("", "copy")]
+    check(out[0].returncode == out[1].returncode == 0
+          and (out[0].stdout, out[0].stderr) == (out[1].stdout, out[1].stderr),
+          "%s: pt functions counts cycles otherwise in one decode than by decoding the counted"
+          " copy:\n%s%s\n---\n%s%s" % (case.name, out[0].stdout, out[0].stderr, out[1].stdout,
+                                          out[1].stderr))
+
+
+# The packets a CYC packet is put before in check_cyc_variant: those after which libipt's
+# clock is read (branches, events), outside PSB+.
+CYC_BEFORE = re.compile(r"^\s*;\s*@pt\s+(\w+:\s*)?(tnt|tnt64|tip|fup|tip\.pgd|tip\.pge|ovf|cbr|mode"
+                        r"\.tsx|ptw|exstop|mwait|pwre|pwrx|stop)\(")
+
+
+def check_cyc_variant(args, ptt):
+    """The trace made cycle-accurate: a CYC packet before every branch and event packet, of
+    cycles that move libipt's TSC estimate by a tick or more and by less (so that both ways
+    of counting in tools/pt/pt_cycles.c run), counted alike either way (check_counted)."""
+    with open(ptt) as f:
+        lines = re.sub(r"\bbase=\S+", "", variant_text(ptt, f.read())).splitlines()
+    out, in_psb, k = [], False, 0
+    for line in lines:
+        if re.match(r"^\s*;\s*@pt\s+(\w+:\s*)?psb\(", line):
+            in_psb = True
+        if not in_psb and CYC_BEFORE.match(line):
+            out.append("; @pt cyc(%d)" % (3, 1, 200, 17, 2)[k % 5])
+            k += 1
+        if re.match(r"^\s*;\s*@pt\s+(\w+:\s*)?psbend\(", line):
+            in_psb = False
+        out.append(line)
+    name = os.path.splitext(os.path.basename(ptt))[0] + "_cyc"
+    os.makedirs(os.path.join(args.workdir, "cyc"), exist_ok=True)
+    path = os.path.join(args.workdir, "cyc", name + ".ptt")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+    case = Case(path, args.pttc, os.path.join(args.workdir, "cyc"))
+    check_counted(case, [args.acart, "pt", "functions", "--top", "0", case.collection, "--elf",
+                         case.elf, "--cpu", "0"])
+
+
 def run_case(args, ptt):
     case = Case(ptt, args.pttc, args.workdir)
     base = [args.acart, "pt"]
@@ -73,6 +120,7 @@ def run_case(args, ptt):
         if case.exp("warnings"):
             compare(case, "warnings", warnings.splitlines(), case.exp("warnings"))
             checked.append("warnings")
+        check_counted(case, base + ["functions", "--top", "0"] + target)
     check(checked, "%s: no expectations to check" % case.name)
     return case, checked
 
@@ -107,6 +155,8 @@ def main():
     for ptt in ptts:
         try:
             case, checked = run_case(args, ptt)
+            check_cyc_variant(args, ptt)
+            checked.append("cycles")
             if case.name == "demo" and args.readme:
                 check_readme(args, case)
                 checked.append("README")

@@ -9,7 +9,9 @@
  * decoded with nom_freq 1. libipt's clock then adds each CYC packet's value exactly, and
  * binds it to the instructions as it binds every time update, so each CYC packet's
  * cycles go to the instructions run since the previous update, as in ptxed. Offsets and
- * control flow are those of the original: only timing packets differ. */
+ * control flow are those of the original: only timing packets differ. That decode is not
+ * run where it can be avoided: a query decoder follows the one decode through the copy
+ * and gives its clock at every block (pt_cycles.c says when it cannot). */
 #ifndef ACART_TOOLS_PT_CYCLES_H
 #define ACART_TOOLS_PT_CYCLES_H
 
@@ -23,13 +25,14 @@
 
 /* Reads t's timing packets into *timing (bytes the packet decoder cannot read are skipped
  * to the next PSB). With counted non-NULL (t->size bytes), also writes there the copy of
- * the trace described above. */
+ * the trace described above; with one_bit_tnt, one whose TNT packets hold one bit each
+ * (TNT-8 04, then PAD), for a query decoder that reads but does not decode it. */
 void pt_timing_scan(const struct pt_cpu_trace *t, const struct pt_config *config,
-                    struct pt_timing *timing, uint8_t *counted);
+                    struct pt_timing *timing, uint8_t *counted, bool one_bit_tnt);
 
 /* Decodes t into f (pt_flow_init'ed, pt_flow_finish'ed here) and reads its timing packets
  * (f->timing). With count_cycles, f's cycles are those its CYC packets count, when it has
- * some (a second decode, of the copy); otherwise libipt's time at the core:bus ratio, an
+ * some (counted as a decode of the copy would); otherwise libipt's time at the core:bus ratio, an
  * estimate. Where a block runs through more than one region of the code, code's image is
  * cut there (pt_code.h) and f starts over, so f->closed.fn must not be set unless the
  * image is cut everywhere. Returns 0 or a diag code (pt_decode). */

@@ -183,7 +183,18 @@ struct run {
     /* Where the decoder last failed with pte_nomap: the IP it could not read. */
     bool has_unmapped;
     uint64_t unmapped;
+    uint64_t reported; /* the position the sink was last told of */
 };
+
+/* Tells the sink where the decoder stands, where it moved since the sink was last told:
+ * most blocks come from TNT bits read before. */
+static inline int report_position(struct run *r, uint64_t offset)
+{
+    if (!r->sink->position || offset == r->reported)
+        return 0;
+    r->reported = offset;
+    return r->sink->position(r->sink->ctx, offset, false);
+}
 
 /* The instruction or block decoder over one stretch [base, end) of the file. */
 struct loop_watch;
@@ -235,7 +246,10 @@ static int drain_events(struct decoder *x, int status, int *stop)
             return status;
         r->tsc = ev.tsc;
         r->delivered++;
-        loop_watch_reset(x->watch, dec_offset(x)); /* an event read from the trace */
+        uint64_t offset = dec_offset(x);
+        loop_watch_reset(x->watch, offset); /* an event read from the trace */
+        if ((*stop = report_position(r, offset)))
+            return status;
         if (r->sink->event && (*stop = r->sink->event(r->sink->ctx, &ev)))
             return status;
     }
@@ -271,12 +285,21 @@ static void loop_watch_reset(struct loop_watch *w, uint64_t offset)
     w->steps = 0;
 }
 
-static bool loop_watch_step(struct loop_watch *w, uint64_t offset, uint64_t ip, bool no_trace)
+static bool loop_watch_add(struct loop_watch *w, uint64_t ip);
+
+/* Called for every block: the common case (the decoder read trace) takes no call. */
+static inline bool loop_watch_step(struct loop_watch *w, uint64_t offset, uint64_t ip,
+                                   bool no_trace)
 {
     if (!no_trace || offset != w->offset) {
         loop_watch_reset(w, offset);
         return false;
     }
+    return loop_watch_add(w, ip);
+}
+
+static bool loop_watch_add(struct loop_watch *w, uint64_t ip)
+{
     if (w->in_set < LOOP_SET_SLOTS / 4 * 3) {
         uint32_t k = (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> 40) & (LOOP_SET_SLOTS - 1);
         for (;; k = (k + 1) & (LOOP_SET_SLOTS - 1)) {
@@ -325,11 +348,14 @@ static int dec_next(struct decoder *x, struct loop_watch *watch, int *stop, bool
             r->unmapped = block.ip;
         }
         if (block.ninsn > 0) {
-            if ((*looped = loop_watch_step(watch, dec_offset(x), block.end_ip,
-                                           needs_no_trace(block.iclass))))
+            uint64_t offset = dec_offset(x);
+            if ((*looped =
+                     loop_watch_step(watch, offset, block.end_ip, needs_no_trace(block.iclass))))
                 return status;
             r->ip = block.end_ip;
             r->delivered++;
+            if ((*stop = report_position(r, offset)))
+                return status;
             if (r->sink->block)
                 *stop = r->sink->block(r->sink->ctx, &block, r->tsc);
         }
@@ -343,11 +369,13 @@ static int dec_next(struct decoder *x, struct loop_watch *watch, int *stop, bool
             r->unmapped = insn.ip;
         }
         if (insn.iclass != ptic_error) {
-            if ((*looped =
-                     loop_watch_step(watch, dec_offset(x), insn.ip, needs_no_trace(insn.iclass))))
+            uint64_t offset = dec_offset(x);
+            if ((*looped = loop_watch_step(watch, offset, insn.ip, needs_no_trace(insn.iclass))))
                 return status;
             r->ip = insn.ip;
             r->delivered++;
+            if ((*stop = report_position(r, offset)))
+                return status;
             if (r->sink->insn)
                 *stop = r->sink->insn(r->sink->ctx, &insn, r->tsc);
         }
@@ -439,6 +467,9 @@ static int decode_segment(struct decoder *x, bool prefix)
         }
         uint64_t sync = dec_sync_offset(x), delivered = r->delivered;
         search = sync + 1;
+        r->reported = sync;
+        if (r->sink->position && (stop = r->sink->position(r->sink->ctx, sync, true)))
+            return stop;
         if (have_pending) {
             pending.resynced = true;
             pending.resync_offset = sync;
@@ -538,7 +569,10 @@ static int decode_stretch(struct run *r, uint64_t begin, uint64_t end, bool pref
     }
     int rc = err < 0 ? diag_fail(r->d, DIAG_LIBRARY, "libipt cannot decode CPU %" PRIu32 ": %s",
                                  r->t->cpu, pt_errstr(pt_errcode(err)))
-                     : decode_segment(&x, prefix);
+             : r->sink->stretch ? r->sink->stretch(r->sink->ctx, begin, end)
+                                : 0;
+    if (!rc)
+        rc = decode_segment(&x, prefix);
     pt_blk_free_decoder(x.blk);
     pt_insn_free_decoder(x.insn);
     free(x.watch);

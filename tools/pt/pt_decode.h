@@ -54,6 +54,12 @@ struct pt_sink {
     int (*gap)(void *ctx, const struct pt_gap *gap);
     /* The trace ends here with tracing on: what ran after the last packet is unknown. */
     int (*end)(void *ctx, uint64_t tsc);
+    /* Optional, for following libipt's decoder through the trace (pt_cycles.c): a new
+     * decoder over [begin, end) of the file; and where it stands (an offset in the file)
+     * when it has synchronised (synced, at the PSB of that offset) and when it has decoded
+     * each instruction, block or event, before that item's callback. */
+    int (*stretch)(void *ctx, uint64_t begin, uint64_t end);
+    int (*position)(void *ctx, uint64_t offset, bool synced);
     void *ctx;
 };
 

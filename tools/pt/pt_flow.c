@@ -91,19 +91,25 @@ static void drop_span(struct pt_flow *f)
     f->span_insns = 0;
 }
 
-static int span_add(struct pt_flow *f, uint32_t name, uint64_t n)
+/* Called for every block: the common cases (the same function as the block before, room
+ * for one more) take no call. */
+static inline int span_add(struct pt_flow *f, uint32_t name, uint64_t n)
 {
     f->span_insns += n;
-    if (f->span_len && f->span_names[f->span_len - 1] == name) {
-        f->span_counts[f->span_len - 1] += n;
+    size_t len = f->span_len;
+    if (len && f->span_names[len - 1] == name) {
+        f->span_counts[len - 1] += n;
         return 0;
     }
-    size_t cap = f->span_cap;
-    if (grow((void **)&f->span_names, &cap, f->span_len, sizeof *f->span_names) ||
-        grow((void **)&f->span_counts, &f->span_cap, f->span_len, sizeof *f->span_counts))
-        return DIAG_NOMEM;
-    f->span_names[f->span_len] = name;
-    f->span_counts[f->span_len++] = n;
+    if (len == f->span_cap) {
+        size_t cap = f->span_cap;
+        if (grow((void **)&f->span_names, &cap, len, sizeof *f->span_names) ||
+            grow((void **)&f->span_counts, &f->span_cap, len, sizeof *f->span_counts))
+            return DIAG_NOMEM;
+    }
+    f->span_names[len] = name;
+    f->span_counts[len] = n;
+    f->span_len = len + 1;
     return 0;
 }
 
@@ -165,6 +171,7 @@ static int on_run(struct pt_flow *f, uint32_t name, uint64_t n, enum pt_insn_cla
     /* Most blocks run with no new time since the block before. */
     if (tsc != f->last_tsc || !f->have_tsc)
         time_update(f, tsc);
+    f->last_name = name;
     if (f->time_only)
         return span_add(f, name, n);
     int rc = 0;
@@ -205,6 +212,15 @@ static int on_run(struct pt_flow *f, uint32_t name, uint64_t n, enum pt_insn_cla
         break;
     }
     return 0;
+}
+
+/* pt_flow_time_run where the clock moved or the span is full: on_run's time-only part. */
+int pt_flow_time_run_update(struct pt_flow *f, uint32_t name, uint64_t n, uint64_t tsc)
+{
+    if (tsc != f->last_tsc || !f->have_tsc)
+        time_update(f, tsc);
+    f->last_name = name;
+    return span_add(f, name, n);
 }
 
 static int on_insn(void *ctx, const struct pt_insn *insn, uint64_t tsc)

@@ -121,6 +121,7 @@ struct pt_flow {
     uint64_t *span_counts;
     size_t span_len, span_cap;
     uint64_t span_insns;
+    uint32_t last_name; /* the function of the last instruction or block */
     /* What the last instruction tells about the next one. */
     enum { NEXT_SAME, NEXT_CALL, NEXT_RETURN, NEXT_INTERRUPT, NEXT_NEW } next;
     uint64_t disabled_tsc;
@@ -146,6 +147,28 @@ void pt_flow_free(struct pt_flow *f);
 
 /* A sink for pt_decode (instructions, events, gaps) with f as its context. */
 void pt_flow_sink(struct pt_flow *f, struct pt_sink *sink);
+
+int pt_flow_time_run_update(struct pt_flow *f, uint32_t name, uint64_t n, uint64_t tsc);
+
+/* For a time-only flow (time_only): n instructions of function name ran, the clock at tsc
+ * (as a block with that time from the sink). Inline where the clock did not move and the
+ * span has room: pt functions' count of cycles calls it for every block. */
+static inline int pt_flow_time_run(struct pt_flow *f, uint32_t name, uint64_t n, uint64_t tsc)
+{
+    size_t len = f->span_len;
+    if (tsc != f->last_tsc || !f->have_tsc || len == f->span_cap)
+        return pt_flow_time_run_update(f, name, n, tsc);
+    f->last_name = name;
+    f->span_insns += n;
+    if (len && f->span_names[len - 1] == name) {
+        f->span_counts[len - 1] += n;
+    } else {
+        f->span_names[len] = name;
+        f->span_counts[len] = n;
+        f->span_len = len + 1;
+    }
+    return 0;
+}
 
 /* Ends the calls still open at the end of the trace. */
 void pt_flow_finish(struct pt_flow *f);

@@ -54,7 +54,7 @@ int pt_input_decode(struct pt_input *in, const char *name, uint32_t cpu, bool bl
                     const struct pt_sink *sink, struct diag *d);
 
 /* How pt_input_flow decodes: with count_cycles, the cycles of CYC packets are counted
- * (pt_flow_decode: a second decode). */
+ * (pt_flow_decode: a query decoder beside the decode, or a second decode). */
 struct pt_flow_options {
     const char *name; /* the command, for warnings ("pt functions"); NULL: "pt" */
     bool count_cycles;
