@@ -143,11 +143,11 @@ for lib, minimal in libs:
         lines.append("")
         continue
     core = "SEP agent, sampler, rings, transfer"
-    lines.append("code: %.1f KiB in all, %.1f KiB without IPROBE and PT (target: at most 32 KiB)"
+    lines.append("code: %.1f KiB in all, %.1f KiB without IPROBE and PT"
                  % (total_code / 1024, (code.get(core, 0) + code.get(
                      "CPU code (arch/x86: PMU, PEBS, LBR)", 0)) / 1024))
-    lines.append("static data besides the rings and the buffers below: %.1f KiB (target: at most "
-                 "64 KiB)" % (total_data / 1024))
+    lines.append("static data besides the rings and the buffers below: %.1f KiB"
+                 % (total_data / 1024))
     for name, size in sorted(buffers.items(), key=lambda kv: -kv[1]):
         lines.append("  buffer %-22s %10.1f KiB  %s" % (name, size / 1024, BUFFERS[name]))
 
