@@ -125,6 +125,42 @@ static bool crossed(const struct pt_flow *f)
  * events that differ), the counter gives up and the copy is decoded after all. */
 #define COUNTER_EVENTS 16
 
+/* Why the counter gave up (the second decode then counts), as ACART_PT_COUNTED=report
+ * prints it. */
+enum counter_give_up {
+    GAVE_UP_NOT,
+    GAVE_UP_EVENTS_FULL,
+    GAVE_UP_QUERY_FAILED,
+    GAVE_UP_NO_TIME,
+    GAVE_UP_STRETCH_AGAIN,
+    GAVE_UP_NO_DECODER,
+    GAVE_UP_RESYNC,
+    GAVE_UP_SYNC_FAILED,
+    GAVE_UP_POSITION_MISSED,
+    GAVE_UP_CLOCK_IN_BLOCK,
+    GAVE_UP_CLOCK_BEFORE_EVENT,
+    GAVE_UP_TICK_MISSING,
+    GAVE_UP_EVENT_MISMATCH,
+    GAVE_UP_GAP,
+};
+
+static const char *const give_up_reasons[] = {
+    [GAVE_UP_NOT] = "counted in the decode",
+    [GAVE_UP_EVENTS_FULL] = "more events pending than it keeps",
+    [GAVE_UP_QUERY_FAILED] = "a query failed",
+    [GAVE_UP_NO_TIME] = "libipt had no time",
+    [GAVE_UP_STRETCH_AGAIN] = "a stretch decoded again, or a tick left pending",
+    [GAVE_UP_NO_DECODER] = "no query decoder",
+    [GAVE_UP_RESYNC] = "synchronised again after an error",
+    [GAVE_UP_SYNC_FAILED] = "synchronisation failed",
+    [GAVE_UP_POSITION_MISSED] = "could not stand where the decode stands",
+    [GAVE_UP_CLOCK_IN_BLOCK] = "the copy's clock moved where the decode has no block end",
+    [GAVE_UP_CLOCK_BEFORE_EVENT] = "the copy's clock moved at a branch before an event",
+    [GAVE_UP_TICK_MISSING] = "a tick the decode did not make",
+    [GAVE_UP_EVENT_MISMATCH] = "the copy's events differ",
+    [GAVE_UP_GAP] = "a gap in the decode",
+};
+
 struct counter {
     struct pt_flow *f;
     struct pt_sink flow_sink; /* f's, which the counter's sink wraps */
@@ -152,10 +188,10 @@ struct counter {
     struct pt_event events[COUNTER_EVENTS]; /* read by q, not handed on yet */
     size_t num_events;
     bool given_up;
-    int why; /* where it gave up (ACART_PT_COUNTED=report) */
+    enum counter_give_up why;
 };
 
-static void give_up(struct counter *k, int why)
+static void give_up(struct counter *k, enum counter_give_up why)
 {
     if (!k->given_up)
         k->why = why;
@@ -169,7 +205,7 @@ static void counter_step(struct counter *k)
     int status;
     if (event) {
         if (k->num_events == COUNTER_EVENTS) {
-            give_up(k, 1);
+            give_up(k, GAVE_UP_EVENTS_FULL);
             return;
         }
         status = pt_qry_event(k->q, &k->events[k->num_events], sizeof k->events[0]);
@@ -185,7 +221,7 @@ static void counter_step(struct counter *k)
     uint64_t off, time;
     uint32_t lost_mtc, lost_cyc;
     if (status < 0 || pt_qry_get_offset(k->q, &off) < 0) {
-        give_up(k, 2);
+        give_up(k, GAVE_UP_QUERY_FAILED);
         return;
     }
     k->status = status;
@@ -194,7 +230,7 @@ static void counter_step(struct counter *k)
         return;
     int rc = pt_qry_time(k->q, &time, &lost_mtc, &lost_cyc);
     if (rc < 0 && rc != -pte_no_time) {
-        give_up(k, 3);
+        give_up(k, GAVE_UP_NO_TIME);
         return;
     }
     k->lost_cyc = lost_cyc;
@@ -218,7 +254,7 @@ static int counter_stretch(void *ctx, uint64_t begin, uint64_t end)
     /* A piece of the stretch decoded again (after an error) or a new stretch while the
      * copy's clock moved at a branch with no tick after it. */
     if (begin < k->end || k->tick_pending)
-        give_up(k, 4);
+        give_up(k, GAVE_UP_STRETCH_AGAIN);
     if (k->given_up)
         return rc;
     k->config.begin = (uint8_t *)k->counted + begin;
@@ -227,7 +263,7 @@ static int counter_stretch(void *ctx, uint64_t begin, uint64_t end)
     k->base = begin;
     k->end = end;
     if (!k->q)
-        give_up(k, 5);
+        give_up(k, GAVE_UP_NO_DECODER);
     return rc;
 }
 
@@ -249,7 +285,7 @@ static int counter_position(void *ctx, uint64_t offset, bool synced)
         uint64_t ip;
         /* Synchronised again: after an error. */
         if (k->synced || offset < k->base) {
-            give_up(k, 6);
+            give_up(k, GAVE_UP_RESYNC);
             return rc;
         }
         k->synced = true;
@@ -260,13 +296,13 @@ static int counter_position(void *ctx, uint64_t offset, bool synced)
         k->num_events = 0;
         item_done(k);
         if (k->status < 0)
-            give_up(k, 7);
+            give_up(k, GAVE_UP_SYNC_FAILED);
         return rc;
     }
     while (!k->given_up && k->pos < offset)
         counter_step(k);
     if (k->pos != offset)
-        give_up(k, 8);
+        give_up(k, GAVE_UP_POSITION_MISSED);
     return rc;
 }
 
@@ -276,7 +312,7 @@ static int count_block(struct counter *k, const struct pt_block *b)
      * branch, unless it is on its way to an event it read: libipt makes no tick then),
      * at a branch within it, or at its last branch but no tick follows. */
     if ((k->time_before != k->clock && !k->events_before) || k->moved_early || k->tick_pending) {
-        give_up(k, 9);
+        give_up(k, GAVE_UP_CLOCK_IN_BLOCK);
         return 0;
     }
     k->tick_pending = k->moved_branch;
@@ -298,7 +334,7 @@ static int counter_block(void *ctx, const struct pt_block *b, uint64_t tsc)
 static int count_event(struct counter *k, const struct pt_event *ev)
 {
     if (k->moved_branch) {
-        give_up(k, 10);
+        give_up(k, GAVE_UP_CLOCK_BEFORE_EVENT);
         return 0;
     }
     if (ev->type == ptev_tick) {
@@ -310,13 +346,13 @@ static int count_event(struct counter *k, const struct pt_event *ev)
         return k->counted_sink.event(&k->cf, &tick);
     }
     if (k->tick_pending) {
-        give_up(k, 11);
+        give_up(k, GAVE_UP_TICK_MISSING);
         return 0;
     }
     if (!k->num_events && (k->status & pts_event_pending))
         counter_step(k);
     if (!k->num_events || k->events[0].type != ev->type) {
-        give_up(k, 12);
+        give_up(k, GAVE_UP_EVENT_MISMATCH);
         return 0;
     }
     struct pt_event counted = k->events[0];
@@ -344,7 +380,7 @@ static int counter_gap(void *ctx, const struct pt_gap *gap)
     /* Bytes the decode never reached are the same in the copy; a decode that failed
      * may not have failed there in the copy. */
     if (gap->kind == PT_GAP_DECODE || gap->kind == PT_GAP_LOOP || k->tick_pending) {
-        give_up(k, 13);
+        give_up(k, GAVE_UP_GAP);
         return 0;
     }
     return k->counted_sink.gap(&k->cf, gap);
@@ -457,8 +493,8 @@ static int decode_once(struct pt_flow *f, const struct pt_cpu_trace *t,
             pt_timing_scan(t, config, &f->timing, NULL, false);
     }
     if (!rc && counting && strcmp(counted_mode(), "report") == 0)
-        fprintf(stderr, "acart: cycles %s (%d)\n",
-                k.given_up ? "counted by a second decode" : "counted in the decode", k.why);
+        fprintf(stderr, "acart: cycles %s%s\n", k.given_up ? "counted by a second decode: " : "",
+                give_up_reasons[k.why]);
     if (!rc && counting && !k.given_up) {
         pt_flow_finish(&k.cf);
         take_cycles(f, &k.cf);
