@@ -26,6 +26,7 @@
 #include "ipr.h"
 #endif
 
+#include "code_mode.h"
 #include "cpuid.h"
 #include "acart_platform.h"
 #include "io.h"
@@ -92,11 +93,12 @@ static void fill_target_status(struct sep_target_status *st, int32_t status)
     /* What a host (or a person reading VTune's target information) first sees of the
      * board: its sampling and whether it has Intel PT. */
     strcpy(st->os_info.version,
-           target.pmu_usable ? (target.pt_usable ? "bare-metal i686, PMU sampling, Intel PT"
-                                                 : "bare-metal i686, PMU sampling, no Intel PT")
-                             : (target.pt_usable ? "bare-metal i686, time-based sampling, Intel PT"
-                                                 : "bare-metal i686, time-based sampling, no "
-                                                   "Intel PT"));
+           target.pmu_usable
+               ? (target.pt_usable ? "bare-metal " CODE_MODE_NAME ", PMU sampling, Intel PT"
+                                   : "bare-metal " CODE_MODE_NAME ", PMU sampling, no Intel PT")
+               : (target.pt_usable ? "bare-metal " CODE_MODE_NAME ", time-based sampling, Intel PT"
+                                   : "bare-metal " CODE_MODE_NAME
+                                     ", time-based sampling, no Intel PT"));
     st->collect_switch.bits = SEP_AGENT_NATIVE << SEP_SWITCH_AGENT_MODE_SHIFT;
     if (target.cfg.transfer == ACA_TRANSFER_DELAYED)
         st->collect_switch.bits |= SEP_SWITCH_DATA_TRANSFER_MODE;

@@ -6,9 +6,11 @@
 #define ACART_CPU_CODE_MODE_H
 
 #ifdef __x86_64__
-#define CPU_LONG_MODE 1
+#define CPU_LONG_MODE  1
+#define CODE_MODE_NAME "x86_64"
 #else
-#define CPU_LONG_MODE 0
+#define CPU_LONG_MODE  0
+#define CODE_MODE_NAME "i686"
 #endif
 
 #endif
