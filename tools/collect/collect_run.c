@@ -306,20 +306,32 @@ int collect_run(struct collection *c, struct diag *d)
     return drain(c, &sl, d);
 }
 
+/* A request of an acart extension that a target may lack: a target without it answers
+ * DRIVER_COMM_FAILED, which is no error and leaves *present 0. */
+static int extension_request(struct collection *c, uint32_t op, void *reply, size_t size,
+                             size_t min, size_t *got, int *present, struct diag *d)
+{
+    *present = 0;
+    int rc = link_request(&c->link, op, NULL, 0, reply, size, min, got, d);
+    if (rc && c->link.last_status == SEP_STATUS_DRIVER_COMM_FAILED) {
+        d->code = 0;
+        d->msg[0] = 0;
+        return 0;
+    }
+    *present = !rc;
+    return rc;
+}
+
 /* The reasons behind the drop counts (an acart extension): a target without it answers
  * DRIVER_COMM_FAILED and the session has counts only. Per CPU they must add up to what
  * GET_SAMPLE_DROP_INFO said. */
 static int drop_reasons(struct collection *c, struct diag *d)
 {
     size_t got = 0;
-    int rc = link_request(&c->link, ACART_OP_GET_DROP_REASONS, NULL, 0, &c->reasons,
-                          sizeof c->reasons, offsetof(struct acart_drop_reasons, cpu), &got, d);
-    if (rc && c->link.last_status == SEP_STATUS_DRIVER_COMM_FAILED) {
-        d->code = 0;
-        d->msg[0] = 0;
-        return 0;
-    }
-    if (rc)
+    int present;
+    int rc = extension_request(c, ACART_OP_GET_DROP_REASONS, &c->reasons, sizeof c->reasons,
+                               offsetof(struct acart_drop_reasons, cpu), &got, &present, d);
+    if (rc || !present)
         return rc;
     if (c->reasons.size > ACART_MAX_DROP_REASON_CPUS ||
         got < offsetof(struct acart_drop_reasons, cpu) + c->reasons.size * sizeof c->reasons.cpu[0])
@@ -336,14 +348,10 @@ static int drop_reasons(struct collection *c, struct diag *d)
 static int pmi_budget(struct collection *c, struct diag *d)
 {
     size_t got = 0;
-    int rc = link_request(&c->link, ACART_OP_GET_PMI_BUDGET, NULL, 0, &c->budget, sizeof c->budget,
-                          offsetof(struct acart_pmi_budget, cpu), &got, d);
-    if (rc && c->link.last_status == SEP_STATUS_DRIVER_COMM_FAILED) {
-        d->code = 0;
-        d->msg[0] = 0;
-        return 0;
-    }
-    if (rc)
+    int present;
+    int rc = extension_request(c, ACART_OP_GET_PMI_BUDGET, &c->budget, sizeof c->budget,
+                               offsetof(struct acart_pmi_budget, cpu), &got, &present, d);
+    if (rc || !present)
         return rc;
     if (c->budget.num_cpus != c->num_cpus ||
         got < offsetof(struct acart_pmi_budget, cpu) + c->num_cpus * sizeof c->budget.cpu[0])
@@ -367,15 +375,10 @@ static int pmi_budget(struct collection *c, struct diag *d)
 static int channel_totals(struct collection *c, struct diag *d)
 {
     size_t got = 0;
-    int rc =
-        link_request(&c->link, ACART_OP_GET_CHANNEL_TOTALS, NULL, 0, &c->totals, sizeof c->totals,
-                     offsetof(struct acart_channel_totals, channel), &got, d);
-    if (rc && c->link.last_status == SEP_STATUS_DRIVER_COMM_FAILED) {
-        d->code = 0;
-        d->msg[0] = 0;
-        return 0;
-    }
-    if (rc)
+    int present;
+    int rc = extension_request(c, ACART_OP_GET_CHANNEL_TOTALS, &c->totals, sizeof c->totals,
+                               offsetof(struct acart_channel_totals, channel), &got, &present, d);
+    if (rc || !present)
         return rc;
     if (c->totals.size > ACART_MAX_CHANNEL_TOTALS ||
         got < offsetof(struct acart_channel_totals, channel) +
