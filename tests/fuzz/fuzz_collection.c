@@ -3,7 +3,8 @@
  * module.bin and the cpu<N>.bin files (scanned again by `report --latency`'s histograms),
  * then as `report --uncore` and `report --counts` read it: uncore.json with uncore.bin, and
  * counts.csv, and last an IPROBE sample file (samples.ipr) as `report` reads a folder of
- * them (tools/report/ipr_report.c; it reads every file of the folder that starts with the magic).
+ * them (tools/report/ipr_report.c; it reads every file of the folder that starts with the magic)
+ * and as `export perfetto` puts them on a timeline (tools/export/ipr_timeline.c).
  * The input holds the files one after another in that order, each ended by the line
  * FILE_SEPARATOR. A file the input does not reach is absent. */
 #define _GNU_SOURCE /* memmem */
@@ -14,6 +15,7 @@
 #include "counts_report.h"
 #include "fuzz_files.h"
 #include "ipr_report.h"
+#include "ipr_timeline.h"
 #include "latency_report.h"
 #include "profile_open.h"
 #include "uncore_data.h"
@@ -68,5 +70,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     (void)counts_report(dir, &d);
     (void)ipr_report(dir, NULL, 0);
+    struct ipr_timeline t;
+    if (ipr_timeline_open(&t, dir, &d) == 0) {
+        ipr_timeline_write(&t, devnull, true, 3, t.first_tsc, 1e-3, NULL);
+        ipr_timeline_close(&t);
+    }
     return 0;
 }
