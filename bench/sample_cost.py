@@ -139,13 +139,15 @@ with tempfile.TemporaryDirectory() as tmp, \
 
     # A session costs something per second besides its samples (the agent's poll in the
     # net tick): two rates separate the two, the slope being the cost of one sample. Stack
-    # copies make records of up to 8.4 KiB: their rates are lower, so that
-    # the ring (delayed transfer holds every record until STOP) takes all of them.
+    # copies make records of up to 8.4 KiB: their rates are lower, so that the ring
+    # (delayed transfer holds every record until STOP) takes all of them however many
+    # guest seconds the collection's host seconds give (a fast host gives more: at a
+    # tenth of the rate, x86_64's 2 KiB copies once filled the 16 MiB ring).
     slowdowns = []
     modes = (("acart sample", [], RATE_HZ),
              ("acart sample, --callstack=16", ["--callstack=16"], RATE_HZ),
-             ("acart sample, --callstack=dwarf (2048 bytes)", ["--callstack=dwarf"], RATE_HZ // 10),
-             ("acart sample, --callstack=dwarf,8192", ["--callstack=dwarf,8192"], RATE_HZ // 40))
+             ("acart sample, --callstack=dwarf (2048 bytes)", ["--callstack=dwarf"], RATE_HZ // 20),
+             ("acart sample, --callstack=dwarf,8192", ["--callstack=dwarf,8192"], RATE_HZ // 80))
     for name, extra, low in modes:
         high = 4 * low
         p_low, p_high = collecting(extra, low), collecting(extra, high)
