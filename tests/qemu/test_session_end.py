@@ -326,9 +326,12 @@ with Board(args.image, cpus=2, workload="idle", append=append, monitor=True) as 
         print("%.0f samples per second per CPU: cut collections of %d s" % (rate, duration))
         ready.check_back("measuring the sample rate")
 
-    def collect_cut(case, cut):
+    def collect_cut(case, cut, resets_named=True):
         """`acart collect` from the board; once its data flows (a CPU file grows: the drain
-        has begun), cut(proc) ends the session under it. Checks what collect says."""
+        has begun), cut(proc) ends the session under it. Checks what collect says. With the
+        link down, lwIP may give up retransmitting on a data connection and free it before
+        the session ends, so that the end finds none to reset: resets_named=False then
+        asks only that the session ended."""
         folder = tempfile.mkdtemp(prefix="acart-cut-")
         p = subprocess.Popen([args.acart, "collect", "--target", "127.0.0.1:%d" % port,
                               "--duration", str(duration), "-o", folder] + cut_options,
@@ -346,8 +349,10 @@ with Board(args.image, cpus=2, workload="idle", append=append, monitor=True) as 
         print("%s: board: %s; collect exit %d: %s" % (case, why, p.returncode, err.strip()))
         ends = re.findall(r"^acart: session ended \(.*$", b.console(), re.M)
         line = ends[before] if len(ends) > before else None
-        check("%s: the board ended the session mid-drain and reset the data connections (%s)"
-              % (case, line), line and re.search(r"; [1-9]\d* data connections reset", line))
+        check("%s: the board ended the session mid-drain%s (%s)"
+              % (case, " and reset the data connections" if resets_named else "", line),
+              line and (not resets_named or
+                        re.search(r"; [1-9]\d* data connections reset", line)))
         check("%s: acart collect exits 5 (target)" % case, p.returncode == 5, p.returncode)
         check("%s: collect names the cut channel%s" % (case, " (CPU %s)" % stalled
                                                        if stalled else ""),
@@ -379,7 +384,7 @@ with Board(args.image, cpus=2, workload="idle", append=append, monitor=True) as 
 
     if not args.no_collect_cut:
         collect_cut("acart collect stopped mid-drain", stop_reading)
-        collect_cut("link cut under acart collect mid-drain", cut_link)
+        collect_cut("link cut under acart collect mid-drain", cut_link, resets_named=False)
 
     con = b.console()
     assert "EXCEPTION" not in con and "assertion" not in con, con
