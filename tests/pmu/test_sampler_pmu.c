@@ -707,10 +707,9 @@ static void test_stack_copy_records(void)
 /* A precise event with LBRs on adaptive PEBS and architectural LBRs (Sapphire Rapids): the
  * sampler asks for the record's LBR group, as deep as the stack, and the record's LBR
  * words are the stack at the event, not the MSRs at the PMI. */
-static void test_pebs_lbr_records(void)
+/* Sapphire Rapids sampling retired branches precisely with 32 LBRs in each record. */
+static void start_precise_branches_with_lbrs(void)
 {
-    const uint32_t cpu = 1;
-
     power_on(&sim_sapphire_rapids);
     CHECK_EQ(sampler_probe_pmu(), PMU_OK);
     config_one(0, 0, (EVSEL_INST_RETIRED & ~0xffull) | 0xc4, 1000); /* branches */
@@ -720,6 +719,13 @@ static void test_pebs_lbr_records(void)
     cfg.lbr_offset = sizeof(struct sep_sample_pc);
     cfg.record_size = cfg.lbr_offset + 8 * cfg.lbr_num_regs;
     setup_and_start(RING_BYTES);
+}
+
+static void test_pebs_lbr_records(void)
+{
+    const uint32_t cpu = 1;
+
+    start_precise_branches_with_lbrs();
     for (uint32_t c = 0; c < SESSION_CPUS; c++)
         CHECK_EQ(msr(c, MSR_PEBS_DATA_CFG), PEBS_DATA_CFG_LBRS | 31ull << PEBS_DATA_CFG_LBR_SHIFT);
     for (unsigned i = 0; i < 3; i++)
@@ -1543,15 +1549,7 @@ static void test_mode_addresses(void)
     const void *data;
 
     f.ip = frame_ip;
-    power_on(&sim_sapphire_rapids);
-    CHECK_EQ(sampler_probe_pmu(), PMU_OK);
-    config_one(0, 0, (EVSEL_INST_RETIRED & ~0xffull) | 0xc4, 1000); /* branches */
-    cfg.events[0].precise = 1;
-    cfg.events[0].lbr = 1;
-    cfg.lbr_num_regs = lbr_list(1, 32, 1);
-    cfg.lbr_offset = sizeof(struct sep_sample_pc);
-    cfg.record_size = cfg.lbr_offset + 8 * cfg.lbr_num_regs;
-    setup_and_start(RING_BYTES);
+    start_precise_branches_with_lbrs();
     for (unsigned i = 0; i < 3; i++)
         shim_sim(cpu)->branch_kind(from + 16 * i, to + 16 * i, SIM_BR_JCC, 0, 5);
     shim_sim(cpu)->set_ip(pebs_ip);
