@@ -41,7 +41,8 @@ BUFFERS = {".bss.acart_rings": "sample rings (ACA_RING_POOL_BYTES)",
            ".bss.acart_pt": "Intel PT pool (ACA_PT_POOL_BYTES)",
            ".bss.acart_ipr": "IPROBE pool (ACA_IPR_POOL_BYTES)",
            ".bss.acart_ipr_files": "IPROBE sample files (ACA_IPR_FILE_BYTES)",
-           ".bss.acart_pebs": "PEBS DS areas (per CPU)"}
+           ".bss.acart_pebs": "PEBS DS areas (per CPU)",
+           ".bss.acart_task_switches": "task switch logs (ACA_TASK_SWITCHES_PER_CPU)"}
 CPU_CODE = re.compile(r"^(pmu|pmu_models|pmi|pebs|lbr|msr_fixup|msr_safe|topology|tsc)"
                       r"\.(c|S)\.obj$")
 PT_CODE = re.compile(r"^(pt|pt_cpu|pt_output|pt_session|cmd_pt)\.c\.obj$")

@@ -21,7 +21,7 @@ foreach(src IN ITEMS
     common/diag.c common/file_util.c common/json_write.c common/out_file.c common/protobuf.c
     common/vtune_csv.c
     profile/collection.c profile/counts.c profile/ipr_file.c profile/module_map.c profile/profile.c
-    profile/profile_open.c profile/session.c profile/uncore_data.c
+    profile/profile_open.c profile/session.c profile/task_switches.c profile/uncore_data.c
     analysis/code_names.c analysis/code_places.c analysis/metrics.c analysis/sample_stacks.c
     analysis/stack_tally.c analysis/symbols.c analysis/tally.c analysis/unwind.c
     report/branch_report.c report/counts_report.c report/ipr_report.c report/latency_report.c
@@ -41,7 +41,7 @@ set(ACART_TOOLS_COLLECT_SOURCES)
 foreach(src IN ITEMS
     collect/collect.c collect/collect_cut.c collect/collect_options.c collect/collect_run.c
     collect/collect_session.c collect/collect_setup.c collect/collect_status.c
-    collect/collect_data.c collect/collect_fetch.c
+    collect/collect_data.c collect/collect_fetch.c collect/collect_switches.c
     collect/link/collect_link.c collect/link/collect_net.c collect/link/collect_records.c
     collect/setup/collect_ecb.c collect/setup/collect_events.c collect/setup/collect_layout.c
     collect/setup/collect_lbr.c collect/setup/collect_pt.c collect/setup/collect_sysinfo.c

@@ -30,6 +30,11 @@ int aca_port_current_task(uint32_t cpu, uint32_t *pid, uint32_t *tid)
     return 0;
 }
 
+void sched_trace_switched_in(uint32_t tid)
+{
+    aca_task_switched(PORT_PID, tid);
+}
+
 int aca_port_module_list(struct aca_module_info *out, int max)
 {
     if (max >= 1) {

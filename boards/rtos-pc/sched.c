@@ -160,6 +160,7 @@ static void reschedule(void)
     next->switched_in_tsc = now;
     next->switches++;
     current = next;
+    sched_trace_switched_in(next->tid);
     context_switch(&prev->sp, next->sp);
     /* Back in prev, switched in again by someone's reschedule(). */
 }

@@ -42,6 +42,10 @@ void sched_preempt(void);
 
 /* The running task, and its stack. Any context, NMI included. */
 uint32_t sched_current_tid(void);
+
+/* The kernel's trace hook, as FreeRTOS's traceTASK_SWITCHED_IN: called with interrupts off
+ * once task `tid` is current, before the switch to its stack (port.c hands it to acart). */
+void sched_trace_switched_in(uint32_t tid);
 void sched_current_stack(uintptr_t *lo, uintptr_t *hi);
 
 /* What the scheduler counted for one task. */

@@ -8,6 +8,7 @@
 #include "pmu_owner.h"
 #include "pt_session.h"
 #include "sampler.h"
+#include "task_switches.h"
 #include "uncore.h"
 
 #include <string.h>
@@ -20,6 +21,7 @@ void session_end(const char *why)
     /* Tracing stops before the sampler lets go of the PMI, which the trace unit shares. */
     pt_session_reset();
     sampler_reset();
+    task_switches_stop();
     uncore_reset();
     pmu_owner_release(PMU_OWNER_HOST);
     /* Graceful: a reply still queued (TERMINATE's, an error's) goes out before the FIN. */

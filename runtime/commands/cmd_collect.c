@@ -11,6 +11,7 @@
 #include "pmu_owner.h"
 #include "pt_session.h"
 #include "sampler_plan.h"
+#include "task_switches.h"
 #include "uncore.h"
 
 #include "io.h"
@@ -336,8 +337,10 @@ int32_t cmd_start(struct cmd_request *req)
         return SEP_STATUS_UNSUPPORTED_UNCORE_ARCH_TYPE;
     coll->start_tsc = rdtsc();
     module_records_queue_initial(coll->start_tsc);
+    task_switches_start(sampler_num_cpus());
     int err = sampler_start();
     if (err) {
+        task_switches_stop();
         uint32_t cpu = 0;
         const char *why = sampler_start_error(&cpu);
         uncore_reset();
@@ -382,6 +385,7 @@ int32_t cmd_stop(struct cmd_request *req)
         return SEP_STATUS_SAMP_IN_STOP_STATE;
     pt_session_stop(); /* while the PMI is still routed: its last regions are taken */
     sampler_stop();
+    task_switches_stop();
     uncore_stop();
     coll->stop_tsc = rdtsc();
     module_records_queue_changes(coll->start_tsc);
@@ -556,6 +560,34 @@ int32_t cmd_get_channel_totals(struct cmd_request *req)
         (uint32_t)(offsetof(struct acart_channel_totals, channel) + n * sizeof(info.channel[0])));
 }
 
+#if ACA_TASK_SWITCHES_PER_CPU
+/* A page of one CPU's task switches, once the collection stopped (a CPU still running
+ * would be writing its log). */
+int32_t cmd_get_task_switches(struct cmd_request *req)
+{
+    struct acart_task_switch_read r;
+    memcpy(&r, req->in, sizeof(r));
+    if (req->coll->state == COLLECTION_RUNNING || req->coll->state == COLLECTION_PAUSED)
+        return SEP_STATUS_SAMP_IN_RUNNING_STATE;
+    uint32_t kept, lost;
+    task_switches_counts(r.cpu, &kept, &lost);
+    if (r.cpu >= sampler_num_cpus() || r.first > kept)
+        return SEP_STATUS_BAD_PARAMETER;
+    uint32_t n = kept - r.first;
+    if (n > ACART_TASK_SWITCH_PAGE)
+        n = ACART_TASK_SWITCH_PAGE;
+    struct acart_task_switches *page = cmd_reply_space(
+        req, (uint32_t)(offsetof(struct acart_task_switches, entry) + n * sizeof(page->entry[0])));
+    if (!page)
+        return SEP_STATUS_BUFFER_TOO_SMALL;
+    page->cpu = r.cpu;
+    page->kept = kept;
+    page->lost = lost;
+    page->count = task_switches_copy(r.cpu, r.first, page->entry, n);
+    return SEP_STATUS_SUCCESS;
+}
+#endif
+
 /* SWITCH_GROUP: the next event group on every CPU, as the reference does it by hand;
  * like the reference, 0 and nothing done outside a running or paused collection. Each CPU
  * keeps counting or stays paused as it was. */
@@ -670,6 +702,7 @@ int32_t cmd_terminate(struct cmd_request *req)
     if (coll->state == COLLECTION_RUNNING || coll->state == COLLECTION_PAUSED) {
         pt_session_stop();
         sampler_stop();
+        task_switches_stop();
     }
     return SEP_STATUS_SUCCESS;
 }

@@ -67,6 +67,10 @@ static const struct cmd_entry table[] = {
     {ACART_OP_GET_GROUP_TIMES, "GET_GROUP_TIMES", cmd_get_group_times, 0, 0},
     {ACART_OP_GET_PMI_BUDGET, "GET_PMI_BUDGET", cmd_get_pmi_budget, 0, 0},
     {ACART_OP_GET_CHANNEL_TOTALS, "GET_CHANNEL_TOTALS", cmd_get_channel_totals, 0, 0},
+#if ACA_TASK_SWITCHES_PER_CPU
+    {ACART_OP_GET_TASK_SWITCHES, "GET_TASK_SWITCHES", cmd_get_task_switches,
+     sizeof(struct acart_task_switch_read), sizeof(struct acart_task_switch_read)},
+#endif
     {SEP_OP_READ_AND_RESET, "READ_AND_RESET", cmd_read_and_reset, 0, 0},
     {SEP_OP_READ_SWITCH_GROUP, "READ_SWITCH_GROUP", cmd_read_switch_group, 0, 0},
     {SEP_OP_GET_INTERVAL_COUNTS, "GET_INTERVAL_COUNTS", cmd_get_interval_counts, 0, 0},

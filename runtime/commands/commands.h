@@ -92,6 +92,7 @@ int32_t cmd_terminate(struct cmd_request *req);
 int32_t cmd_switch_group(struct cmd_request *req);
 int32_t cmd_get_group_times(struct cmd_request *req);
 int32_t cmd_get_pmi_budget(struct cmd_request *req);
+int32_t cmd_get_task_switches(struct cmd_request *req);
 int32_t cmd_get_channel_totals(struct cmd_request *req);
 int32_t cmd_read_and_reset(struct cmd_request *req);
 int32_t cmd_read_switch_group(struct cmd_request *req);

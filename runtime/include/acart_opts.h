@@ -74,6 +74,16 @@
 #define ACA_PT_POOL_BYTES 0
 #endif
 
+/* The task switches a collection keeps (aca_task_switched, acart_platform.h): a pool in
+ * .bss (section .bss.acart_task_switches, NOBITS) of this many 16-byte records for each of
+ * ACA_MAX_CPUS, cut evenly among the collection's CPUs; switches beyond a CPU's share are
+ * counted, not kept. 2048: 32 KiB per CPU, and a one-CPU board keeps 2048 switches per
+ * CPU acart is built for (131072 at 64 CPUs: over 20 minutes of a 100 Hz scheduler that
+ * switches at every tick). 0 builds no switch log: the port's calls then cost a return. */
+#ifndef ACA_TASK_SWITCHES_PER_CPU
+#define ACA_TASK_SWITCHES_PER_CPU 2048
+#endif
+
 /* Tasks and modules the runtime remembers from the port's events. */
 #ifndef ACA_MAX_TASKS
 #define ACA_MAX_TASKS 256

@@ -190,6 +190,14 @@ void aca_task_exited(uint32_t pid, uint32_t tid);
 void aca_module_loaded(uint32_t pid, const char *name, uint64_t start, uint64_t length);
 void aca_module_unloaded(uint32_t pid, uint64_t start);
 
+/* Optional: the port's scheduler says which task it made current on the calling CPU, where
+ * it makes it current, with interrupts off (as a switch is): the same pid and tid that
+ * aca_port_current_task gives from then on. A few stores to this CPU's own log, no lock;
+ * nothing outside a collection. The host then draws exactly when each task ran on each
+ * CPU (acart export perfetto) instead of inferring it from the samples. Interrupt handlers
+ * are not switches: aca_irq_enter/aca_irq_exit attribute those. */
+void aca_task_switched(uint32_t pid, uint32_t tid);
+
 /* From the port's exception report, before it prints or halts: freezes the Intel PT
  * flight recorder (aca_trace_freeze, acart.h) on the trace that led to the fault. `vector` is the
  * exception's (the host shows it). */

@@ -161,6 +161,48 @@ struct acart_channel_totals {
 SEP_WIRE_ASSERT_OFFSET(struct acart_channel_totals, channel, 8);
 SEP_WIRE_ASSERT_SIZE(struct acart_channel_totals, 8 + 16 * ACART_MAX_CHANNEL_TOTALS);
 
+/* acart extension: the task switches the port reported (aca_task_switched,
+ * acart_platform.h) on one CPU between START and STOP, read after STOP a page at a time
+ * from index `first`. Each CPU keeps its first switches (ACA_TASK_SWITCHES_PER_CPU of them
+ * for each CPU acart is built for, the pool cut among the collection's CPUs) and counts
+ * those it had no room for as lost: its switches are then the whole story only up to the
+ * last one kept. A target whose port reports none answers with kept = lost = 0. Not
+ * negotiated, like GET_DROP_REASONS: a target without it (or built without a switch log)
+ * answers SEP_STATUS_DRIVER_COMM_FAILED. Asked while a collection runs: SEP_STATUS_
+ * SAMP_IN_RUNNING_STATE; a CPU the collection does not have or `first` beyond the kept
+ * switches: SEP_STATUS_BAD_PARAMETER. The reply is 16 + 16 * count bytes. */
+#define ACART_OP_GET_TASK_SWITCHES 0x41430058u /* "AC" and 88, next to GET_CHANNEL_TOTALS */
+#define ACART_TASK_SWITCH_PAGE     256
+
+struct acart_task_switch_read {
+    uint32_t cpu;
+    uint32_t first; /* index of the first switch wanted */
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_task_switch_read, 8);
+SEP_WIRE_ASSERT_OFFSET(struct acart_task_switch_read, first, 4);
+
+struct acart_task_switch {
+    sep_u64_t tsc; /* the CPU's TSC when the task became current */
+    uint32_t pid;  /* the incoming task, as aca_port_current_task would give it */
+    uint32_t tid;
+};
+SEP_WIRE_ASSERT_SIZE(struct acart_task_switch, 16);
+SEP_WIRE_ASSERT_OFFSET(struct acart_task_switch, pid, 8);
+SEP_WIRE_ASSERT_OFFSET(struct acart_task_switch, tid, 12);
+
+struct acart_task_switches {
+    uint32_t cpu;
+    uint32_t kept;  /* switches the CPU's log holds */
+    uint32_t lost;  /* switches after the log filled up */
+    uint32_t count; /* entries that follow: from `first`, at most ACART_TASK_SWITCH_PAGE */
+    struct acart_task_switch entry[ACART_TASK_SWITCH_PAGE];
+};
+SEP_WIRE_ASSERT_OFFSET(struct acart_task_switches, kept, 4);
+SEP_WIRE_ASSERT_OFFSET(struct acart_task_switches, lost, 8);
+SEP_WIRE_ASSERT_OFFSET(struct acart_task_switches, count, 12);
+SEP_WIRE_ASSERT_OFFSET(struct acart_task_switches, entry, 16);
+SEP_WIRE_ASSERT_SIZE(struct acart_task_switches, 16 + 16 * ACART_TASK_SWITCH_PAGE);
+
 /* acart extension: IPROBE sample files (runtime/include/ipr.h), named blobs in the board's
  * RAM, fetched by `acart fetch` (docs/sep-protocol.md 4.3). Negotiated: the file commands
  * answer SEP_STATUS_DRIVER_COMM_FAILED, like any unknown command, until the session has

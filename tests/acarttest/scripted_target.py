@@ -26,6 +26,7 @@ OP_GET_NUM_SAMPLES, OP_GET_SAMPLE_DROP_INFO = 76, 85
 OP_GET_DROP_REASONS = 0x41430055
 OP_GET_PMI_BUDGET = 0x41430056  # acart extension (docs/sep-protocol.md)
 OP_GET_CHANNEL_TOTALS = 0x41430057  # acart extension (docs/sep-protocol.md 7.1)
+OP_GET_TASK_SWITCHES = 0x41430058  # acart extension (docs/sep-protocol.md)
 TOTAL = struct.Struct("<HHIQ")           # data_type, data_id, flags, bytes
 CHANNEL_FINISHED = 1
 STATUS_DRIVER_COMM_FAILED = 159
@@ -147,7 +148,8 @@ class Target(threading.Thread):
                            for kind, i in kinds]
                 reply = struct.pack("<II", len(entries), 0) + b"".join(entries)
                 reply += bytes(from_size - len(reply))
-            elif op in (OP_GET_DROP_REASONS, OP_GET_PMI_BUDGET, OP_GET_CHANNEL_TOTALS):
+            elif op in (OP_GET_DROP_REASONS, OP_GET_PMI_BUDGET, OP_GET_CHANNEL_TOTALS,
+                        OP_GET_TASK_SWITCHES):
                 # A target without these acart extensions (the PMI budget's among them).
                 status, reply = STATUS_DRIVER_COMM_FAILED, b""
             elif op == OP_STOP:

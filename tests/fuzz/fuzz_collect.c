@@ -200,6 +200,7 @@ static void conversation(int kind, const uint8_t *data, size_t size)
         free(c.tasks[i].name);
     free(c.tasks);
     counts_free(&c.counts);
+    collect_switches_free(&c.switches);
 }
 
 static void data_channel(const uint8_t *data, size_t size)

@@ -116,6 +116,13 @@ static void conversation(const char *name, uint32_t fail_at)
         totals.channel[i].data_id = (uint16_t)(i < cpus ? i : 0);
         totals.channel[i].flags = ACART_CHANNEL_FINISHED;
     }
+    /* CPU 0 switched twice (one page), CPU 1 never. */
+    struct acart_task_switches switches[2];
+    memset(switches, 0, sizeof switches);
+    switches[0].kept = switches[0].count = 2;
+    switches[0].entry[0] = (struct acart_task_switch){1000, 1, 1};
+    switches[0].entry[1] = (struct acart_task_switch){2000, 3, 7};
+    switches[1].cpu = 1;
     struct {
         uint32_t op;
         const void *p;
@@ -149,6 +156,9 @@ static void conversation(const char *name, uint32_t fail_at)
         {ACART_OP_GET_PMI_BUDGET, NULL, 0}, /* answered as a target without it does */
         {ACART_OP_GET_CHANNEL_TOTALS, &totals,
          offsetof(struct acart_channel_totals, channel) + totals.size * sizeof totals.channel[0]},
+        {ACART_OP_GET_TASK_SWITCHES, &switches[0],
+         offsetof(struct acart_task_switches, entry) + 2 * sizeof switches[0].entry[0]},
+        {ACART_OP_GET_TASK_SWITCHES, &switches[1], offsetof(struct acart_task_switches, entry)},
         {SEP_OP_GET_INTERVAL_COUNTS, NULL, cpus * sizeof(uint64_t)}, /* one event, no PMIs */
         {SEP_OP_TSC_SKEW_INFO, skew, sizeof skew},
         {SEP_OP_TERMINATE, NULL, 0},
@@ -293,6 +303,8 @@ static void control_session(const char *name, uint8_t mode, uint8_t piece, int w
     request(f, SEP_OP_GET_SAMPLE_DROP_INFO, NULL, 0, sizeof(struct sep_sample_drop_info));
     request(f, ACART_OP_GET_DROP_REASONS, NULL, 0, sizeof(struct acart_drop_reasons));
     request(f, ACART_OP_GET_CHANNEL_TOTALS, NULL, 0, sizeof(struct acart_channel_totals));
+    struct acart_task_switch_read sw = {0, 0};
+    request(f, ACART_OP_GET_TASK_SWITCHES, &sw, sizeof sw, sizeof(struct acart_task_switches));
     request(f, SEP_OP_TSC_SKEW_INFO, NULL, 0, cpus * 8);
     request(f, SEP_OP_TERMINATE, NULL, 0, 0);
     fclose(f);

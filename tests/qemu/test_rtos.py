@@ -18,6 +18,10 @@ was given, the PIT):
 - callstack (with --callstack): at least 95 % of samples carry callers, and the samples
   in a worker carry worker_main and end in task_start, the bottom of the task's own stack;
 - nmi: NMIs from QEMU's monitor are taken and returned from (x86_64: on the IST stack);
+- switches: the kernel's scheduler reports each switch (aca_task_switched, through its
+  trace hook); every task sample after the first switch belongs to the task that the
+  last switch before it made current, and export perfetto's switch slices hold exactly
+  those switches and every such sample;
 - code mode: every sample record and the module record say the image's mode (32-bit for
   the i686 kernel, 64-bit for the x86_64 one, whose call stacks are walked through 64-bit
   frames: return addresses in 8-byte slots, frame pointers 8 bytes below them).
@@ -30,6 +34,7 @@ follow the loops less closely. So the test collects again on the same board, add
 samples and loops, until the workers have MIN_SAMPLES samples (at most MAX_ROUNDS
 collections); every collection is checked on its own for the rest."""
 import argparse
+import bisect
 import json
 import os
 import re
@@ -39,6 +44,7 @@ import tempfile
 import time
 
 from acarttest.board import Board, CODE_MODE, image_arch
+from acarttest.exports import perfetto_problems
 from acarttest.rtos_board import function_of, read_stats, symbols
 
 ap = argparse.ArgumentParser()
@@ -145,6 +151,51 @@ def check_code_mode(out):
         len(data) // size, want, ARCH))
 
 
+def check_switches(out):
+    """The port's switches against the samples, and export perfetto's switch slices."""
+    session = json.load(open(os.path.join(out, "session.json")))
+    counts = session["samples"].get("task_switches")
+    assert counts, "session.json has no task_switches: the kernel reports every switch"
+    assert counts["lost"] == [0], counts
+    lines = open(os.path.join(out, "task-switches.csv")).read().splitlines()
+    assert lines[0] == "cpu,tsc,pid,tid", lines[0]
+    switches = [tuple(int(v) for v in line.split(",")) for line in lines[1:]]
+    assert len(switches) == counts["kept"][0] >= 20, (len(switches), counts)
+    tscs = [tsc for _, tsc, _, _ in switches]
+    assert tscs == sorted(tscs), "switches out of time order"
+    size = descriptor(out)["sample_size"]
+    data = open(os.path.join(out, "cpu0.bin"), "rb").read()
+    agree = disagree = before = irq = 0
+    for at in range(0, len(data), size):
+        tid, pid = struct.unpack_from("<II", data, at + 28)
+        tsc, = struct.unpack_from("<Q", data, at + 40)
+        k = bisect.bisect_right(tscs, tsc) - 1
+        if k < 0:
+            before += 1
+        elif pid != switches[k][2]:
+            irq += 1  # an interrupt handler's sample (aca_irq_enter): no task switch
+        elif tid == switches[k][3]:
+            agree += 1
+        else:
+            disagree += 1
+    print("switches: %d; task samples after the first: %d in the switched-in task, %d not; "
+          "%d before the first switch, %d in interrupt handlers" % (
+              len(switches), agree, disagree, before, irq))
+    assert agree > 0 and disagree == 0, (agree, disagree)
+    timeline = os.path.join(out, "timeline.json")
+    r = subprocess.run([args.acart, "export", "perfetto", out, "-o", timeline],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    problems, doc = perfetto_problems(timeline)
+    assert not problems, problems
+    slices = [e for e in doc["traceEvents"] if e["ph"] == "X" and e.get("cat") == "switch"]
+    assert len(slices) == len(switches), (len(slices), len(switches))
+    assert [(e["args"]["pid"], e["args"]["tid"]) for e in slices] == [
+        (pid, tid) for _, _, pid, tid in switches]
+    in_slices = sum(e["args"]["samples"] for e in slices)
+    assert in_slices == agree + irq, (in_slices, agree, irq)
+
+
 def check_callstacks(out, syms):
     desc = descriptor(out)
     size, off = desc["sample_size"], desc["callstack_offset"]
@@ -224,6 +275,7 @@ with Board(args.image, cpus=1, append=append, monitor=True) as b:
         assert "EXCEPTION" not in b.console(), b.console()
         check_window(stats)
         check_code_mode(out)
+        check_switches(out)
         if args.callstack:
             check_callstacks(out, syms)
         shares = task_samples(out)

@@ -14,12 +14,18 @@ the tools each format is for:
 - diff: a collection against its copy changes nothing; against one whose shares moved,
   the moved functions are significant with the right sign, the others not, and
   --fail-if exits 6 or 0 as its rule says; different events are refused (exit 3);
+- task switches (task-switches.csv, as collect writes a port's switches): perfetto draws
+  a switch thread per CPU whose slices hold the CPU's samples after its first switch, a
+  CPU whose log filled up ends in an instant saying so, and a switch file that disagrees
+  with session.json (a count, the order, a line) fails with exit 3 naming it;
 - bad input: a damaged collection fails every export and diff with exit 3, a message
   naming the file, and no output file (nor temporary file) left behind; an output in a
   missing folder exits 4."""
 
+import json
 import os
 import shutil
+import struct
 
 from acarttest import exports
 from acarttest.callstack import OTHER, Workload
@@ -207,12 +213,64 @@ def test_bad_input(args, folder):
     check("cpu0.bin" in err, "diff with a damaged collection: " + err)
 
 
+def sample_tscs(folder, cpu):
+    session = json.load(open(os.path.join(folder, "session.json")))
+    size = session["descriptors"][0]["sample_size"]
+    data = open(os.path.join(folder, "cpu%d.bin" % cpu), "rb").read()
+    return sorted(struct.unpack_from("<Q", data, at + 40)[0] for at in range(0, len(data), size))
+
+
+def with_switches(args, folder, name, rows, kept, lost, text=None):
+    """A copy of folder with rows (cpu, tsc, pid, tid) as its task switches."""
+    copy = os.path.join(args.workdir, name)
+    shutil.copytree(folder, copy)
+    path = os.path.join(copy, "session.json")
+    session = json.load(open(path))
+    session["samples"]["task_switches"] = {"kept": kept, "lost": lost}
+    json.dump(session, open(path, "w"))
+    if text is None:
+        text = "cpu,tsc,pid,tid\n" + "".join("%d,%d,%d,%d\n" % r for r in rows)
+    open(os.path.join(copy, "task-switches.csv"), "w").write(text)
+    return copy
+
+
+def test_switches(args, folder):
+    tscs = {cpu: sample_tscs(folder, cpu) for cpu in (0, 1)}
+    # CPU 0 switches at its 10th, 40th and 70th sample's TSC; CPU 1 once, at its 5th, and its
+    # log is full after that one.
+    rows = [(0, tscs[0][k], 1, 100 + k) for k in (10, 40, 70)] + [(1, tscs[1][5], 1, 7)]
+    good = with_switches(args, folder, "switched", rows, [3, 1], [0, 4])
+    timeline, _ = export(args, "perfetto", good, "switched.json")
+    problems, doc = exports.perfetto_problems(timeline)
+    check(not problems, "perfetto JSON:\n" + "\n".join(problems))
+    slices = [e for e in doc["traceEvents"] if e["ph"] == "X" and e.get("cat") == "switch"]
+    got = [(e["tid"], e["args"]["tid"], e["args"]["samples"]) for e in slices]
+    want = [(1000, 110, 30), (1000, 140, 30), (1000, 170, len(tscs[0]) - 70)]
+    check(got == want, "switch slices %s, want %s" % (got, want))
+    full = [e for e in doc["traceEvents"] if e["ph"] == "i" and e.get("cat") == "switch"]
+    check(len(full) == 1 and full[0]["tid"] == 1001 and "4 switches not kept" in full[0]["name"],
+          "the full log's instant: %s" % full)
+    bad_dir = os.path.join(args.workdir, "switch-out")
+    os.makedirs(bad_dir)
+    for name, kept, text, says in (
+            ("switch-count", [2, 1], None, "session.json"),
+            ("switch-order", [3, 1], "cpu,tsc,pid,tid\n" + "".join(
+                "%d,%d,%d,%d\n" % r for r in [rows[1], rows[0], rows[2], rows[3]]), "out of order"),
+            ("switch-line", [3, 1], "cpu,tsc,pid,tid\n0,12,1\n", "line 2")):
+        bad = with_switches(args, folder, name, rows, kept, [0, 0], text)
+        _, err = run([args.acart, "export", "perfetto", bad, "-o",
+                      os.path.join(bad_dir, name + ".json")], expect=3)
+        check("task-switches.csv" in err and says in err, "%s: %s" % (name, err))
+    check(os.listdir(bad_dir) == [], "left behind: %s" % os.listdir(bad_dir))
+
+
 def test(args):
     w = Workload(args)
     runs = plan(w)
     folder = make(args, "a", runs)
     _, tb5 = test_exports(args, w, runs, folder)
     test_diff(args, w, folder, tb5)
+    test_switches(args, folder)
     test_bad_input(args, folder)
 
 

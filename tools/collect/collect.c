@@ -48,7 +48,8 @@ int cmd_collect(int argc, char **argv)
         !(rc = collect_configure_events(&c, &d)) && !(rc = collect_configure_uncore(&c, &d)) &&
         !(rc = collect_read_tasks(&c, &d)) && !(rc = collect_init_pmu(&c, &d)) &&
         !(rc = collect_run(&c, &d)) && !(rc = collect_results(&c, &d)) &&
-        !(rc = collect_write_session(&c, &d)) && !(rc = collect_write_uncore(&c, &d))) {
+        !(rc = collect_write_task_switches(&c, &d)) && !(rc = collect_write_session(&c, &d)) &&
+        !(rc = collect_write_uncore(&c, &d))) {
         collected = 1;
         if (!(rc = collect_check_channels(&c, &d)) && !(rc = collect_check_counts(&c, &d)))
             rc = collect_check_silent_cpus(&c, &d);
@@ -57,8 +58,10 @@ int cmd_collect(int argc, char **argv)
         rc = collect_report_cut(&c, &d);
     }
     link_close(&c.link);
-    if (collected)
+    if (collected) {
         collect_print_summary(&c);
+        collect_warn_lost_switches(&c);
+    }
     if (c.data)
         for (size_t i = 0; i <= c.num_cpus + SEP_NONCORE_DATA_CONNECTIONS; i++)
             if (c.data[i].fd >= 0)
@@ -68,6 +71,7 @@ int cmd_collect(int argc, char **argv)
     sysinfo_free(&c.sys);
     collect_pt_free(&c.pt);
     counts_free(&c.counts);
+    collect_switches_free(&c.switches);
     for (size_t i = 0; i < c.num_tasks; i++)
         free(c.tasks[i].name);
     free(c.tasks);

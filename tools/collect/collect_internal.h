@@ -23,6 +23,7 @@
 #include "counts.h"
 #include "diag.h"
 #include "session.h"
+#include "task_switches.h"
 
 struct collect_options {
     const char *target, *output;
@@ -43,6 +44,15 @@ struct collect_options {
     int lbr;                   /* --lbr: 0 none, 1 every branch, 2 call-stack mode */
     struct collect_pt_options pt;
     struct collect_uncore uncore; /* --uncore */
+};
+
+/* The port's task switches: kept/lost per CPU (num_cpus entries) and the kept ones, CPU 0's
+ * first. present: the target answered GET_TASK_SWITCHES (it may have none to give). */
+struct collect_switches {
+    int present;
+    uint64_t *kept, *lost;
+    struct task_switch *sw;
+    size_t n;
 };
 
 struct collection {
@@ -75,7 +85,8 @@ struct collection {
     struct session_lbr session_lbr;
     struct acart_channel_totals totals; /* ACART_OP_GET_CHANNEL_TOTALS, if the target has it */
     int have_totals;
-    int drain_gave_up; /* after STOP a channel stayed silent for --timeout */
+    struct collect_switches switches; /* ACART_OP_GET_TASK_SWITCHES, if the target has it */
+    int drain_gave_up;                /* after STOP a channel stayed silent for --timeout */
 };
 
 /* ---- collect_options.c -------------------------------------------------------------- */
@@ -135,6 +146,25 @@ int collect_read_counts(struct collection *c, struct diag *d);
 /* After the drain: the target's counts, drops, group times, TSC skew, PT status and
  * TERMINATE. */
 int collect_results(struct collection *c, struct diag *d);
+
+/* A request of an acart extension that a target may lack: a target without it answers
+ * DRIVER_COMM_FAILED, which is no error and leaves *present 0. */
+int collect_extension_request(struct collection *c, uint32_t op, const void *in, size_t in_len,
+                              void *reply, size_t size, size_t min, size_t *got, int *present,
+                              struct diag *d);
+
+/* ---- collect_switches.c: the port's task switches ----------------------------------- */
+
+/* After STOP: every CPU's task switches (ACART_OP_GET_TASK_SWITCHES) into c->switches; a
+ * target without them leaves it empty. */
+int collect_task_switches(struct collection *c, struct diag *d);
+/* task-switches.csv, when the target had switches to give. */
+int collect_write_task_switches(const struct collection *c, struct diag *d);
+/* A CPU whose log filled up: a warning naming it and how many switches it lost. */
+void collect_warn_lost_switches(const struct collection *c);
+/* session.json's samples.task_switches, when the target had switches to give. */
+int collect_switches_in_session(const struct collection *c, struct session *s, struct diag *d);
+void collect_switches_free(struct collect_switches *s);
 
 /* ---- collect_cut.c: cut is cut ------------------------------------------------------ */
 

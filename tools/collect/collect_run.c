@@ -306,13 +306,12 @@ int collect_run(struct collection *c, struct diag *d)
     return drain(c, &sl, d);
 }
 
-/* A request of an acart extension that a target may lack: a target without it answers
- * DRIVER_COMM_FAILED, which is no error and leaves *present 0. */
-static int extension_request(struct collection *c, uint32_t op, void *reply, size_t size,
-                             size_t min, size_t *got, int *present, struct diag *d)
+int collect_extension_request(struct collection *c, uint32_t op, const void *in, size_t in_len,
+                              void *reply, size_t size, size_t min, size_t *got, int *present,
+                              struct diag *d)
 {
     *present = 0;
-    int rc = link_request(&c->link, op, NULL, 0, reply, size, min, got, d);
+    int rc = link_request(&c->link, op, in, in_len, reply, size, min, got, d);
     if (rc && c->link.last_status == SEP_STATUS_DRIVER_COMM_FAILED) {
         d->code = 0;
         d->msg[0] = 0;
@@ -329,8 +328,9 @@ static int drop_reasons(struct collection *c, struct diag *d)
 {
     size_t got = 0;
     int present;
-    int rc = extension_request(c, ACART_OP_GET_DROP_REASONS, &c->reasons, sizeof c->reasons,
-                               offsetof(struct acart_drop_reasons, cpu), &got, &present, d);
+    int rc = collect_extension_request(c, ACART_OP_GET_DROP_REASONS, NULL, 0, &c->reasons,
+                                       sizeof c->reasons, offsetof(struct acart_drop_reasons, cpu),
+                                       &got, &present, d);
     if (rc || !present)
         return rc;
     if (c->reasons.size > ACART_MAX_DROP_REASON_CPUS ||
@@ -349,8 +349,9 @@ static int pmi_budget(struct collection *c, struct diag *d)
 {
     size_t got = 0;
     int present;
-    int rc = extension_request(c, ACART_OP_GET_PMI_BUDGET, &c->budget, sizeof c->budget,
-                               offsetof(struct acart_pmi_budget, cpu), &got, &present, d);
+    int rc =
+        collect_extension_request(c, ACART_OP_GET_PMI_BUDGET, NULL, 0, &c->budget, sizeof c->budget,
+                                  offsetof(struct acart_pmi_budget, cpu), &got, &present, d);
     if (rc || !present)
         return rc;
     if (c->budget.num_cpus != c->num_cpus ||
@@ -376,8 +377,9 @@ static int channel_totals(struct collection *c, struct diag *d)
 {
     size_t got = 0;
     int present;
-    int rc = extension_request(c, ACART_OP_GET_CHANNEL_TOTALS, &c->totals, sizeof c->totals,
-                               offsetof(struct acart_channel_totals, channel), &got, &present, d);
+    int rc = collect_extension_request(
+        c, ACART_OP_GET_CHANNEL_TOTALS, NULL, 0, &c->totals, sizeof c->totals,
+        offsetof(struct acart_channel_totals, channel), &got, &present, d);
     if (rc || !present)
         return rc;
     if (c->totals.size > ACART_MAX_CHANNEL_TOTALS ||
@@ -458,7 +460,8 @@ int collect_results(struct collection *c, struct diag *d)
         !(rc = collect_request(c, SEP_OP_GET_SAMPLE_DROP_INFO, NULL, 0, &c->drops, sizeof c->drops,
                                d)) &&
         !(rc = drop_reasons(c, d)) && !(rc = pmi_budget(c, d)) && !(rc = channel_totals(c, d)) &&
-        !(rc = group_times(c, d)) && !(rc = interval_counts(c, d)) &&
+        !(rc = collect_task_switches(c, d)) && !(rc = group_times(c, d)) &&
+        !(rc = interval_counts(c, d)) &&
         !(rc = collect_request(c, SEP_OP_TSC_SKEW_INFO, NULL, 0, skew, c->num_cpus * sizeof *skew,
                                d)) &&
         !(rc = c->opt.pt.enabled ? collect_pt_results(&c->pt, &c->link, d) : 0))

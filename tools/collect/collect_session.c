@@ -179,6 +179,8 @@ int collect_write_session(struct collection *c, struct diag *d)
             s.budget->cpu_percent = c->budget.cpu_percent;
         }
     }
+    if (!oom && !rc)
+        rc = collect_switches_in_session(c, &s, d);
     if (groups > 1 && !c->opt.count && !oom) {
         s.num_groups = (uint32_t)groups;
         s.mux_ms = c->opt.mux_ms;

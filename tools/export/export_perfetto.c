@@ -23,6 +23,7 @@
 #include "out_file.h"
 #include "profile_open.h"
 #include "pt_timeline.h"
+#include "task_switches.h"
 
 static const char usage[] =
     "usage: acart export perfetto (DIR|FILE.tb5) -o OUT.json [--elf IMAGE]\n"
@@ -39,8 +40,15 @@ static const char usage[] =
     "and a counter track (\"ph\":\"C\") per CPU and event, \"cpuN EVENT\": the event's\n"
     "count on that CPU so far (samples x sample-after value) at each sample, or for a\n"
     "counting collection (acart collect --count) its count in each interval at the\n"
-    "interval's end. The collection holds no task-switch records, so the slices show\n"
-    "what the samples saw, to the sampling interval.\n"
+    "interval's end. These slices show what the samples saw, to the sampling interval.\n"
+    "\n"
+    "A collection whose target's port reports its task switches (task-switches.csv,\n"
+    "aca_task_switched) adds a thread per CPU, \"cpu N switches\" (tid = 1000 + CPU),\n"
+    "with a slice (cat \"switch\") from each switch to the CPU's next, named by the task\n"
+    "that became current, with args pid, tid and samples (the CPU's samples in it): when\n"
+    "each task really ran. The last slice ends at the collection's last sample or switch; on a\n"
+    "CPU whose switch log filled up it is left out, and an instant (cat \"switch\") says\n"
+    "how many switches the target could not keep. A tb5 file holds no switches.\n"
     "\n"
     "A collection with Intel PT (acart collect --pt) and --elf adds process 2 (\"Intel\n"
     "PT\"), a thread per CPU with every call as a slice (cat \"call\" or \"interrupt\")\n"
@@ -65,6 +73,8 @@ static const char usage[] =
 #define TIMELINE_PID 1
 #define PT_PID       2
 #define IPROBE_PID   3
+/* The switch thread of CPU c in TIMELINE_PID, beside the CPU's sample thread (tid c). */
+#define SWITCH_TID_BASE 1000u
 
 struct point {
     uint64_t tsc, place;
@@ -82,6 +92,7 @@ struct perfetto {
     bool pt_open;
     struct pt_flow *flows; /* per CPU, when the collection has Intel PT and --elf is given */
     uint32_t num_flows;
+    struct task_switches switches; /* the port's, when the collection has them */
     struct ipr_timeline ipr;
     struct symbols *ipr_sym; /* the image for IPROBE samples when there is no collection */
     struct code_places places;
@@ -193,6 +204,60 @@ static void write_cpu(struct perfetto *x, size_t from, size_t to, uint64_t *coun
     }
 }
 
+/* The samples of CPU `cpu` from TSC `from` up to `to` (the points are by CPU, then TSC);
+ * *at moves past them. */
+static uint64_t samples_until(const struct perfetto *x, uint32_t cpu, size_t *at, uint64_t to)
+{
+    uint64_t n = 0;
+    while (*at < x->num_points &&
+           (x->points[*at].cpu < cpu || (x->points[*at].cpu == cpu && x->points[*at].tsc < to))) {
+        n += x->points[*at].cpu == cpu;
+        (*at)++;
+    }
+    return n;
+}
+
+/* Each CPU's switch thread: a slice per switch, to the CPU's next one. */
+static void write_switches(struct perfetto *x, uint64_t end_tsc)
+{
+    const struct session *s = &x->in.p.session;
+    const struct task_switches *t = &x->switches;
+    size_t at = 0;
+    for (size_t k = 0; k < t->n; k++) {
+        const struct task_switch *sw = &t->sw[k];
+        uint32_t cpu = sw->cpu;
+        if (k == 0 || t->sw[k - 1].cpu != cpu) {
+            fprintf(x->out,
+                    ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%u,"
+                    "\"args\":{\"name\":\"cpu %" PRIu32 " switches\"}}"
+                    ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%d,\"tid\":%u,"
+                    "\"args\":{\"sort_index\":%u}}",
+                    TIMELINE_PID, SWITCH_TID_BASE + cpu, cpu, TIMELINE_PID, SWITCH_TID_BASE + cpu,
+                    SWITCH_TID_BASE + cpu);
+            samples_until(x, cpu, &at, sw->tsc); /* before the CPU's first switch */
+        }
+        int last = k + 1 == t->n || t->sw[k + 1].cpu != cpu;
+        if (last && s->switches_lost[cpu]) {
+            fprintf(x->out,
+                    ",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"switch\",\"name\":\"switch log full: "
+                    "%" PRIu64 " switches not kept\",\"pid\":%d,\"tid\":%u,\"ts\":%.3f}",
+                    s->switches_lost[cpu], TIMELINE_PID, SWITCH_TID_BASE + cpu, us(x, sw->tsc));
+            continue;
+        }
+        uint64_t end = last ? (end_tsc > sw->tsc ? end_tsc : sw->tsc) : t->sw[k + 1].tsc;
+        uint64_t n = samples_until(x, cpu, &at, last ? UINT64_MAX : end);
+        char name[256];
+        sample_stacks_task_name(s, sw->pid, sw->tid, name, sizeof name);
+        fputs(",\n{\"ph\":\"X\",\"cat\":\"switch\",\"name\":", x->out);
+        json_put_string(name, x->out);
+        fprintf(x->out,
+                ",\"pid\":%d,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"pid\":%" PRIu32
+                ",\"tid\":%" PRIu32 ",\"samples\":%" PRIu64 "}}",
+                TIMELINE_PID, SWITCH_TID_BASE + cpu, us(x, sw->tsc), us(x, end) - us(x, sw->tsc),
+                sw->pid, sw->tid, n);
+    }
+}
+
 static void write_counts(struct perfetto *x, const struct counts_table *t)
 {
     for (size_t r = 0; r < t->num_rows; r++) {
@@ -238,6 +303,9 @@ static uint64_t first_tsc(const struct perfetto *x, const struct counts_table *c
     for (uint32_t cpu = 0; cpu < x->num_flows; cpu++)
         if (x->flows[cpu].have_tsc && x->flows[cpu].first_tsc < base)
             base = x->flows[cpu].first_tsc;
+    for (size_t k = 0; k < x->switches.n; k++)
+        if (x->switches.sw[k].tsc < base)
+            base = x->switches.sw[k].tsc;
     return base == UINT64_MAX ? 0 : base;
 }
 
@@ -255,6 +323,15 @@ static void write_samples(struct perfetto *x, const struct counts_table *counts)
         write_cpu(x, i, j, running);
         i = j;
     }
+    /* A CPU's last switch lasts until the collection's last sign of life on any CPU. */
+    uint64_t end_tsc = 0;
+    for (size_t i = 0; i < x->num_points; i++)
+        if (x->points[i].tsc > end_tsc)
+            end_tsc = x->points[i].tsc;
+    for (size_t k = 0; k < x->switches.n; k++)
+        if (x->switches.sw[k].tsc > end_tsc)
+            end_tsc = x->switches.sw[k].tsc;
+    write_switches(x, end_tsc);
     if (counts)
         write_counts(x, counts);
 }
@@ -345,6 +422,8 @@ static int read_samples(struct perfetto *x, const char *source, const char *elf,
             return rc;
         *counts = t;
     }
+    if (x->in.p.kind == PROFILE_COLLECTION && (rc = task_switches_read(source, s, &x->switches, d)))
+        return rc;
     x->tsc_hz = s->tsc_hz;
     return decode_pt(x, source, elf, d);
 }
@@ -412,6 +491,7 @@ int export_perfetto(int argc, char **argv)
     ipr_timeline_close(&x.ipr);
     symbols_close(x.ipr_sym);
     free(x.running);
+    task_switches_free(&x.switches);
     export_input_close(&x.in);
     return rc ? diag_report("export perfetto", &d) : ACART_EXIT_OK;
 }

@@ -440,6 +440,22 @@ static int read_budget(struct reader *r, const cJSON *samples, struct session *s
     return 0;
 }
 
+/* "samples.task_switches": {"kept": [per CPU], "lost": [per CPU]}. */
+static int read_switches(struct reader *r, const cJSON *samples, struct session *s)
+{
+    const cJSON *obj;
+    int rc;
+    if ((rc = get_object(r, samples, "task_switches", "samples.task_switches", false, &obj)) ||
+        !obj)
+        return rc;
+    if ((rc = read_counts(r, obj, "kept", "samples.task_switches.kept", s->num_cpus,
+                          &s->switches_kept)) ||
+        (rc = read_counts(r, obj, "lost", "samples.task_switches.lost", s->num_cpus,
+                          &s->switches_lost)))
+        return rc;
+    return 0;
+}
+
 static int read_samples(struct reader *r, const cJSON *root, struct session *s)
 {
     const cJSON *obj;
@@ -450,7 +466,8 @@ static int read_samples(struct reader *r, const cJSON *root, struct session *s)
              read_counts(r, obj, "per_cpu", "samples.per_cpu", s->num_cpus, &s->samples_per_cpu)) ||
         (rc = read_counts(r, obj, "dropped_per_cpu", "samples.dropped_per_cpu", s->num_cpus,
                           &s->dropped_per_cpu)) ||
-        (rc = read_drop_reasons(r, obj, s)) || (rc = read_budget(r, obj, s)))
+        (rc = read_drop_reasons(r, obj, s)) || (rc = read_budget(r, obj, s)) ||
+        (rc = read_switches(r, obj, s)))
         return rc;
     return 0;
 }
@@ -1055,6 +1072,12 @@ static bool build_lists(cJSON *root, const struct session *s)
             if (!add_counts(b, session_budget_keys[k], s->budget->per_cpu[k], s->num_cpus))
                 return false;
     }
+    if (s->switches_kept) {
+        cJSON *sw = cJSON_AddObjectToObject(samples, "task_switches");
+        if (!sw || !add_counts(sw, "kept", s->switches_kept, s->num_cpus) ||
+            !add_counts(sw, "lost", s->switches_lost, s->num_cpus))
+            return false;
+    }
     if (s->tasks) {
         cJSON *tasks = cJSON_AddArrayToObject(root, "tasks");
         if (!tasks)
@@ -1214,6 +1237,8 @@ void session_free(struct session *s)
         for (int k = 0; k < SESSION_BUDGET_FIELDS; k++)
             free(s->budget->per_cpu[k]);
     free(s->budget);
+    free(s->switches_kept);
+    free(s->switches_lost);
     for (size_t i = 0; i < s->num_tasks; i++)
         free(s->tasks[i].name);
     free(s->tasks);

@@ -195,6 +195,10 @@ struct session {
      * ACART_OP_GET_DROP_REASONS; num_cpus entries each, indexed by enum session_drop. */
     uint64_t *drop_reasons[SESSION_DROP_KINDS];
     struct session_budget *budget; /* optional: NULL from a target without the budget */
+    /* Optional (both or none): the task switches the port reported on each CPU
+     * (ACART_OP_GET_TASK_SWITCHES), kept in task-switches.csv (task_switches.h), and those
+     * after its log was full; num_cpus entries each. */
+    uint64_t *switches_kept, *switches_lost;
 
     struct session_task *tasks; /* optional */
     size_t num_tasks;
