@@ -207,9 +207,15 @@ static int interrupt(uint32_t cpu, uint8_t vector, struct trap_frame *frame)
          * pointer, and that call and its return are branches the LBRs record unless
          * frozen or stopped (SDM vol. 3B, "LBR Stack": near calls and returns; in call-stack
          * mode a call pushes, a return pops). Only there: elsewhere the tests look at
-         * stacks frozen before the handler, and its return is not what they test. */
-        int call_stack = (sim->peek_msr(MSR_IA32_DEBUGCTL) & 1) &&
-                         (sim->peek_msr(MSR_LBR_SELECT) & LBR_SEL_CALL_STACK);
+         * stacks frozen before the handler, and its return is not what they test.
+         * Call-stack mode is MSR_LBR_SELECT bit 9 with DEBUGCTL.LBR on model-specific LBRs,
+         * IA32_LBR_CTL bit 3 (CALL_STACK) with bit 0 (LBREn) on architectural LBRs (SDM
+         * vol. 3B, "Last Branch Records": "LBR Call-Stack Mode" and IA32_LBR_CTL's
+         * fields). A peek at the MSR the model lacks reads 0. */
+        const uint64_t lbren_call_stack = 1u << 0 | 1u << 3;
+        int call_stack = (sim->peek_msr(MSR_LBR_CTL) & lbren_call_stack) == lbren_call_stack ||
+                         ((sim->peek_msr(MSR_IA32_DEBUGCTL) & 1) &&
+                          (sim->peek_msr(MSR_LBR_SELECT) & LBR_SEL_CALL_STACK));
         uint64_t handler = (uint64_t)(uintptr_t)acart_nmi;
 
         frame_from_trap(&f, frame);
