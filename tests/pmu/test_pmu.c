@@ -1626,6 +1626,54 @@ static void test_lbr_call_stack(void)
     CHECK_EQ(seen.ov[0].lbr[0].flags & LBR_FLAG_MISPRED, LBR_FLAG_MISPRED);
 }
 
+/* The simulated CPU's model of Linux's reason for clearing FREEZE_LBRS_ON_PMI in call-stack
+ * mode (intel/lbr.c, __intel_pmu_lbr_enable(): "If FREEZE_LBRS_ON_PMI is set, PMI near
+ * call/return instructions may cause superfluous increase/decrease of LBR_TOS"), checked on
+ * the simulator alone so that the drift acart's call-stack tests avoid is known to exist:
+ * two calls on the stack, then a PMI right after a third call or a return. Returns
+ * LBR_TOS after the PMI. */
+static unsigned tos_after_pmi(const struct sim_model *m, uint64_t lbr_select, uint64_t debugctl,
+                              enum sim_branch_kind last)
+{
+    sim_reset(m);
+    msr_write(MSR_LBR_SELECT, lbr_select);
+    msr_write(MSR_IA32_DEBUGCTL, debugctl);
+    sim_branch_kind(0x1000, 0x2000, SIM_BR_REL_CALL, 0, 1);
+    sim_branch_kind(0x2010, 0x3000, SIM_BR_REL_CALL, 0, 1);
+    CHECK_EQ(sim_msr(MSR_LBR_TOS), 2);
+    msr_write(MSR_IA32_FIXED_CTR0 + 2, (0 - 1000ull) & MASK48);
+    msr_write(MSR_IA32_FIXED_CTR_CTRL, 0xbull << 8); /* fixed counter 2: all rings, PMI */
+    msr_write(MSR_IA32_PERF_GLOBAL_CTRL, 1ull << 34);
+    if (last == SIM_BR_RET)
+        sim_branch_kind(0x3010, 0x2015, SIM_BR_RET, 0, 1);
+    else
+        sim_branch_kind(0x3010, 0x4000, last, 0, 1);
+    retire(0, 0, 1000, 0); /* the overflow's PMI, right after that branch */
+    CHECK(sim_take_pmi());
+    CHECK_EQ(sim_faults(), 0);
+    return (unsigned)sim_msr(MSR_LBR_TOS);
+}
+
+static void test_sim_freeze_tos_drift(void)
+{
+    const uint64_t lbr = DEBUGCTL_LBR, freeze = DEBUGCTL_LBR | DEBUGCTL_FREEZE_LBRS_ON_PMI;
+    const struct sim_model *models[] = {&sim_skylake, &sim_haswell};
+
+    for (unsigned i = 0; i < 2; i++) {
+        const struct sim_model *m = models[i];
+        /* Call-stack mode without the freeze: a call pushes one (TOS 3), a return pops one
+         * (TOS 1), the PMI changes nothing. */
+        CHECK_EQ(tos_after_pmi(m, LBR_SEL_CALL_STACK_MODE, lbr, SIM_BR_REL_CALL), 3);
+        CHECK_EQ(tos_after_pmi(m, LBR_SEL_CALL_STACK_MODE, lbr, SIM_BR_RET), 1);
+        /* With it, one more each way: the superfluous increase and decrease. */
+        CHECK_EQ(tos_after_pmi(m, LBR_SEL_CALL_STACK_MODE, freeze, SIM_BR_REL_CALL), 4);
+        CHECK_EQ(tos_after_pmi(m, LBR_SEL_CALL_STACK_MODE, freeze, SIM_BR_IND_CALL), 4);
+        CHECK_EQ(tos_after_pmi(m, LBR_SEL_CALL_STACK_MODE, freeze, SIM_BR_RET), 0);
+        /* Only in call-stack mode: a plain LBR ring with the freeze does not drift. */
+        CHECK_EQ(tos_after_pmi(m, 0, freeze, SIM_BR_REL_CALL), 3);
+    }
+}
+
 /* Pre-v4 freeze: the PMI clears GLOBAL_CTRL and DEBUGCTL.LBR; the handler restores them. */
 static void test_legacy_freeze(void)
 {
@@ -1819,6 +1867,7 @@ int main(int argc, char **argv)
     RUN(test_lbr);
     RUN(test_lbr_format_32);
     RUN(test_lbr_call_stack);
+    RUN(test_sim_freeze_tos_drift);
     RUN(test_pebs_lbr_group);
     RUN(test_legacy_freeze);
     RUN(test_pause_resume);
