@@ -11,7 +11,10 @@ at 2 kHz (--pmi-rate) the periods double until it holds, and:
    after STOP), and ends within 3 s of its duration;
 2. the throttling is reported: session.json's samples.pmi_budget (per CPU: throttles, the
    TSC of the first), the board's console at STOP, and `acart report`'s "Throttled:" line
-   per CPU.
+   per CPU;
+3. NMIs that are not the PMU's are counted and said too: the board raises 5 on each CPU
+   (--foreign-nmis), and its console at STOP has "acart: cpu N: M NMIs found no counter
+   overflow of acart's" with M >= 5 (the line docs/pmu.md's first-boot checklist reads).
 
 The control: without a budget (no --pmi-rate: ACA_PMI_NO_BUDGET) the board spends its time
 in PMIs, and the same collection fails on STOP's reply not coming within the 1 s, so the
@@ -20,6 +23,7 @@ bound is one the storm breaks.
   test_storm_simboard.py --acart ACART --simboard SIMBOARD --workdir DIR"""
 import json
 import os
+import re
 import sys
 import time
 
@@ -29,6 +33,7 @@ from acarttest.simboard import Board, collect
 DURATION = 2
 RATE_HZ = 2000
 REPLY_S = 1  # the longest a request may wait for its answer during the storm
+FOREIGN_NMIS = 5
 STORM = ("--rates", "--slice", "50000", "--msr-cost", "2000")
 COLLECT = ("--duration", str(DURATION), "--timeout", str(REPLY_S),
            "--event", "INST_RETIRED.ANY:sa=100000")
@@ -43,7 +48,8 @@ def main():
           % (REPLY_S, err))
     print("control, no budget: %s" % err.strip().splitlines()[-1])
 
-    with Board(args, "storm", *STORM, "--pmi-rate", str(RATE_HZ)) as board:
+    with Board(args, "storm", *STORM, "--pmi-rate", str(RATE_HZ),
+               "--foreign-nmis", str(FOREIGN_NMIS)) as board:
         began = time.time()
         folder, out, _ = collect(args, board, "storm", *COLLECT)
         took = time.time() - began
@@ -59,6 +65,10 @@ def main():
         check(budget["throttles"][cpu] >= 3, "cpu %d not throttled: %s" % (cpu, budget))
         check(budget["first_raise_tsc"][cpu] > 0, budget)
         check("acart: cpu %d: PMI budget exceeded" % cpu in log, log)
+        m = re.search(r"acart: cpu %d: (\d+) NMIs found no counter overflow of acart's" % cpu,
+                      log)
+        check(m and int(m.group(1)) >= FOREIGN_NMIS,
+              "cpu %d: the foreign NMIs not reported at STOP:\n%s" % (cpu, log))
     out, _ = run([args.acart, "report", folder, "--by", "cpu"])
     for cpu in range(4):
         check("Throttled: CPU %d " % cpu in out, out)
