@@ -933,6 +933,46 @@ static void test_pebs_legacy_formats(void)
     CHECK_EQ(pebs_record_size(&f9, 0), 0);
 }
 
+/* Formats 0/1 report the instruction after the event; where the event was a taken branch,
+ * Linux's intel_pmu_pebs_fixup_ip() knows it exactly from the LBRs: the record's IP is the
+ * newest entry's TO, the event its FROM. acart does that one case (pmi.c, pebs_branch_ip),
+ * only with LBRs on and recording every branch. On the simulated Nehalem (format 1) the
+ * sampled instruction is at 0x300100, its record's IP 0x300103. */
+static unsigned format1_branch_sample(uint64_t lbr_select, uint64_t from, uint64_t to)
+{
+    struct pmu_plan plan = {.num_counters = 1, .freeze_on_pmi = 1, .lbr = 1};
+
+    power_on(&sim_nehalem);
+    CHECK_EQ(caps.pebs.format, 1);
+    CHECK_EQ(pmu_cpu_setup_pebs(&cpu, ds_memory, sizeof(ds_memory)), PMU_OK);
+    plan.counters[0] = pebs(gp(2, EV_INSTRUCTIONS | RINGS, 5000, 31));
+    plan.lbr_select = lbr_select;
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    pmu_start_cpu(&cpu);
+    sim_branch_kind(0x100000, 0x100100, SIM_BR_JCC, 0, 1);
+    sim_branch_kind(from, to, SIM_BR_JCC, 0, 1);
+    sim_set_ip(0x300100);
+    retire(5000, 5000, 5000, 0);
+    CHECK_EQ(take_pmi(), 1);
+    CHECK_EQ(seen.n, 1);
+    CHECK(seen.ov[0].has_pebs);
+    CHECK_EQ((seen.ov[0].pebs.have & PEBS_IP_EXACT) != 0, seen.ov[0].pebs.ip != 0x300103);
+    pmu_stop_cpu(&cpu);
+    return (unsigned)seen.ov[0].pebs.ip;
+}
+
+static void test_pebs_format1_branch_ip(void)
+{
+    /* The event was the branch into the record's IP: its FROM, exact. */
+    CHECK_EQ(format1_branch_sample(0, 0x2ff000, 0x300103), 0x2ff000);
+    /* The newest branch went elsewhere: the next instruction, not exact. */
+    CHECK_EQ(format1_branch_sample(0, 0x2ff000, 0x200000), 0x300103);
+    /* A filtered stack (here: no conditional branches recorded) may not hold the last
+     * branch: never fixed up, even when the newest recorded entry matches. */
+    CHECK_EQ(format1_branch_sample(LBR_SEL_JCC, 0x2ff000, 0x300103), 0x300103);
+    CHECK_EQ(format1_branch_sample(LBR_SEL_REL_JMP, 0x2ff000, 0x300103), 0x300103);
+}
+
 /* PEBS format 5: a fixed counter's reset value lives at DS + 0x140 + 8j, after room for 32
  * general counters, not at 0x80 + 8j as up to format 4. The simulated CPU reloads from
  * where the SDM and Linux say; a reset written at the format-4 place would leave the
@@ -1857,6 +1897,7 @@ int main(int argc, char **argv)
     RUN(test_pebs_without_dtes64);
     RUN(test_raw_load_latency_bit);
     RUN(test_pebs_legacy_formats);
+    RUN(test_pebs_format1_branch_ip);
     RUN(test_pebs_adaptive);
     RUN(test_pebs_format5_fixed_reset);
     RUN(test_pebs_load_latency);
