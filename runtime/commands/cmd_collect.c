@@ -419,6 +419,13 @@ int32_t cmd_stop(struct cmd_request *req)
                       (unsigned)i, (unsigned)target.pmi_max_rate_hz,
                       (unsigned)target.pmi_cpu_percent, 1u << b.shift, (unsigned)b.throttles,
                       (unsigned)b.pmis, (unsigned long long)b.max_took);
+        /* NMIs acart's handler saw that found no overflow of its own: the board's other NMI
+         * sources (every handler sees every NMI), or PMIs that came after their overflow
+         * was taken (docs/pmu.md, first boot). */
+        if (c.unclaimed)
+            agent_log("acart: cpu %u: %u NMIs found no counter overflow of acart's (other NMI "
+                      "sources, or PMIs arriving after their overflow was handled)",
+                      (unsigned)i, (unsigned)c.unclaimed);
     }
     agent_log("acart: collection stopped: %llu samples kept, %u dropped",
               (unsigned long long)sampler_records_committed(), (unsigned)dropped);

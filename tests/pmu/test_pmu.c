@@ -933,6 +933,46 @@ static void test_pebs_legacy_formats(void)
     CHECK_EQ(pebs_record_size(&f9, 0), 0);
 }
 
+/* Formats 0/1 report the instruction after the event; where the event was a taken branch,
+ * Linux's intel_pmu_pebs_fixup_ip() knows it exactly from the LBRs: the record's IP is the
+ * newest entry's TO, the event its FROM. acart does that one case (pmi.c, pebs_branch_ip),
+ * only with LBRs on and recording every branch. On the simulated Nehalem (format 1) the
+ * sampled instruction is at 0x300100, its record's IP 0x300103. */
+static unsigned format1_branch_sample(uint64_t lbr_select, uint64_t from, uint64_t to)
+{
+    struct pmu_plan plan = {.num_counters = 1, .freeze_on_pmi = 1, .lbr = 1};
+
+    power_on(&sim_nehalem);
+    CHECK_EQ(caps.pebs.format, 1);
+    CHECK_EQ(pmu_cpu_setup_pebs(&cpu, ds_memory, sizeof(ds_memory)), PMU_OK);
+    plan.counters[0] = pebs(gp(2, EV_INSTRUCTIONS | RINGS, 5000, 31));
+    plan.lbr_select = lbr_select;
+    CHECK_EQ(pmu_program_cpu(&cpu, &plan), PMU_OK);
+    pmu_start_cpu(&cpu);
+    sim_branch_kind(0x100000, 0x100100, SIM_BR_JCC, 0, 1);
+    sim_branch_kind(from, to, SIM_BR_JCC, 0, 1);
+    sim_set_ip(0x300100);
+    retire(5000, 5000, 5000, 0);
+    CHECK_EQ(take_pmi(), 1);
+    CHECK_EQ(seen.n, 1);
+    CHECK(seen.ov[0].has_pebs);
+    CHECK_EQ((seen.ov[0].pebs.have & PEBS_IP_EXACT) != 0, seen.ov[0].pebs.ip != 0x300103);
+    pmu_stop_cpu(&cpu);
+    return (unsigned)seen.ov[0].pebs.ip;
+}
+
+static void test_pebs_format1_branch_ip(void)
+{
+    /* The event was the branch into the record's IP: its FROM, exact. */
+    CHECK_EQ(format1_branch_sample(0, 0x2ff000, 0x300103), 0x2ff000);
+    /* The newest branch went elsewhere: the next instruction, not exact. */
+    CHECK_EQ(format1_branch_sample(0, 0x2ff000, 0x200000), 0x300103);
+    /* A filtered stack (here: no conditional branches recorded) may not hold the last
+     * branch: never fixed up, even when the newest recorded entry matches. */
+    CHECK_EQ(format1_branch_sample(LBR_SEL_JCC, 0x2ff000, 0x300103), 0x300103);
+    CHECK_EQ(format1_branch_sample(LBR_SEL_REL_JMP, 0x2ff000, 0x300103), 0x300103);
+}
+
 /* PEBS format 5: a fixed counter's reset value lives at DS + 0x140 + 8j, after room for 32
  * general counters, not at 0x80 + 8j as up to format 4. The simulated CPU reloads from
  * where the SDM and Linux say; a reset written at the format-4 place would leave the
@@ -1626,6 +1666,54 @@ static void test_lbr_call_stack(void)
     CHECK_EQ(seen.ov[0].lbr[0].flags & LBR_FLAG_MISPRED, LBR_FLAG_MISPRED);
 }
 
+/* The simulated CPU's model of Linux's reason for clearing FREEZE_LBRS_ON_PMI in call-stack
+ * mode (intel/lbr.c, __intel_pmu_lbr_enable(): "If FREEZE_LBRS_ON_PMI is set, PMI near
+ * call/return instructions may cause superfluous increase/decrease of LBR_TOS"), checked on
+ * the simulator alone so that the drift acart's call-stack tests avoid is known to exist:
+ * two calls on the stack, then a PMI right after a third call or a return. Returns
+ * LBR_TOS after the PMI. */
+static unsigned tos_after_pmi(const struct sim_model *m, uint64_t lbr_select, uint64_t debugctl,
+                              enum sim_branch_kind last)
+{
+    sim_reset(m);
+    msr_write(MSR_LBR_SELECT, lbr_select);
+    msr_write(MSR_IA32_DEBUGCTL, debugctl);
+    sim_branch_kind(0x1000, 0x2000, SIM_BR_REL_CALL, 0, 1);
+    sim_branch_kind(0x2010, 0x3000, SIM_BR_REL_CALL, 0, 1);
+    CHECK_EQ(sim_msr(MSR_LBR_TOS), 2);
+    msr_write(MSR_IA32_FIXED_CTR0 + 2, (0 - 1000ull) & MASK48);
+    msr_write(MSR_IA32_FIXED_CTR_CTRL, 0xbull << 8); /* fixed counter 2: all rings, PMI */
+    msr_write(MSR_IA32_PERF_GLOBAL_CTRL, 1ull << 34);
+    if (last == SIM_BR_RET)
+        sim_branch_kind(0x3010, 0x2015, SIM_BR_RET, 0, 1);
+    else
+        sim_branch_kind(0x3010, 0x4000, last, 0, 1);
+    retire(0, 0, 1000, 0); /* the overflow's PMI, right after that branch */
+    CHECK(sim_take_pmi());
+    CHECK_EQ(sim_faults(), 0);
+    return (unsigned)sim_msr(MSR_LBR_TOS);
+}
+
+static void test_sim_freeze_tos_drift(void)
+{
+    const uint64_t lbr = DEBUGCTL_LBR, freeze = DEBUGCTL_LBR | DEBUGCTL_FREEZE_LBRS_ON_PMI;
+    const struct sim_model *models[] = {&sim_skylake, &sim_haswell};
+
+    for (unsigned i = 0; i < 2; i++) {
+        const struct sim_model *m = models[i];
+        /* Call-stack mode without the freeze: a call pushes one (TOS 3), a return pops one
+         * (TOS 1), the PMI changes nothing. */
+        CHECK_EQ(tos_after_pmi(m, LBR_SEL_CALL_STACK_MODE, lbr, SIM_BR_REL_CALL), 3);
+        CHECK_EQ(tos_after_pmi(m, LBR_SEL_CALL_STACK_MODE, lbr, SIM_BR_RET), 1);
+        /* With it, one more each way: the superfluous increase and decrease. */
+        CHECK_EQ(tos_after_pmi(m, LBR_SEL_CALL_STACK_MODE, freeze, SIM_BR_REL_CALL), 4);
+        CHECK_EQ(tos_after_pmi(m, LBR_SEL_CALL_STACK_MODE, freeze, SIM_BR_IND_CALL), 4);
+        CHECK_EQ(tos_after_pmi(m, LBR_SEL_CALL_STACK_MODE, freeze, SIM_BR_RET), 0);
+        /* Only in call-stack mode: a plain LBR ring with the freeze does not drift. */
+        CHECK_EQ(tos_after_pmi(m, 0, freeze, SIM_BR_REL_CALL), 3);
+    }
+}
+
 /* Pre-v4 freeze: the PMI clears GLOBAL_CTRL and DEBUGCTL.LBR; the handler restores them. */
 static void test_legacy_freeze(void)
 {
@@ -1809,6 +1897,7 @@ int main(int argc, char **argv)
     RUN(test_pebs_without_dtes64);
     RUN(test_raw_load_latency_bit);
     RUN(test_pebs_legacy_formats);
+    RUN(test_pebs_format1_branch_ip);
     RUN(test_pebs_adaptive);
     RUN(test_pebs_format5_fixed_reset);
     RUN(test_pebs_load_latency);
@@ -1819,6 +1908,7 @@ int main(int argc, char **argv)
     RUN(test_lbr);
     RUN(test_lbr_format_32);
     RUN(test_lbr_call_stack);
+    RUN(test_sim_freeze_tos_drift);
     RUN(test_pebs_lbr_group);
     RUN(test_legacy_freeze);
     RUN(test_pause_resume);

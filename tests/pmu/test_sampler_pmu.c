@@ -574,27 +574,47 @@ static void test_lbr_records(void)
     sampler_reset();
 }
 
-/* The stack a record's LBR words hold (TOS, then FROM/TO/INFO of entries 0-7: the stacks
- * here are shallow, and 8 keep the records small), decoded newest first as the host does. */
+/* The stack a record's LBR words hold (TOS on model-specific LBRs, then FROM/TO/INFO of
+ * entries 0-7: the stacks here are shallow, and 8 keep the records small), decoded newest
+ * first as the host does. */
 static unsigned record_stack(const uint8_t *raw, struct lbr_entry *out)
 {
     struct lbr_snapshot snap;
+    const unsigned arch = sampler_pmu_caps()->lbr.arch, first = arch ? 0 : 1;
     memset(&snap, 0, sizeof(snap));
-    snap.tos = lbr_word(raw, 0);
+    snap.tos = arch ? 0 : lbr_word(raw, 0);
     for (unsigned k = 0; k < 8; k++) {
-        snap.from[k] = lbr_word(raw, 1 + 3 * k);
-        snap.to[k] = lbr_word(raw, 2 + 3 * k);
-        snap.info[k] = lbr_word(raw, 3 + 3 * k);
+        snap.from[k] = lbr_word(raw, first + 3 * k);
+        snap.to[k] = lbr_word(raw, first + 1 + 3 * k);
+        snap.info[k] = lbr_word(raw, first + 2 + 3 * k);
     }
     return lbr_decode(&sampler_pmu_caps()->lbr, &snap, out, 32);
 }
 
-/* LBR call-stack mode (Skylake; Haswell, perfmon v3): PMIs that land right after a call or
- * a return. With FREEZE_LBRS_ON_PMI the simulated CPU moves the top of stack one too far
- * there, as Linux says real parts do (sim_cpu.c, freeze_tos_drift); acart leaves the
- * freeze off in call-stack mode, stops recording first thing in the handler, and drops the
- * board's call into its handler (which the simulated board records, sampler_shim_board.c),
- * so each record holds the interrupted code's calls, newest first, and nothing else. */
+/* LBR recording as call-stack mode has it between PMIs: DEBUGCTL.LBR with LBR_SELECT's
+ * call-stack bit, or on architectural LBRs (Sapphire Rapids) IA32_LBR_CTL with LBREn,
+ * CALL_STACK and the near call/return kinds (SDM vol. 3B, IA32_LBR_CTL: bit 0 LBREn, 1 OS,
+ * 2 USR, 3 CALL_STACK, 19 NEAR_IND_CALL, 20 NEAR_REL_CALL, 21 NEAR_RET); no freeze of
+ * either kind. */
+static void check_call_stack_recording(uint32_t cpu, int arch)
+{
+    if (arch) {
+        CHECK_EQ(msr(cpu, MSR_IA32_DEBUGCTL), 0);
+        CHECK_EQ(msr(cpu, MSR_LBR_CTL), 0xfull | 7ull << 19);
+    } else {
+        CHECK_EQ(msr(cpu, MSR_IA32_DEBUGCTL), DEBUGCTL_LBR);
+        CHECK_EQ(msr(cpu, MSR_LBR_SELECT), LBR_SEL_CALL_STACK_MODE);
+    }
+}
+
+/* LBR call-stack mode (Skylake; Haswell, perfmon v3; Sapphire Rapids, architectural LBR):
+ * PMIs that land right after a call or a return. With FREEZE_LBRS_ON_PMI the simulated
+ * CPU moves the top of stack one too far there, as Linux says real parts do (sim_cpu.c,
+ * freeze_tos_drift); acart leaves the freeze off in call-stack mode, stops recording first
+ * thing in the handler (DEBUGCTL.LBR, or IA32_LBR_CTL on architectural LBR), and drops the
+ * board's call into its handler (which the simulated board records in either kind of
+ * call-stack mode, sampler_shim_board.c), so each record holds the interrupted code's
+ * calls, newest first, and nothing else. */
 static void check_call_stack_across_pmis(const struct sim_model *model)
 {
     static const struct {
@@ -616,16 +636,15 @@ static void check_call_stack_across_pmis(const struct sim_model *model)
     power_on(model);
     CHECK_EQ(sampler_probe_pmu(), PMU_OK);
     CHECK(sampler_pmu_caps()->lbr.callstack);
+    const int arch = sampler_pmu_caps()->lbr.arch;
     config_one(1, 2, FIXED_CTRL_SAMPLE, 1000);
     cfg.events[0].lbr = 1;
-    cfg.lbr_num_regs = lbr_list(0, 8, 1);
+    cfg.lbr_num_regs = lbr_list(arch, 8, 1);
     cfg.lbr_offset = sizeof(struct sep_sample_pc);
     cfg.record_size = cfg.lbr_offset + 8 * cfg.lbr_num_regs;
     cfg.lbr_select = LBR_SEL_CALL_STACK_MODE;
     setup_and_start(RING_BYTES);
-    /* LBR recording on, no freeze of either kind. */
-    CHECK_EQ(msr(cpu, MSR_IA32_DEBUGCTL), DEBUGCTL_LBR);
-    CHECK_EQ(msr(cpu, MSR_LBR_SELECT), LBR_SEL_CALL_STACK_MODE);
+    check_call_stack_recording(cpu, arch);
 
     for (unsigned i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
         struct lbr_entry e[32];
@@ -640,7 +659,7 @@ static void check_call_stack_across_pmis(const struct sim_model *model)
         for (unsigned k = 0; k < n && k < steps[i].depth; k++)
             CHECK_EQ(e[k].from, steps[i].top_from[k]);
         /* Recording is on again after the handler, and its return popped its call. */
-        CHECK_EQ(msr(cpu, MSR_IA32_DEBUGCTL), DEBUGCTL_LBR);
+        check_call_stack_recording(cpu, arch);
     }
     sampler_stop();
     check_idle(cpu);
@@ -651,6 +670,7 @@ static void test_lbr_call_stack_across_pmis(void)
 {
     check_call_stack_across_pmis(&sim_skylake);
     check_call_stack_across_pmis(&sim_haswell);
+    check_call_stack_across_pmis(&sim_sapphire_rapids);
 }
 
 /* Stack copies (docs/sep-protocol.md 6.5): the area must end the record, stay clear of the

@@ -207,9 +207,15 @@ static int interrupt(uint32_t cpu, uint8_t vector, struct trap_frame *frame)
          * pointer, and that call and its return are branches the LBRs record unless
          * frozen or stopped (SDM vol. 3B, "LBR Stack": near calls and returns; in call-stack
          * mode a call pushes, a return pops). Only there: elsewhere the tests look at
-         * stacks frozen before the handler, and its return is not what they test. */
-        int call_stack = (sim->peek_msr(MSR_IA32_DEBUGCTL) & 1) &&
-                         (sim->peek_msr(MSR_LBR_SELECT) & LBR_SEL_CALL_STACK);
+         * stacks frozen before the handler, and its return is not what they test.
+         * Call-stack mode is MSR_LBR_SELECT bit 9 with DEBUGCTL.LBR on model-specific LBRs,
+         * IA32_LBR_CTL bit 3 (CALL_STACK) with bit 0 (LBREn) on architectural LBRs (SDM
+         * vol. 3B, "Last Branch Records": "LBR Call-Stack Mode" and IA32_LBR_CTL's
+         * fields). A peek at the MSR the model lacks reads 0. */
+        const uint64_t lbren_call_stack = 1u << 0 | 1u << 3;
+        int call_stack = (sim->peek_msr(MSR_LBR_CTL) & lbren_call_stack) == lbren_call_stack ||
+                         ((sim->peek_msr(MSR_IA32_DEBUGCTL) & 1) &&
+                          (sim->peek_msr(MSR_LBR_SELECT) & LBR_SEL_CALL_STACK));
         uint64_t handler = (uint64_t)(uintptr_t)acart_nmi;
 
         frame_from_trap(&f, frame);
@@ -235,6 +241,17 @@ static int interrupt(uint32_t cpu, uint8_t vector, struct trap_frame *frame)
     return result;
 }
 
+/* The PMI through the local APIC's LVT performance-counter entry (SDM vol. 3A, "Local
+ * Vector Table", the Mask flag: "(0) enables reception of the interrupt and (1) inhibits
+ * reception of the interrupt. When the local APIC handles a performance-monitoring
+ * counters interrupt, it automatically sets the mask flag in the corresponding LVT entry.
+ * This flag will remain set until software clears it."):
+ * - while the entry is masked the PMI is not received, and not held either: the LVT keeps
+ *   no pending state for it (Delivery Status only tracks an interrupt already sent, and an
+ *   NMI-mode entry is always edge-triggered, "Trigger Mode"). The overflow's status bit
+ *   stays set; only a later PMI, or software reading GLOBAL_STATUS, finds it;
+ * - delivering it sets the mask, which is why every PMI handler unmasks the entry (Linux
+ *   intel_pmu_handle_irq(): apic_write(APIC_LVTPC, APIC_DM_NMI), early or late_ack). */
 int shim_raise_pmi(uint32_t cpu, struct trap_frame *frame)
 {
     struct shim_lapic *l = &lapics[cpu];
@@ -243,9 +260,9 @@ int shim_raise_pmi(uint32_t cpu, struct trap_frame *frame)
     if (!shim_sim(cpu)->take_pmi())
         return SHIM_NO_PMI;
     if (l->lvt_pc & LAPIC_LVT_MASKED)
-        return SHIM_LVT_MASKED;
+        return SHIM_LVT_MASKED; /* lost: inhibited, not held */
     vector = (l->lvt_pc & 0x700u) == LAPIC_LVT_NMI ? TRAP_VECTOR_NMI : (uint8_t)l->lvt_pc;
-    l->lvt_pc |= LAPIC_LVT_MASKED; /* the CPU masks the entry as it delivers the PMI */
+    l->lvt_pc |= LAPIC_LVT_MASKED; /* set as the local APIC handles the PMI */
     return interrupt(cpu, vector, frame);
 }
 

@@ -199,6 +199,20 @@ void sim_reset(const struct sim_model *m)
     S.global_ctrl_valid = mask_bits(S.num_gp) | (uint64_t)S.fixed_mask << 32;
     if (caps & BIT(15))
         S.global_ctrl_valid |= BIT(48);
+    /* MSR 0x390, which bits a write may set, per perfmon version (SDM vol. 4, table 2-2
+     * "IA-32 Architectural MSRs": IA32_PERF_GLOBAL_OVF_CTRL for versions 1 to 3,
+     * IA32_PERF_GLOBAL_STATUS_RESET from version 4; vol. 3B "Architectural Performance
+     * Monitoring Version 2/3/4" and their GLOBAL_STATUS figures):
+     * - every version: one clear bit per counter, 62 (OvfBuf, the DS buffer) and 63
+     *   (CondChgd); 48 (PERF_METRICS_OVF) with IA32_PERF_CAPABILITIES[15];
+     * - 61 (Ovf_Uncore): the status bit exists "if CPUID.0AH:EAX[7:0] > 2", its clear bit
+     *   from the version 3 parts (table 2-2: "introduced at 06_2EH");
+     * - from version 4: 58 (LBR_Frz), 59 (CTR_Frz) and 60 (ASCI): writing them clears the
+     *   freeze, the "streamlined" unfreeze Linux relies on (intel/lbr.c,
+     *   __intel_pmu_lbr_enable(): "No need to unfreeze manually, as v4 can do that as part
+     *   of the GLOBAL_STATUS ack");
+     * - 55 (Trace_ToPA_PMI) with Intel PT (CPUID.(07H,0):EBX[25]).
+     * Any other bit is reserved: a #GP. */
     S.ovf_valid = S.global_ctrl_valid | BIT(62) | BIT(63);
     if (S.version >= 3)
         S.ovf_valid |= BIT(61);
@@ -1007,6 +1021,21 @@ static void freeze_tos_drift(void)
     S.lbr_tos = (S.lbr_tos + depth + (S.near_call_return > 0 ? 1 : depth - 1)) % depth;
 }
 
+/* A PMI, and the freezes IA32_DEBUGCTL asks for with it (SDM vol. 3B, "Freezing LBR and
+ * Performance Counters on PMI"; "Architectural Performance Monitoring Version 4",
+ * "Enhancement in IA32_PERF_GLOBAL_STATUS"):
+ * - FREEZE_PERFMON_ON_PMI (bit 12). Before version 4 the legacy freeze: the CPU clears
+ *   IA32_PERF_GLOBAL_CTRL, and software writes it back to count again. From version 4 the
+ *   streamlined freeze: GLOBAL_CTRL stays as it was and the CPU sets GLOBAL_STATUS.CTR_Frz
+ *   (bit 59) instead, a read-only enable of every counter until software clears it through
+ *   GLOBAL_STATUS_RESET (see sim_retire()).
+ * - FREEZE_LBRS_ON_PMI (bit 11). Before version 4 the CPU clears DEBUGCTL.LBR (bit 0);
+ *   from version 4 it sets GLOBAL_STATUS.LBR_Frz (bit 58), recording stops while it is set
+ *   and resumes when software clears it, DEBUGCTL untouched. Architectural LBRs (SDM vol.
+ *   3B, "Last Branch Records", architectural LBR freeze) only have LBR_Frz: IA32_LBR_CTL
+ *   is never cleared by a PMI.
+ * Linux reads it the same way: before v4 __intel_pmu_lbr_enable() sets DEBUGCTL.LBR again
+ * after every PMI, from v4 its GLOBAL_STATUS ack unfreezes (intel/lbr.c). */
 static void raise_pmi(void)
 {
     S.pmi_pending = 1;
@@ -1167,6 +1196,23 @@ static uint64_t adaptive_groups(unsigned id)
     return adaptive_bit ? S.pebs_data_cfg : 0;
 }
 
+/* Record sizes. The 64-bit legacy records (SDM vol. 3B, the "PEBS Record Format" tables of
+ * the Intel Core microarchitecture, of Nehalem, of the 4th generation Intel Core (Haswell)
+ * and of the 6th generation Intel Core (Skylake) processors; Linux intel/ds.c, struct
+ * pebs_record_core, pebs_record_nhm, pebs_record_hsw and pebs_record_skl):
+ * - format 0: RFLAGS, RIP, RAX, RBX, RCX, RDX, RSI, RDI, RBP, RSP, R8-R15 (0x90 bytes);
+ * - format 1: + IA32_PERF_GLOBAL_STATUS at 0x90, data linear address 0x98, data source
+ *   0xa0, load latency 0xa8 (0xb0);
+ * - format 2: + EventingIP at 0xb0 and TSX tuning at 0xb8 (0xc0);
+ * - format 3: + TSC at 0xc0 (0xc8), and 0x90 holds the applicable counters rather than
+ *   GLOBAL_STATUS (Linux intel_pmu_drain_pebs_nhm(): "PEBS v3 has more accurate status
+ *   bits").
+ * Adaptive records (formats 4 and later with PERF_CAPABILITIES[14], SDM vol. 3B, "Adaptive
+ * PEBS": "Basic Info Group", "Memory Access Info Group", "GPRs Group", "XMMs Group", "LBRs
+ * Group"; Linux struct pebs_basic, pebs_meminfo, pebs_gprs, pebs_xmm, lbr_entry): the
+ * basic group (0x20), then each group MSR_PEBS_DATA_CFG selects in this order: memory
+ * (0x20), GPRs (0x90), XMMs (16 x 16 bytes), LBRs (DATA_CFG[31:24] + 1 entries of FROM, TO,
+ * INFO; Linux PEBS_DATACFG_LBR_SHIFT). */
 static uint32_t record_bytes(unsigned id)
 {
     static const uint32_t legacy[] = {0x90, 0xb0, 0xc0, 0xc8};
@@ -1195,6 +1241,13 @@ static void write_gprs(uint8_t *p, unsigned count)
 #define SIM_RFLAGS     0x246
 #define SIM_INSN_BYTES 3 /* length of the sampled instruction: RIP = IP + 3 */
 
+/* One PEBS record, the fields as record_bytes() lists them. The IPs: the legacy record's
+ * RIP (0x08) is the instruction after the one that caused the event on every format (trap-
+ * like PEBS; Linux intel_pmu_pebs_fixup_ip(): formats 0/1 give "the IP of the instruction
+ * after the one that caused the event"); EventingIP (format 2 on) and the adaptive basic
+ * group's IP are the instruction itself (Linux setup_pebs_adaptive_sample_data(): "The ip
+ * in basic is EventingIP"); the GPR group's RIP is the next instruction again (Linux uses
+ * it, without PERF_EFLAGS_EXACT, only when precise_ip < 2). */
 static void write_record(uint8_t *rec, unsigned id, uint32_t size)
 {
     memset(rec, 0, size);
@@ -1239,7 +1292,7 @@ static void write_record(uint8_t *rec, unsigned id, uint32_t size)
     }
     if (g & 2) {
         wr64(rec + off, SIM_RFLAGS);
-        wr64(rec + off + 8, S.ip);
+        wr64(rec + off + 8, S.ip + SIM_INSN_BYTES);
         write_gprs(rec + off + 16, 16);
         off += 0x90;
     }
@@ -1324,8 +1377,13 @@ void sim_retire(const struct sim_events *ev)
     int pmi = 0;
 
     S.tsc += ev->ref_cycles;
+    /* From version 4 a counter counts only while "IA32_PERFEVTSELn.EN &
+     * IA32_PERF_GLOBAL_CTRL.PMCn & !IA32_PERF_GLOBAL_STATUS.CTR_FRZ" (fixed counters: their
+     * IA32_FIXED_CTR_CTRL enable), SDM vol. 3B, "Architectural Performance Monitoring
+     * Version 4", "Enhancement in IA32_PERF_GLOBAL_STATUS": frozen until the handler clears
+     * CTR_Frz. The TSC runs on. */
     if (S.version >= 4 && (S.status & BIT(59)))
-        return; /* counters frozen until the handler clears CTR_FRZ */
+        return;
     for (unsigned i = 0; i < S.num_gp; i++)
         gp[i] = gp_increment(i, ev);
     /* Skylake-family clients with the 2019 TSX microcode (CPUID.(7,0):EDX[13],

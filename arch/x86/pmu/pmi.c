@@ -50,6 +50,29 @@ static uint64_t pebs_owners(const struct pmu_cpu_state *cpu, const struct pebs_s
     return 0;
 }
 
+#if ACA_WITH_LBR
+/* PEBS formats 0 and 1 give the instruction after the event (trap-like assist). The one
+ * case Linux's intel_pmu_pebs_fixup_ip() makes exact without decoding instructions is
+ * taken here: when the record's IP is the newest LBR entry's target, the event was that
+ * branch, at its FROM. Only with a stack that records every branch in every ring
+ * (LBR_SELECT 0, so not call-stack mode), where the newest entry is the last branch
+ * taken, as Linux asks for PERF_SAMPLE_BRANCH_ANY for its fixup; any other record keeps
+ * the next instruction, PEBS_IP_EXACT off. */
+static void pebs_branch_ip(const struct pmu_cpu_state *cpu, const struct pmu_overflow *ov,
+                           struct pebs_sample *sample)
+{
+    const struct pebs_caps *pebs = &cpu->caps->pebs;
+
+    if (pebs->adaptive || pebs->format >= 2 || (sample->have & PEBS_IP_EXACT) || !ov->lbr ||
+        !ov->lbr_count || cpu->lbr_select)
+        return;
+    if (ov->lbr[0].to == sample->ip && ov->lbr[0].from) {
+        sample->ip = ov->lbr[0].from;
+        sample->have |= PEBS_IP_EXACT;
+    }
+}
+#endif
+
 /* Each PEBS record goes to the PEBS counters it is for, or is counted as dropped with its
  * reason; the CPU has already reloaded those counters from the DS area. Returns the
  * records seen. */
@@ -68,6 +91,10 @@ static unsigned report_pebs(struct pmu_cpu_state *cpu, struct pmu_overflow *ov,
         n++;
         if (!mine)
             cpu->dropped[why]++;
+#if ACA_WITH_LBR
+        else
+            pebs_branch_ip(cpu, ov, &sample);
+#endif
         ov->pebs = &sample;
         for (; mine; mine &= mine - 1) {
             ov->counter = (uint8_t)lowest_bit(mine);

@@ -28,11 +28,15 @@
  * PMI storm (tests/pt/test_storm_simboard.py), which the PMI budget must hold off while the
  * session stays responsive. --pmi-rate HZ sets the budget's rate (aca_config).
  *
+ * --foreign-nmis N raises, with --rates, N NMIs on each CPU that are not the PMU's (one per
+ * slice while a collection runs, after the slice's PMI): what a board's other NMI sources
+ * do, which acart's handler sees and counts as unclaimed (the console says so at STOP).
+ *
  * Usage: acart_simboard --port N [--model skylake|broadwell|tigerlake|sapphirerapids|qemu]
  *          [--trace FILE]
  *          [--pace BYTES | --rates [--slice TICKS]] [--loads] [--transfer immediate|delayed]
  *          [--pt-memory KIB] [--freeze-after BYTES [--freeze-exception VECTOR]]
- *          [--msr-cost NS] [--pmi-rate HZ] [--seconds S]
+ *          [--msr-cost NS] [--pmi-rate HZ] [--foreign-nmis N] [--seconds S]
  * Prints the board's log on stdout; exits 3 when a simulated CPU raised a #GP. */
 #include <getopt.h>
 #include <stdio.h>
@@ -69,7 +73,8 @@ static struct {
     uint64_t slice;
     uint32_t msr_cost_ns;
     uint32_t pmi_rate_hz;
-} opt = {&sim_skylake, 0, NULL, 2048, ACA_TRANSFER_IMMEDIATE, 0, 0, -1, 0, 0, 0, 0, 0, 0};
+    uint32_t foreign_nmis;
+} opt = {&sim_skylake, 0, NULL, 2048, ACA_TRANSFER_IMMEDIATE, 0, 0, -1, 0, 0, 0, 0, 0, 0, 0};
 
 static uint8_t *stream;
 static size_t stream_len;
@@ -161,6 +166,7 @@ static const char *const RATE_NAMES[10] = {"instructions", "cycles", "ref_cycles
 
 static uint64_t last_tsc[SHIM_CPUS], next_tick[SHIM_CPUS];
 static uint64_t truth[SHIM_CPUS][10];
+static uint32_t foreign_nmis_raised[SHIM_CPUS];
 static int was_running;
 
 static struct trap_frame frame_of(uint32_t cpu)
@@ -200,6 +206,10 @@ static void rates_step(void)
             struct sim_events ev = {n[0], n[1], n[2], n[3], n[4], n[5], n[6], n[7], n[8], n[9]};
             s->retire(&ev);
             shim_raise_pmi(cpu, &frame);
+            if (running && foreign_nmis_raised[cpu] < opt.foreign_nmis) {
+                foreign_nmis_raised[cpu]++;
+                shim_raise_nmi(cpu, &frame);
+            }
             last_tsc[cpu] += t;
         }
         uint64_t period = shim_timer_period(cpu);
@@ -407,6 +417,7 @@ static int parse(int argc, char **argv)
         {"slice", required_argument, NULL, 'c'},
         {"msr-cost", required_argument, NULL, 'n'},
         {"pmi-rate", required_argument, NULL, 'b'},
+        {"foreign-nmis", required_argument, NULL, 'N'},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -459,6 +470,9 @@ static int parse(int argc, char **argv)
         case 'b':
             opt.pmi_rate_hz = (uint32_t)atol(optarg);
             break;
+        case 'N':
+            opt.foreign_nmis = (uint32_t)atol(optarg);
+            break;
         default:
             return -1;
         }
@@ -483,7 +497,8 @@ int main(int argc, char **argv)
                         "[--trace FILE] [--pace BYTES | --rates] [--loads] "
                         "[--transfer immediate|delayed] "
                         "[--pt-memory KIB] [--freeze-after BYTES [--freeze-exception V]] "
-                        "[--slice TICKS] [--msr-cost NS] [--pmi-rate HZ] [--seconds S]\n");
+                        "[--slice TICKS] [--msr-cost NS] [--pmi-rate HZ] [--foreign-nmis N] "
+                        "[--seconds S]\n");
         return 2;
     }
     shim_power_on(opt.model);
