@@ -8,6 +8,7 @@
  * never reused, and the agent reads closed files without a lock: it copies, then checks
  * that the file (its id) is still there. */
 #include "ipr_file.h"
+#include "code_mode.h"
 #include "ipr_state.h"
 #include "ipr_owner.h"
 
@@ -107,6 +108,7 @@ static void write_header(void)
     memcpy(h.magic, ACART_IPR_MAGIC, sizeof(ACART_IPR_MAGIC));
     h.tsc_hz = aca_plat_tsc_hz();
     h.num_counters = ipr_layout.num_counters;
+    h.code_bits = CPU_LONG_MODE ? 64 : 32;
     for (uint32_t n = 0; n < ACART_IPR_MAX_COUNTERS; n++) {
         int on = n < ipr_layout.num_counters && (c->selected & (1u << n));
         h.counter_event[n] = on ? c->ctr[n].event : IPR_EVENT_NONE;

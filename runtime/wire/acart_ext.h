@@ -415,7 +415,9 @@ struct acart_ipr_file_header {
     char magic[16]; /* ACART_IPR_MAGIC, NUL-padded */
     sep_u64_t tsc_hz;
     uint32_t num_counters;
-    uint32_t reserved;
+    /* 32 or 64: the mode of the code that wrote the file, whose PCs it holds, so that the
+     * host refuses an image of the other mode; 0 in files of before it was recorded. */
+    uint32_t code_bits;
     /* The event of each counter when the file was opened (IPR_EVENT numbers; 0xffffffff:
      * none), and their names. */
     uint32_t counter_event[ACART_IPR_MAX_COUNTERS];

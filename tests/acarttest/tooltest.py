@@ -29,6 +29,7 @@ def arguments():
     p.add_argument("--synth", required=True)
     p.add_argument("--workload", required=True)
     p.add_argument("--workload-pie", required=True)
+    p.add_argument("--workload-32", help="the workload as an ELF32 (i686) executable")
     p.add_argument("--source", required=True, help="workload.c")
     p.add_argument("--workdir", required=True)
     p.add_argument("--chromium", default="chromium")

@@ -670,6 +670,7 @@ static void test_sampling(void)
     const struct acart_ipr_file_header *fh = (const void *)file;
     CHECK(strcmp(fh->magic, ACART_IPR_MAGIC) == 0);
     CHECK_EQ(fh->num_counters, numctrs);
+    CHECK_EQ(fh->code_bits, sizeof(void *) * 8); /* the mode of the code that wrote it */
     CHECK(fh->counter_event[4] == EV_BR &&
           strcmp(fh->counter_name[4], "BR_INST_RETIRED.ALL_BRANCHES") == 0);
     uint32_t at = sizeof(*fh), types_seen = 0;

@@ -19,7 +19,7 @@ import struct
 import subprocess
 import tempfile
 
-from acarttest.board import Board
+from acarttest.board import Board, image_arch
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--image", required=True)
@@ -49,7 +49,10 @@ def read_ipr(path):
     """The records of an IPROBE sample file (acart_wire.h)."""
     data = open(path, "rb").read()
     assert data[:12] == b"acart-ipr-v1", "not an IPROBE file"
-    num_counters = struct.unpack_from("<I", data, 24)[0]
+    num_counters, code_bits = struct.unpack_from("<II", data, 24)
+    want_bits = 64 if image_arch(args.image) == "x86_64" else 32
+    assert code_bits == want_bits, "the header says %d-bit code, the board runs %d-bit code" % (
+        code_bits, want_bits)
     at, hists, buffers = 608, [], []
     while at + 8 <= len(data):
         rtype, nbytes = struct.unpack_from("<II", data, at)

@@ -227,18 +227,29 @@ def collection_cases(args, folder):
 
 
 def mode_cases(args):
-    """An image of the other mode than the collection's: a clear message, exit 3, no report."""
-    folder = os.path.join(args.workdir, "mode32")
-    run([args.synth, folder, "--code-mode", "32", "--task", "1:2:idle", "--module",
-         "/img/%s:0x400000:0x10000" % os.path.basename(args.workload), "--run", "0:1:2:0x400100:5"])
-    for command in ("report", "flamegraph"):
-        extra = ["-o", os.path.join(args.workdir, "mode32.svg")] if command == "flamegraph" else []
-        r = subprocess.run([args.acart, command, folder, "--elf", args.workload] + extra,
-                           capture_output=True, text=True)
-        check(r.returncode == 3, "%s of a 32-bit collection with an ELF64 image: exit %d\n%s"
-              % (command, r.returncode, r.stderr))
-        check("is an ELF64 image, but the collection is of 32-bit code" in r.stderr,
-              "%s: the message does not name the mismatch:\n%s" % (command, r.stderr))
+    """An image of the other mode than the collection's, both ways round (an ELF64 image for
+    a collection of 32-bit code, an ELF32 one for 64-bit code): a clear message naming both,
+    exit 3, no report."""
+    check(args.workload_32, "--workload-32 (the ELF32 workload) is needed")
+    for bits, image, phrase in [
+            (32, args.workload, "is an ELF64 image, but the collection is of 32-bit code (IA-32) "
+                                "(its module records say so)"),
+            (64, args.workload_32, "is an ELF32 image, but the collection is of 64-bit code "
+                                   "(Intel 64) (its module records say so)")]:
+        folder = os.path.join(args.workdir, "mode%d" % bits)
+        run([args.synth, folder, "--code-mode", str(bits), "--task", "1:2:idle", "--module",
+             "/img/%s:0x400000:0x10000" % os.path.basename(image), "--run", "0:1:2:0x400100:5"])
+        for command in ("report", "flamegraph"):
+            extra = (["-o", os.path.join(args.workdir, "mode%d.svg" % bits)]
+                     if command == "flamegraph" else [])
+            r = subprocess.run([args.acart, command, folder, "--elf", image] + extra,
+                               capture_output=True, text=True)
+            check(r.returncode == 3, "%s of a %d-bit collection with %s: exit %d\n%s"
+                  % (command, bits, image, r.returncode, r.stderr))
+            check(image + " " + phrase in r.stderr,
+                  "%s: the message does not name the mismatch:\n%s" % (command, r.stderr))
+            check(not r.stdout.strip(), "%s printed a report despite the mismatch:\n%s"
+                  % (command, r.stdout))
 
 
 def test(args):

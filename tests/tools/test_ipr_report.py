@@ -4,7 +4,8 @@ no PC (IprCreateSampleBuffers with IPR_DATA_TSC only, then IprWriteSampleBuffers
 reported, not looped over, and says it has no PCs to profile; a file whose buffers hold PCs
 in the workload's functions is profiled by function. A damaged buffer is an input error.
 The Perfetto timeline places 4-byte time stamps across their wraps and draws the counts;
-a folder whose records have no time stamp is refused with the reason."""
+a folder whose records have no time stamp is refused with the reason. An image of the
+other mode than the one a file's header gives is refused by both, naming the two."""
 
 import json
 import os
@@ -17,12 +18,12 @@ DATA_PC, DATA_TSC, DATA_CPU, DATA_CTR, DATA_COUNT = 0x1, 0x2, 0x4, 0x20, 0x40
 REC_USER, REC_SBUFFER, REC_HIST = 1, 2, 3
 
 
-def header(events):
-    """struct acart_ipr_file_header: magic, tsc_hz, num_counters, reserved, 16 events and
-    16 names of 32 bytes."""
+def header(events, code_bits=64):
+    """struct acart_ipr_file_header: magic, tsc_hz, num_counters, code_bits (the writer's
+    mode; 64 as the workload's), 16 events and 16 names of 32 bytes."""
     ev = [e for e, _ in events] + [0xFFFFFFFF] * (16 - len(events))
     names = [n.encode() for _, n in events] + [b""] * (16 - len(events))
-    return (struct.pack("<16sQII", b"acart-ipr-v1", 2_000_000_000, len(events), 0)
+    return (struct.pack("<16sQII", b"acart-ipr-v1", 2_000_000_000, len(events), code_bits)
             + struct.pack("<16I", *ev) + b"".join(struct.pack("<32s", n) for n in names))
 
 
@@ -118,6 +119,38 @@ def test(args):
           "a damaged buffer was not refused: exit %d\n%s%s" % (status, out, err))
 
     check_perfetto(args)
+    check_modes(args, recs)
+
+
+def check_modes(args, recs):
+    """Files of 32-bit code (their header says so) with the workload's ELF64 image: report
+    and export perfetto refuse it (exit 3) naming the file and both modes, as for a
+    collection; a file of before the mode was recorded (0) is read; any other is damage."""
+    for bits, status, phrase in [
+            (32, 3, "is an ELF64 image, but the IPROBE sample file %s is of 32-bit code "
+                    "(IA-32) (its header says so): give the image the target ran"),
+            (0, 0, None),
+            (7, 3, "%s: code mode of 7 bits in the header: 32 or 64")]:
+        folder = os.path.join(args.workdir, "mode%d" % bits)
+        os.makedirs(folder)
+        path = os.path.join(folder, "p.ipr")
+        with open(path, "wb") as f:
+            f.write(header([(0x10000, "TSC")], code_bits=bits)
+                    + sbuffer(DATA_PC | DATA_CPU, DATA_PC, 12, recs[:1]))
+        got, out, err = report(args, folder)
+        check(got == status, "report of a file of %d-bit code: exit %d, expected %d\n%s%s"
+              % (bits, got, status, out, err))
+        if phrase:
+            check(phrase % path in err, "report: the message does not say %r:\n%s"
+                  % (phrase % path, err))
+            check("Sample buffers:" not in out, "a report despite the mismatch:\n" + out)
+        if bits == 32:
+            r = subprocess.run([args.acart, "export", "perfetto", folder, "--elf", args.workload,
+                                "-o", os.path.join(args.workdir, "mode.json")],
+                               capture_output=True, text=True, timeout=20)
+            check(r.returncode == 3 and phrase % path in r.stderr,
+                  "export perfetto of a file of 32-bit code with an ELF64 image: exit %d\n%s"
+                  % (r.returncode, r.stderr))
 
 
 def check_perfetto(args):

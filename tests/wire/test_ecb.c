@@ -425,6 +425,38 @@ static void test_plans(void)
     CHECK_EQ(ecb_plan_sampling(NULL, &plan), ECB_ERR_NULL);
 }
 
+/* An ECB that writes an MSR of IA-32e mode only (IA32_FS_BASE, in a global-register entry):
+ * it decodes, and the allowlist refuses it as EM_CONFIG_NEXT checks every entry
+ * (runtime/commands/cmd_collect.c). In a 32-bit build (wire_ecb_i686) the refusal is the
+ * mode's and its message names both modes; in a 64-bit one it is an MSR acart does not
+ * allow. */
+static void test_long_mode_msr(void)
+{
+    struct msr_policy_limits lim = {.num_gp_counters = 4, .num_fixed_counters = 3};
+    msr_policy_configure(&lim);
+    uint8_t *b = core_copy();
+    wr32(b, EREG(3), 0xC0000100); /* IA32_FS_BASE instead of IA32_DEBUGCTL */
+    CHECK_EQ(ecb_decode(b, core_len, &ecb), ECB_OK);
+    int refused = MSR_POLICY_OK;
+    uint32_t at = 0;
+    for (uint32_t i = 0; i < ecb.entry_count && refused == MSR_POLICY_OK; i++) {
+        if (ecb.entries[i].reg_type == SEP_REG_EMPTY)
+            continue;
+        refused = msr_policy_check(ecb.entries[i].reg_id, 1);
+        at = i;
+    }
+    CHECK_EQ(at, 3);
+    if (sizeof(void *) == 4) {
+        CHECK_EQ(refused, MSR_POLICY_ERR_MODE);
+        const char *why = msr_policy_strerror(refused);
+        CHECK(strstr(why, "IA-32e (64-bit) mode only") != NULL);
+        CHECK(strstr(why, "this target runs 32-bit code") != NULL);
+        printf("ECB writing MSR 0xC0000100 on a 32-bit target: refused: %s\n", why);
+    } else {
+        CHECK_EQ(refused, MSR_POLICY_ERR_UNLISTED);
+    }
+}
+
 static void test_strerror(void)
 {
     for (int e = ECB_OK; e >= ECB_ERR_TXCP_SAMPLING; e--)
@@ -447,6 +479,7 @@ int main(int argc, char **argv)
     test_corrupt_headers();
     test_garbage();
     test_plans();
+    test_long_mode_msr();
     test_strerror();
     return check_report("test_ecb");
 }

@@ -1,5 +1,6 @@
 #include "cli.h"
 #include "code_names.h"
+#include "ipr_file.h"
 #include "unwind.h"
 
 #include <errno.h>
@@ -58,6 +59,24 @@ static bool has_stack_copies(const struct session *s)
     return false;
 }
 
+/* Closes *sym and fails when the image is of another mode than the code the samples came
+ * from (mode: enum code_mode; unknown passes): an image of the other mode would name every
+ * sample wrongly, or not at all. `source` says whose mode it is, `known` how it is known. */
+static int check_image_mode(const char *elf_path, struct symbols **sym, unsigned mode,
+                            const char *source, const char *known, struct diag *d)
+{
+    unsigned bits = symbols_image_bits(*sym);
+    if ((mode == CODE_MODE_64 && bits != 64) || (mode == CODE_MODE_32 && bits != 32)) {
+        symbols_close(*sym);
+        *sym = NULL;
+        return diag_fail(d, DIAG_INPUT,
+                         "%s is an ELF%u image, but %s is of %s (%s): give the image the "
+                         "target ran",
+                         elf_path, bits, source, profile_code_mode_name(mode), known);
+    }
+    return 0;
+}
+
 int cli_open_symbols(struct profile *p, const char *elf_path, struct symbols **out, struct diag *d)
 {
     const char *slash = strrchr(elf_path, '/');
@@ -69,16 +88,9 @@ int cli_open_symbols(struct profile *p, const char *elf_path, struct symbols **o
     int rc = symbols_open(elf_path, load_address, out, d);
     if (rc)
         return rc;
-    /* An image of the other mode would name every sample wrongly, or not at all. */
-    unsigned mode = profile_code_mode(p), bits = symbols_image_bits(*out);
-    if ((mode == CODE_MODE_64 && bits != 64) || (mode == CODE_MODE_32 && bits != 32)) {
-        symbols_close(*out);
-        *out = NULL;
-        return diag_fail(d, DIAG_INPUT,
-                         "%s is an ELF%u image, but the collection is of %s (its module "
-                         "records say so): give the image the target ran",
-                         elf_path, bits, profile_code_mode_name(mode));
-    }
+    if ((rc = check_image_mode(elf_path, out, profile_code_mode(p), "the collection",
+                               "its module records say so", d)))
+        return rc;
     if (has_stack_copies(&p->session) && !p->unwind) {
         struct unwinder *u;
         if ((rc = unwind_open(elf_path, load_address, &u, d))) {
@@ -91,6 +103,40 @@ int cli_open_symbols(struct profile *p, const char *elf_path, struct symbols **o
         p->unwind_free = unwind_free;
     }
     return 0;
+}
+
+int cli_open_ipr_symbols(const char *dir, const char *elf_path, struct symbols **out,
+                         struct diag *d)
+{
+    char **paths;
+    size_t n;
+    int rc = symbols_open(elf_path, 0, out, d);
+    if (rc)
+        return rc;
+    if ((rc = ipr_file_list(dir, &paths, &n, d))) {
+        symbols_close(*out);
+        *out = NULL;
+        return rc;
+    }
+    for (size_t i = 0; i < n && !rc; i++) {
+        struct ipr_file f;
+        if ((rc = ipr_file_open(&f, paths[i], d))) {
+            symbols_close(*out);
+            *out = NULL;
+            break;
+        }
+        unsigned bits = f.header.code_bits;
+        char source[4200];
+        snprintf(source, sizeof source, "the IPROBE sample file %s", paths[i]);
+        rc = check_image_mode(elf_path, out,
+                              bits == 64   ? CODE_MODE_64
+                              : bits == 32 ? CODE_MODE_32
+                                           : CODE_MODE_UNKNOWN,
+                              source, "its header says so", d);
+        ipr_file_close(&f);
+    }
+    ipr_file_free_paths(paths, n);
+    return rc;
 }
 
 const struct session_event *cli_find_event(const struct session *s, const char *name_or_index)

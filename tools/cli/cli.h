@@ -22,10 +22,17 @@ int cli_usage_error(const char *command, const char *usage, const char *fmt, ...
 int cli_parse_uint(const char *s, uint64_t max, uint64_t *out);
 
 /* Opens the ELF image for a profile: a position-independent image is placed where the
- * target's module of the same base name was loaded. When the samples carry stack copies
- * (collect --callstack=dwarf), it also gives the profile an unwinder on that image, so
- * that their callers come out of the scan. */
+ * target's module of the same base name was loaded. An image of the other mode than the
+ * collection's (ELF32 for 64-bit code, ELF64 for 32-bit code) is refused (DIAG_INPUT,
+ * naming both). When the samples carry stack copies (collect --callstack=dwarf), it also
+ * gives the profile an unwinder on that image, so that their callers come out of the scan. */
 int cli_open_symbols(struct profile *p, const char *elf_path, struct symbols **out, struct diag *d);
+
+/* Opens the ELF image for the IPROBE sample files of folder dir (`acart fetch`), at its link
+ * addresses, and refuses it (DIAG_INPUT, *out NULL) when a file's header says its code was
+ * of the other mode, as cli_open_symbols does for a collection. */
+int cli_open_ipr_symbols(const char *dir, const char *elf_path, struct symbols **out,
+                         struct diag *d);
 
 /* An event by name or index; NULL if the session has no such event. */
 const struct session_event *cli_find_event(const struct session *s, const char *name_or_index);

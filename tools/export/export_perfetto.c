@@ -435,7 +435,7 @@ static int run(struct perfetto *x, const char *source, const char *elf, const ch
     int rc = 0;
     x->source = source;
     if (ipr_file_folder(source)) {
-        if (elf && (rc = symbols_open(elf, 0, &x->ipr_sym, d)))
+        if (elf && (rc = cli_open_ipr_symbols(source, elf, &x->ipr_sym, d)))
             return rc;
     } else if ((rc = read_samples(x, source, elf, &t, &counts, d))) {
         goto done;

@@ -109,6 +109,12 @@ int ipr_file_open(struct ipr_file *f, const char *path, struct diag *d)
         return diag_fail(d, DIAG_INPUT, "%s: %u counters in the header, at most %d", path,
                          (unsigned)n, ACART_IPR_MAX_COUNTERS);
     }
+    if (f->header.code_bits != 0 && f->header.code_bits != 32 && f->header.code_bits != 64) {
+        uint32_t bits = f->header.code_bits;
+        ipr_file_close(f);
+        return diag_fail(d, DIAG_INPUT, "%s: code mode of %u bits in the header: 32 or 64", path,
+                         (unsigned)bits);
+    }
     return 0;
 }
 

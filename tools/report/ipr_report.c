@@ -259,7 +259,7 @@ int ipr_report(const char *dir, const char *elf, uint64_t top)
     struct diag d = {0};
     char **paths;
     size_t n;
-    if (elf && symbols_open(elf, 0, &sym, &d) != 0)
+    if (elf && cli_open_ipr_symbols(dir, elf, &sym, &d) != 0)
         return diag_report("report", &d);
     if (ipr_file_list(dir, &paths, &n, &d) != 0) {
         symbols_close(sym);
