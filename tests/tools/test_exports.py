@@ -253,7 +253,8 @@ def test_switches(args, folder):
     bad_dir = os.path.join(args.workdir, "switch-out")
     os.makedirs(bad_dir)
     for name, kept, text, says in (
-            ("switch-count", [2, 1], None, "session.json"),
+            ("switch-count", [4, 1], None, "CPU 0 has 3 switches, session.json says 4"),
+            ("switch-more", [2, 1], None, "more switches than session.json's 3"),
             ("switch-order", [3, 1], "cpu,tsc,pid,tid\n" + "".join(
                 "%d,%d,%d,%d\n" % r for r in [rows[1], rows[0], rows[2], rows[3]]), "out of order"),
             ("switch-line", [3, 1], "cpu,tsc,pid,tid\n0,12,1\n", "line 2")):
