@@ -25,8 +25,8 @@
  * With --msr-cost NS every MSR access of a simulated CPU spends NS nanoseconds of real time
  * (the board's TSC is real time, so that is what a PMI's MSR accesses cost its CPU), and
  * --slice TICKS shortens --rates' slices for periods below the default slice's events: a
- * PMI storm (tests/pt/test_storm_simboard.py), which the PMI budget must hold off while the
- * session stays responsive. --pmi-rate HZ sets the budget's rate (aca_config).
+ * PMI storm (test_storm_simboard.py, beside this file), which the PMI budget must hold off
+ * while the session stays responsive. --pmi-rate HZ sets the budget's rate (aca_config).
  *
  * Usage: acart_simboard --port N [--model skylake|broadwell|tigerlake|sapphirerapids|qemu]
  *          [--trace FILE]
