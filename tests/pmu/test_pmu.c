@@ -10,6 +10,7 @@
 #include "pmi.h"
 #include "acart_check.h"
 #include "pmu.h"
+#include "pmu_raw.h"
 #include "sim_cpu.h"
 
 static const char *fixtures_dir;

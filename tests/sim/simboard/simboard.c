@@ -45,7 +45,7 @@
 #include "acart_platform.h"
 #include "io.h"
 #include "msr.h"
-#include "pt.h"
+#include "pt_cpu.h"
 #include "sampler.h"
 #include "sampler_shim.h"
 #include "sim_channel.h"
