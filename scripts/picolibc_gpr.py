@@ -24,8 +24,7 @@ import re
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import general_regs_only  # noqa: E402  (beside this script)
+import general_regs_only  # beside this script: Python puts the script's folder on the path
 
 # libgcc's soft-float routines: an operation, then its operand and result modes (sf, df,
 # xf, tf, hf, bf floating, sc... complex, si, di, ti integer), at least one floating.

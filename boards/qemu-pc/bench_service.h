@@ -18,7 +18,8 @@ int bench_service_start(void);
 /* Starts the bare timer on the calling CPU (interrupts must be enabled by the caller). */
 void bench_timer_start_this_cpu(uint32_t hz);
 
-/* NMIs the board's own handler took on a CPU (boot option count-nmis; main.c). */
-uint32_t board_nmis_taken(uint32_t cpu);
+/* Boot option count-nmis: the board's own NMI handler, which counts per CPU the NMIs acart
+ * does not claim (stats' "nmi"). */
+void bench_count_nmis(void);
 
 #endif

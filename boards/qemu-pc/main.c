@@ -125,21 +125,6 @@ static void parse_cmdline(const char *cmdline, struct boot_options *opt)
     }
 }
 
-/* The board's own NMI handler for `count-nmis` (a watchdog would sit here): the NMIs
- * acart does not claim reach it, and the CPU goes on. */
-static volatile uint32_t nmis_taken[ARCH_MAX_CPUS];
-
-static void count_nmi(struct trap_frame *frame)
-{
-    (void)frame;
-    nmis_taken[this_cpu_index()]++;
-}
-
-uint32_t board_nmis_taken(uint32_t cpu)
-{
-    return cpu < ARCH_MAX_CPUS ? nmis_taken[cpu] : 0;
-}
-
 static void ignore_interrupt(struct trap_frame *frame)
 {
     (void)frame;
@@ -239,7 +224,7 @@ void board_main(uint32_t magic, const struct multiboot_info *mbi)
 
     trap_set_handler(TRAP_VECTOR_SPURIOUS, ignore_interrupt);
     if (count_nmis)
-        trap_set_handler(TRAP_VECTOR_NMI, count_nmi);
+        bench_count_nmis();
     trap_set_handler(TRAP_VECTOR_PIC_BASE + 7, ignore_interrupt);
     trap_set_handler(TRAP_VECTOR_PIC_BASE + 15, ignore_interrupt);
     lapic_write(LAPIC_REG_LVT_LINT0, LAPIC_LVT_EXTINT);

@@ -5,7 +5,7 @@
 #ifndef RTOS_PC_ACCOUNTING_H
 #define RTOS_PC_ACCOUNTING_H
 
-#include "lapic.h"
+#include "lapic_tick.h"
 #include "sched.h"
 
 #include <stdint.h>

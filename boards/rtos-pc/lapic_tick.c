@@ -1,5 +1,5 @@
 /* xAPIC bring-up and the scheduler tick on the LAPIC timer. */
-#include "lapic.h"
+#include "lapic_tick.h"
 #include "idt.h"
 #include "io.h"
 #include "sched.h"

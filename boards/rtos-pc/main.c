@@ -7,7 +7,7 @@
 #include "heap.h"
 #include "idt.h"
 #include "io.h"
-#include "lapic.h"
+#include "lapic_tick.h"
 #include "net_task.h"
 #include "pic.h"
 #include "platform.h"

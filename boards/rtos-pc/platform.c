@@ -14,7 +14,7 @@
 #include "platform.h"
 #include "accounting.h"
 #include "idt.h"
-#include "lapic.h"
+#include "lapic_tick.h"
 #include "pit_timer.h"
 #include "sched.h"
 #include "io.h"

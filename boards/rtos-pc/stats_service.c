@@ -15,7 +15,7 @@
 #include "stats_service.h"
 #include "accounting.h"
 #include "idt.h"
-#include "lapic.h"
+#include "lapic_tick.h"
 #include "tsc.h"
 
 #include "lwip/tcp.h"

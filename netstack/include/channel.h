@@ -1,4 +1,5 @@
-/* TCP channels over lwIP's raw API: what the protocol layer sees of the network.
+/* Internal to libacart.a (not installed; neither the application nor a port includes it):
+ * TCP channels over lwIP's raw API, what the protocol layer sees of the network.
  *
  * A channel is one accepted TCP connection with a receive queue the owner reads at its
  * own pace (the TCP window only reopens for bytes it has read) and all-or-nothing sends

@@ -548,14 +548,15 @@ int32_t cmd_get_pmi_budget(struct cmd_request *req)
  * it as a FIN). */
 int32_t cmd_get_channel_totals(struct cmd_request *req)
 {
+    const struct session *s = req->session;
     static struct acart_channel_totals info;
     memset(&info, 0, sizeof(info));
-    uint32_t n = session.data_accepted;
+    uint32_t n = s->data_accepted;
     if (n > ACART_MAX_CHANNEL_TOTALS)
         n = ACART_MAX_CHANNEL_TOTALS;
     info.size = n;
     for (uint32_t i = 0; i < n; i++) {
-        const struct data_link *l = &session.links[i];
+        const struct data_link *l = &s->links[i];
         struct acart_channel_total *e = &info.channel[i];
         e->data_type = l->type;
         e->data_id = l->id;

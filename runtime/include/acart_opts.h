@@ -1,6 +1,8 @@
-/* For the application and the port (installed): Every build-time option of acart with its default,
- * in one place. A board overrides any of them by defining it first (e.g. with -D or a forced
- * include). */
+/* For a port, and read by the application (installed): every build-time option of acart
+ * with its default, in one place. The port sets them: it builds libacart.a with them, and
+ * overrides any of them by defining it first (-D or a forced include; docs/porting.md,
+ * "The memory budget"). The application only reads them, where what it may call or size depends on
+ * one (ipr.h includes this header for ACA_IPR_*; a board tests #if ACA_WITH_IPROBE). */
 #ifndef ACART_OPTS_H
 #define ACART_OPTS_H
 

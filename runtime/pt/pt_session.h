@@ -10,7 +10,7 @@
 #include "acart_opts.h"
 #include "acart_wire.h"
 #include "channel.h"
-#include "pt.h"
+#include "pt_cpu.h"
 
 #include <stdint.h>
 

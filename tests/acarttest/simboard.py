@@ -1,5 +1,5 @@
 """acart_simboard (tests/sim/simboard) for the tests that collect from it (tests/pt's
-test_pt_capture.py and *_simboard.py): the board in the background with its log in a file,
+test_pt_capture.py and tests/sim/simboard's *_simboard.py): the board in the background with its log in a file,
 and `acart collect` from it."""
 
 import os

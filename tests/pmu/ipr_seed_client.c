@@ -10,7 +10,8 @@
 
 #include "ipr_seed_client.h"
 
-int seed_client(IPR_EVENT event, int percpu[IPR_MAX_CPUS], int *total, int *written)
+int seed_client(IPR_EVENT event, void (*work)(void), int percpu[IPR_MAX_CPUS], int *total,
+                int *written)
 {
     IPR_STATUS status;
     IPR_EVENT events[1];
@@ -39,7 +40,7 @@ int seed_client(IPR_EVENT event, int percpu[IPR_MAX_CPUS], int *total, int *writ
     if (!IPR_SUCCESS(status))
         return status;
 
-    seed_client_work();
+    work();
 
     status = IprStop(IPR_ALL_CPUS, retmask);
     if (!IPR_SUCCESS(status))

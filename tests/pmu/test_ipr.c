@@ -1094,7 +1094,7 @@ static void test_perfmon_names(void)
 
 /* ---- Code written from the seed: int arrays (ipr_seed_client.c) ---- */
 
-void seed_client_work(void)
+static void seed_client_work(void)
 {
     for (uint32_t c = 0; c < CPUS; c++)
         retire(c, 0, 0, 1000 * (c + 1));
@@ -1105,7 +1105,7 @@ static void test_seed_client(void)
     int percpu[IPR_MAX_CPUS] = {0}, total = 0, written = 0;
     shim_power_on(&sim_skylake);
     shim_set_current_cpu(0);
-    CHECK_EQ(seed_client(EV_BR, percpu, &total, &written), IPR__SUCCESS);
+    CHECK_EQ(seed_client(EV_BR, seed_client_work, percpu, &total, &written), IPR__SUCCESS);
     for (uint32_t c = 0; c < CPUS; c++)
         CHECK_EQ(percpu[c], 1000 * (int)(c + 1));
     CHECK_EQ(total, 6000);

@@ -10,6 +10,7 @@
 #include "pmi.h"
 #include "acart_check.h"
 #include "pmu.h"
+#include "pmu_raw.h"
 #include "sim_cpu.h"
 
 static const char *fixtures_dir;
@@ -753,7 +754,7 @@ static void test_pebs_skylake(void)
 }
 
 /* A CPU with DS but without DTES64 (CPUID.1:ECX[2]) uses the 64-bit DS save area and
- * records only in IA-32e mode and the 32-bit ones in protected mode (sim_cpu.h); pebs.c
+ * records only in IA-32e mode and the 32-bit ones in protected mode (sim_models.h); pebs.c
  * lays out only the 64-bit format, so PEBS is refused in both modes: not usable, no DS
  * area, a precise counter refused, and the same plan without PEBS still runs. The
  * simulator's side is checked on a DS area laid out here by hand in the format of this

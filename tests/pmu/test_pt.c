@@ -10,7 +10,7 @@
 #include "acart_check.h"
 #include "msr.h"
 #include "pmu.h"
-#include "pt.h"
+#include "pt_cpu.h"
 #include "sim_cpu.h"
 
 #define MEMORY_BYTES (2u * 1024u * 1024u)

@@ -1542,7 +1542,7 @@ static void test_pebs_ip(void)
 
 /* ---- Addresses of the simulated CPU's mode ---- */
 
-/* The highest addresses code has in the simulated CPU's mode (sim_cpu.h), `ia32e` for
+/* The highest addresses code has in the simulated CPU's mode (sim_models.h), `ia32e` for
  * IA-32e mode, the other for protected mode: in IA-32e mode above 4 GiB (the upper
  * canonical half, where a 64-bit kernel-style image lives), which a 64-bit build that
  * kept an IP, a branch address or the interrupted IP in 32 bits would cut; in protected

@@ -247,7 +247,7 @@ void sim_set_ring(unsigned ring)
     S.ring = ring;
 }
 
-/* `a` when the simulated code can have that address in this CPU's mode (sim_cpu.h): below
+/* `a` when the simulated code can have that address in this CPU's mode (sim_models.h): below
  * 4 GiB in protected mode, canonical (48 bits, sign-extended) in IA-32e mode. Any other is
  * the test's mistake, not something the code under test could see: the program stops. */
 static uint64_t mode_address(const char *what, uint64_t a)

@@ -4,7 +4,7 @@
  * such CPUs report it (Skylake client: 0x33c5), LBR geometry as in the SDM model MSR
  * tables. Where a part's exact PERF_CAPABILITIES is not documented (the Atoms), the value
  * is representative of its generation and chosen to exercise a format. */
-#include "sim_cpu.h"
+#include "sim_models.h"
 
 #define BIT(n) (1u << (n))
 

@@ -11,7 +11,7 @@
 
 #include "diag.h"
 #include "module_map.h"
-#include "lbr.h"
+#include "lbr_format.h"
 #include "session.h"
 
 /* One sample, decoded. */

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "pmu.h"
+#include "pmu_models.h"
 #include "profile_open.h"
 #include "progress.h"
 #include "text_escape.h"

@@ -1,6 +1,6 @@
 /* LBR formats: what each CPU's stack looks like (lbr_caps_derive) and how its raw MSR
  * values decode (lbr_decode). No MSR access: the host tools decode SEP records with it too. */
-#include "lbr.h"
+#include "lbr_format.h"
 
 /* FROM flag bits of formats 3 and 4, and the INFO bits of formats 5, 7 and Arch LBR. */
 #define LBR_BIT_MISPRED       (1ull << 63)

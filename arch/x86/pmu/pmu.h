@@ -19,6 +19,7 @@
 
 #include "acart_opts.h"
 #include "lbr.h"
+#include "pmu_models.h"
 #include "pebs.h"
 #include "pmu_error.h"
 
@@ -134,40 +135,10 @@ struct pmu_caps {
  * Reads no MSR the CPU has not enumerated. */
 int pmu_probe(struct pmu_caps *caps);
 
-/* ---- Per-model facts (pmu_models.c). ---- */
+/* The text of a PMU_ERR_* (pmu_error.h). */
+const char *pmu_strerror(int err);
 
-/* How a model's load-latency PEBS records encode the data source (bits 3:0; bit 4 STLB
- * miss, bit 5 locked), after the tables of Linux's arch/x86/events/intel/ds.c: the Sandy
- * Bridge table (pebs_data_source[]), Nehalem's changes to it
- * (intel_pmu_pebs_data_source_nhm) and Skylake's (intel_pmu_pebs_data_source_skl). The
- * host decodes with it (tools/report/latency_report.c); NONE: no load-latency facility known. */
-enum pmu_pebs_dse { PMU_DSE_NONE = 0, PMU_DSE_NHM, PMU_DSE_SNB, PMU_DSE_SKL };
-
-struct pmu_model {
-    const char *uarch;
-    struct lbr_model lbr; /* model-specific LBRs; depth 0: none or architectural */
-    uint8_t pebs_gp;      /* GP counters from PMC0 up that can use PEBS; 0: no PEBS */
-    uint8_t pmi_ack_late; /* Linux's late_ack: LVT unmasked after re-enabling */
-    uint8_t pmi_ack_mid;  /* Linux's mid_ack: just before re-enabling (Gracemont on) */
-    uint8_t pebs_dse;     /* enum pmu_pebs_dse */
-    uint8_t ldlat_gp;     /* GP counters (bit n: PMCn) the load-latency facility works on;
-                             0: none. Linux's INTEL_PLD_CONSTRAINT of the model's PEBS table */
-    uint8_t inst_retired_all_limits; /* periods of INST_RETIRED.ALL: >= 128, low 6 bits clear
-                                        (Broadwell errata BDM11, BDM57; bdw_limit_period) */
-};
-
-/* A PEBS erratum fixed by microcode (pebs_quirks.c): on this model and stepping (0xff:
- * any), microcode below min_microcode leaves PEBS unusable. */
-struct pebs_quirk {
-    uint8_t model; /* family 6 */
-    uint8_t stepping;
-    uint32_t min_microcode; /* 0xffffffff: no revision fixes it */
-    const char *reason;
-};
-
-/* The erratum that applies to this CPU, or NULL. */
-const struct pebs_quirk *pebs_quirk_lookup(uint32_t family, uint32_t model, uint32_t stepping,
-                                           uint32_t microcode);
+/* ---- This CPU's PEBS erratum (the per-model facts are pmu_models.h's). ---- */
 
 /* The microcode revision this CPU runs (IA32_BIOS_SIGN_ID[63:32], read as the SDM says:
  * write 0, CPUID leaf 1, read). */
@@ -176,9 +147,6 @@ uint32_t pmu_microcode_revision(void);
 /* pebs_quirk_lookup for the CPU this runs on, reading its microcode revision only for a
  * model and stepping with a row. */
 const struct pebs_quirk *pebs_quirk_for_cpu(uint32_t family, uint32_t model, uint32_t stepping);
-
-/* The table row for a family-6 model, or NULL for a model we have no facts for. */
-const struct pmu_model *pmu_model_lookup(uint32_t family, uint32_t model);
 
 /* ---- Per-CPU programming. ---- */
 
@@ -222,13 +190,6 @@ struct pmu_plan {
     uint8_t lbr;            /* record branches; each overflow report carries the stack */
     uint64_t lbr_select;    /* LBR_SEL_* (0: every branch), translated for architectural LBR */
     uint64_t pebs_data_cfg; /* adaptive PEBS groups (PEBS_DATA_CFG_*); 0: basic group */
-};
-
-/* One MSR write of the raw path. */
-struct pmu_msr_write {
-    uint32_t msr;
-    uint32_t tag;   /* for a counter MSR: the tag its overflows report */
-    uint64_t value; /* for a counter MSR: also the value it is reloaded with on overflow */
 };
 
 /* Why the handler could not hand a sample on. Each PEBS record dropped counts once; an
@@ -343,19 +304,11 @@ int pmu_cpu_setup_pebs(struct pmu_cpu_state *cpu, void *memory, uint32_t bytes);
 int pmu_program_cpu(struct pmu_cpu_state *cpu, const struct pmu_plan *plan);
 
 /* Counting off on this CPU, every control cleared, status cleared; the per-CPU
- * bookkeeping reset (pmu_program_cpu and pmu_program_raw begin with it). */
+ * bookkeeping reset (pmu_program_cpu and pmu_raw.h's pmu_program_raw begin with it). */
 void pmu_quiesce(struct pmu_cpu_state *cpu);
 
 /* Acknowledges whatever GLOBAL_STATUS holds that GLOBAL_OVF_CTRL may clear. */
 void pmu_clear_status(const struct pmu_caps *caps);
-
-/* The raw path (pmu_raw.c, not in libacart.a: no runtime code uses it): applies (msr, value) writes
- * in order, with counting disabled. The caller has checked them against its allowlist; this refuses
- * writes to read-only MSRs (before writing anything), keeps an IA32_PERF_GLOBAL_CTRL value for
- * pmu_start_cpu() (without one, every counter enabled by its control is), and learns from each
- * counter write its reload value and tag, from controls with INT/PMI which counters sample. */
-int pmu_program_raw(struct pmu_cpu_state *cpu, const struct pmu_msr_write *writes,
-                    uint32_t num_writes);
 
 /* Writes a counter (counter id, as in GLOBAL_CTRL) what pmu_read_counter() read: how a
  * group's counts carry over from one multiplexing turn to its next. It goes through

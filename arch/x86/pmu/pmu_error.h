@@ -1,5 +1,5 @@
-/* The PMU layer's errors (pmu.c, pebs.c, lbr.c): negative codes with strings, as libipt
- * keeps them. */
+/* The PMU layer's errors (pmu.c, pebs.c, lbr.c): negative codes, as libipt keeps them;
+ * pmu_strerror (pmu.h) gives their text. */
 #ifndef ACART_PMU_ERROR_H
 #define ACART_PMU_ERROR_H
 
@@ -19,7 +19,5 @@ enum pmu_error {
     PMU_ERR_PERIOD_ERRATUM = -12, /* a period the model counts wrongly (Broadwell BDM11/57) */
     PMU_ERR_CORE_TYPE = -13,      /* hybrid part: a counter this CPU's core type lacks */
 };
-
-const char *pmu_strerror(int err);
 
 #endif

@@ -8,7 +8,9 @@
  * intel_pmu_init(), which uses the same LBR geometry per model. Model numbers of the
  * families whose event files acart carries follow perfmon's mapfile.csv (SKL, TGL, SPR,
  * GLM, GLP, EHL); tests/pmu checks the table against that file. */
-#include "pmu.h"
+#include "pmu_models.h"
+
+#include "acart_opts.h"
 
 #include <stddef.h>
 

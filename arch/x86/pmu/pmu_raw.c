@@ -1,7 +1,7 @@
-/* The raw path of pmu.h: a host's MSR writes applied as they come. No runtime code calls it
- * yet (the agent programs plans through pmu_program_cpu), so it is not in libacart.a:
+/* The raw path (pmu_raw.h): a host's MSR writes applied as they come. No runtime code calls
+ * it yet (the agent programs plans through pmu_program_cpu), so it is not in libacart.a:
  * tests/pmu builds it with pmu.c. */
-#include "pmu.h"
+#include "pmu_raw.h"
 
 #include "msr.h"
 

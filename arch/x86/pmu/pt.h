@@ -1,17 +1,19 @@
 /* Intel Processor Trace: what the CPU offers, the trace output in RAM, and per-CPU
  * programming, after the Intel SDM vol. 3C, chapter "Intel Processor Trace".
  *
- * Three files, one job each, after pmu.c's layering:
- *  - pt.c: CPUID leaf 0x14 (and 0x15, MAXPHYADDR) into struct pt_caps, and the
- *    IA32_RTIT_CTL value a configuration asks for, refused field by field where the CPU
- *    lacks what it names (the SDM's #GP cases, caught before any WRMSR);
- *  - pt_output.c: the output in RAM the caller gives (no allocation): a ToPA table of
- *    regions, a ToPA table with one region, or one single-range region, split among the
- *    CPUs; where a byte of the trace is; the snapshot ring unrolled from its first PSB;
- *  - pt_cpu.c: the IA32_RTIT_* MSRs of the calling CPU, written only while TraceEn is
- *    clear as the SDM demands, start/pause/stop, the ToPA PMI (full mode: regions handed to
- *    the drain, a STOP entry ahead of undrained data, a discard region while the ring is
- *    full, every byte lost counted; snapshot mode: wraps counted) and the freeze.
+ * Three files, one job each, after pmu.c's layering, each with its header:
+ *  - pt.c (this header): CPUID leaf 0x14 (and 0x15, MAXPHYADDR) into struct pt_caps, and
+ *    the IA32_RTIT_CTL value a configuration asks for, refused field by field where the
+ *    CPU lacks what it names (the SDM's #GP cases, caught before any WRMSR);
+ *  - pt_output.c (pt_output.h): the output in RAM the caller gives (no allocation): a
+ *    ToPA table of regions, a ToPA table with one region, or one single-range region,
+ *    split among the CPUs; where a byte of the trace is; the snapshot ring unrolled from
+ *    its first PSB;
+ *  - pt_cpu.c (pt_cpu.h): the IA32_RTIT_* MSRs of the calling CPU, written only while
+ *    TraceEn is clear as the SDM demands, start/pause/stop, the ToPA PMI (full mode:
+ *    regions handed to the drain, a STOP entry ahead of undrained data, a discard region
+ *    while the ring is full, every byte lost counted; snapshot mode: wraps counted) and
+ *    the freeze.
  *
  * Contexts: pt_probe() once on the boot CPU; pt_output_* in the net context; pt_cpu_*
  * on the CPU they act on (from aca_plat_call_on_all_cpus, the PMI, or any interrupt for
@@ -156,52 +158,13 @@ struct pt_config {
     struct pt_range ranges[PT_MAX_RANGES];
 };
 
-/* ---- The output in RAM (pt_output.c) ---- */
+/* ---- The output's kind, and what a configuration writes ---- */
 
 enum pt_output {
     PT_OUT_TOPA = 0,     /* a ToPA table of `regions` regions, END pointing back */
     PT_OUT_TOPA_ONE = 1, /* a ToPA table of one region (CPUs without ToPA multi-entry) */
     PT_OUT_SINGLE = 2,   /* single-range output: a power-of-two region that wraps */
 };
-
-/* Alignment of the memory given to pt_output_layout (the largest region it cuts). */
-#define PT_MEMORY_ALIGN    (64u * 1024u)
-#define PT_REGION_MAX      (64u * 1024u)
-#define PT_TOPA_ENTRIES    512u                  /* one 4 KiB table */
-#define PT_TOPA_MAX_REGION (PT_TOPA_ENTRIES - 1) /* the END entry takes one */
-#define PT_DISCARD_BYTES   PT_REGION_MAX
-
-/* One CPU's output: a ring of `bytes` = regions * region_bytes contiguous bytes at data,
- * written in order and wrapping. */
-struct pt_buffer {
-    uint8_t *data;
-    uint32_t bytes;
-    uint32_t region_bytes;
-    uint32_t regions;
-    uint32_t output; /* enum pt_output */
-    uint64_t *table; /* ToPA: its 4 KiB-aligned table; NULL for single range */
-};
-
-/* The output every CPU gets from one block of memory, and (full mode) the discard region
- * all CPUs write into while their ring is full: pt_output_layout cuts `memory`
- * (PT_MEMORY_ALIGN aligned, identity-mapped) for num_cpus CPUs. */
-struct pt_layout {
-    uint32_t output; /* enum pt_output, the same for every CPU */
-    uint32_t num_cpus;
-    struct pt_buffer discard; /* full mode: one region, its table's END pointing to itself */
-};
-
-/* Chooses the output the CPU and mode allow (full mode needs ToPA with several regions
- * and the ToPA PMI) and cuts memory into bufs[0..num_cpus) (ToPA tables included) and
- * layout->discard. Writes nothing into the memory. Returns PT_OK, PT_ERR_FULL_NEEDS_TOPA,
- * or PT_ERR_MEMORY when it is too small (under 16 KiB a CPU), misaligned, or beyond
- * MAXPHYADDR. */
-int pt_output_layout(const struct pt_caps *caps, uint32_t mode, uint8_t *memory, uint32_t bytes,
-                     uint32_t num_cpus, struct pt_layout *layout, struct pt_buffer *bufs);
-
-/* Full mode: writes the discard region's ToPA table (net context, before any CPU is
- * programmed). */
-void pt_output_write_discard(const struct pt_layout *layout);
 
 /* IA32_RTIT_CTL for cfg with this output (TraceEn clear), or a PT_ERR_* naming the first
  * field the CPU does not support. */
@@ -212,102 +175,5 @@ int pt_config_ctl(const struct pt_caps *caps, const struct pt_config *cfg, uint3
  * count. The caller puts each through its allowlist before programming anything. */
 #define PT_CONFIG_MAX_MSRS (4 + 2 * PT_MAX_RANGES)
 uint32_t pt_config_msrs(const struct pt_config *cfg, uint32_t *msrs);
-
-/* The first 16-byte PSB in the ring `buf` read from ring offset `from` for `len` bytes
- * (wrapping at buf->bytes): its distance from `from`, or `len` when there is none. */
-uint32_t pt_find_psb(const struct pt_buffer *buf, uint32_t from, uint32_t len);
-
-/* ---- One CPU (pt_cpu.c) ---- */
-
-/* Where a CPU stands; every change is an atomic exchange so the PMI, a freeze from any
- * interrupt and the net context's IPIs never both act. */
-enum pt_cpu_state {
-    PT_CPU_IDLE = 0,    /* programmed (or not), TraceEn clear */
-    PT_CPU_TRACING = 1, /* TraceEn set */
-    PT_CPU_BUSY = 2,    /* the ToPA PMI handler works, TraceEn clear */
-    PT_CPU_PAUSED = 3,  /* TraceEn clear until resumed */
-    PT_CPU_DONE = 4,    /* stopped or frozen: the final position is known */
-};
-
-#define PT_MAX_LOSSES 16
-
-struct pt_loss {
-    uint64_t offset; /* bytes of trace kept before the loss */
-    uint64_t bytes;  /* bytes the trace unit wrote into the discard region meanwhile: at
-                      * least what it lost (nothing is written between the STOP and the
-                      * PMI), 0 when not known */
-};
-
-struct pt_cpu {
-    const struct pt_caps *caps;
-    struct pt_buffer buf;
-    const struct pt_buffer *discard; /* full mode */
-    uint64_t ctl;                    /* IA32_RTIT_CTL without TraceEn */
-    uint32_t mode;                   /* enum pt_mode */
-    volatile uint32_t state;         /* enum pt_cpu_state */
-    volatile uint32_t stop_pending;  /* a stop came while the PMI handler worked */
-    /* Full mode. regions_done is this CPU's (PMI) count of regions filled; regions_freed
-     * the net context's count of regions it sent, so free to fill again. */
-    volatile uint32_t regions_done;
-    volatile uint32_t regions_freed;
-    uint32_t region;     /* the ring region being written */
-    uint32_t stop_entry; /* the ToPA entry carrying STOP (R: none) */
-    uint8_t discarding;  /* the ring is full: output goes to the discard region */
-    uint8_t reserved[3];
-    uint64_t loss_offset;  /* where the loss being counted began */
-    uint64_t discard_laps; /* discard regions filled in this loss */
-    /* Full mode: the losses, a ring this CPU appends to (num_losses counts every one
-     * recorded) and the net context reads in order; when it is full, later losses are
-     * only counted (unrecorded). */
-    struct pt_loss losses[PT_MAX_LOSSES];
-    volatile uint32_t num_losses;
-    volatile uint32_t losses_sent; /* written by the net context */
-    uint32_t unrecorded;
-    /* Counts for the host. */
-    uint64_t lost_bytes;   /* at least this many: see struct pt_loss */
-    uint32_t lost_events;  /* losses, recorded or not */
-    uint32_t lost_unknown; /* ... of those, of unknown size (counted as 0 in lost_bytes) */
-    uint32_t pmis, wraps, errors;
-    /* Valid in PT_CPU_DONE: bytes written in the region being filled (full), or the
-     * ring's write offset (snapshot). */
-    uint32_t tail;
-    uint64_t done_tsc; /* TSC when it stopped or froze */
-};
-
-/* Ties c to its buffer and configuration (no MSR). */
-void pt_cpu_init(struct pt_cpu *c, const struct pt_caps *caps, const struct pt_buffer *buf,
-                 const struct pt_buffer *discard, const struct pt_config *cfg, uint64_t ctl);
-
-/* On the CPU itself, TraceEn clear (cleared first if a previous user left it set): zeroes
- * the ring, writes the ToPA table, IA32_RTIT_STATUS, OUTPUT_BASE, OUTPUT_MASK_PTRS and the
- * ADDRn pairs, then IA32_RTIT_CTL without TraceEn. */
-void pt_cpu_program(struct pt_cpu *c, const struct pt_config *cfg);
-void pt_cpu_start(struct pt_cpu *c);  /* TraceEn set: IDLE -> TRACING */
-void pt_cpu_pause(struct pt_cpu *c);  /* TRACING -> PAUSED */
-void pt_cpu_resume(struct pt_cpu *c); /* PAUSED -> TRACING */
-
-/* Stops tracing for good and records where the trace ends (the freeze of snapshot
- * mode). Any context on the CPU itself, an exception handler or NMI included; returns 1
- * when this call stopped it, 0 when it was not tracing (already done, or never started). */
-int pt_cpu_stop(struct pt_cpu *c, uint64_t tsc);
-
-/* The ToPA PMI: 1 when IA32_PERF_GLOBAL_STATUS bit 55 was set (handled and acknowledged),
- * 0 when this PMI was not the trace unit's. NMI context on the CPU itself. */
-int pt_cpu_pmi(struct pt_cpu *c);
-
-/* Net context, any CPU. Full mode: bytes of trace ready to send (whole regions while
- * tracing, everything once done); losses recorded so far, and loss number i (i below
- * that count and at most PT_MAX_LOSSES behind it). */
-uint64_t pt_cpu_ready_bytes(const struct pt_cpu *c);
-uint32_t pt_cpu_num_losses(const struct pt_cpu *c);
-struct pt_loss pt_cpu_loss(const struct pt_cpu *c, uint32_t i);
-/* Full mode: the caller has sent the trace up to byte `sent` and the first losses_sent
- * losses; those regions and loss slots may be reused. */
-void pt_cpu_sent(struct pt_cpu *c, uint64_t sent, uint32_t losses_sent);
-
-/* Snapshot mode, once done: the ring unrolled from the first PSB after its oldest byte;
- * *first is that PSB's ring offset, the return value the bytes from there on (0 without
- * a PSB), *wrapped whether older trace was overwritten. */
-uint32_t pt_cpu_snapshot(const struct pt_cpu *c, uint32_t *first, int *wrapped);
 
 #endif

@@ -18,7 +18,7 @@
  * unknown size), until the net context has freed half the ring; the unit then comes back to
  * the ring with PacketByteCnt cleared, so its first packets are a PSB+ the decoder can
  * synchronise on. Snapshot mode lets the ring wrap; INT on its last region counts wraps. */
-#include "pt.h"
+#include "pt_cpu.h"
 
 #include "msr.h"
 #include "pmu.h"

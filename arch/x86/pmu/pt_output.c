@@ -1,6 +1,6 @@
 /* The trace output in RAM: which scheme, how one block of memory is cut among the CPUs,
  * and finding PSBs in a ring. Nothing here touches an MSR or writes the memory. */
-#include "pt.h"
+#include "pt_output.h"
 
 #define PAGE_BYTES  4096u
 #define MIN_PER_CPU (16u * 1024u)

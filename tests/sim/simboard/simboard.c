@@ -25,8 +25,8 @@
  * With --msr-cost NS every MSR access of a simulated CPU spends NS nanoseconds of real time
  * (the board's TSC is real time, so that is what a PMI's MSR accesses cost its CPU), and
  * --slice TICKS shortens --rates' slices for periods below the default slice's events: a
- * PMI storm (tests/pt/test_storm_simboard.py), which the PMI budget must hold off while the
- * session stays responsive. --pmi-rate HZ sets the budget's rate (aca_config).
+ * PMI storm (test_storm_simboard.py, beside this file), which the PMI budget must hold off
+ * while the session stays responsive. --pmi-rate HZ sets the budget's rate (aca_config).
  *
  * --foreign-nmis N raises, with --rates, N NMIs on each CPU that are not the PMU's (one per
  * slice while a collection runs, after the slice's PMI): what a board's other NMI sources
@@ -49,7 +49,7 @@
 #include "acart_platform.h"
 #include "io.h"
 #include "msr.h"
-#include "pt.h"
+#include "pt_cpu.h"
 #include "sampler.h"
 #include "sampler_shim.h"
 #include "sim_channel.h"

@@ -12,7 +12,7 @@
 #include "collect_link.h"
 #include "metrics.h"
 #include "perfmon.h"
-#include "pmu.h"
+#include "pmu_models.h"
 
 /* How many near names an unknown event's message suggests. */
 #define MAX_SUGGESTIONS 4

@@ -5,7 +5,8 @@
 #include <string.h>
 
 #include "collect_link.h"
-#include "pmu.h"
+#include "lbr.h"
+#include "pmu_models.h"
 
 int collect_lbr_plan(const struct collect_lbr_cpu *cpu, int call_stack, struct collect_lbr *out,
                      struct diag *d)

@@ -11,7 +11,7 @@
 
 #include "acart_wire.h"
 #include "diag.h"
-#include "lbr.h"
+#include "lbr_format.h"
 #include "session.h"
 
 struct collect_lbr {

@@ -1,8 +1,8 @@
 /* The local APIC in xAPIC mode (QEMU TCG offers no x2APIC; this kernel never switches
  * to it, and tells acart so through aca_plat_apic_mode). Its timer is the scheduler's
  * tick, which nobody else may touch. */
-#ifndef RTOS_PC_LAPIC_H
-#define RTOS_PC_LAPIC_H
+#ifndef RTOS_PC_LAPIC_TICK_H
+#define RTOS_PC_LAPIC_TICK_H
 
 #include <stdint.h>
 
