@@ -45,7 +45,8 @@ GROUPS = {
     # Cut is cut: the host's rule against a scripted target that cuts a channel.
     "collect": (["acart"], "^tools_(cut|silent_cpus)$"),
     # The port's task switches: the target's log and the host's reading and drawing of them.
-    "switches": (["test_task_switches", "acart"], "^(unit_task_switches|tools_exports)$"),
+    "switches": (["test_task_switches", "acart", "acart_test_workload", "acart_synth_collection"],
+                 "^(unit_task_switches|tools_exports)$"),
     "kit": (["test_kit_platform"], "^kit_platform$"),
     "netstack": (["test_channel_send"], "^netstack_channel_send(_ref)?$"),
     "libc": (["target"], "^interrupt_paths_libc_free_i686$"),
