@@ -211,6 +211,8 @@ static inline void scan_count(struct pt_timing *timing, enum pt_packet_type type
         memset(at, 0, (size_t)size);
     else if (type == ppt_cbr)
         at[2] = 1;
+    else if (one_bit_tnt && size == 1 && type == ppt_tnt_8)
+        at[0] = 0x04; /* a TNT-8 of one bit */
     else if (one_bit_tnt && (type == ppt_tnt_8 || type == ppt_tnt_64))
         memcpy(at, "\x04\0\0\0\0\0\0\0", (size_t)size); /* a TNT-8 of one bit, PAD */
 }
@@ -772,6 +774,7 @@ static int decode_counted(struct pt_flow *f, const struct pt_cpu_trace *ct,
     int rc = pt_flow_init(&cf, f->code, f->cpu, 1);
     cf.closed.drop = true;
     cf.time_only = true; /* only its functions' shares of time are read */
+    cf.cycles_elsewhere = true;
     if (!rc) {
         pt_flow_sink(&cf, &sink);
         rc = pt_decode(ct, cc, image, true, &sink, d);
@@ -838,7 +841,9 @@ static int decode_once(struct pt_flow *f, const struct pt_cpu_trace *t,
             return DIAG_NOMEM;
         }
         k.cf.closed.drop = true;
-        k.cf.time_only = true;
+        k.cf.time_only = k.cf.cycles_elsewhere = true;
+        /* f's cycles are counted, in the decode or by a second one. */
+        f->cycles_elsewhere = true;
         pt_flow_sink(&k.cf, &k.counted_sink);
         k.flow_sink = sink;
         sink = (struct pt_sink){.insn = sink.insn,

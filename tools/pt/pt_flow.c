@@ -56,6 +56,14 @@ static void share_span(struct pt_flow *f, uint64_t ticks)
     double ratio = ratio_known ? (double)f->cbr / f->nom_freq : 0.0;
     f->timed = true;
     f->shared_ticks += ticks;
+    if (f->cycles_elsewhere) {
+        for (size_t i = 0; i < f->span_len; i++)
+            f->functions[f->span_names[i]].self_ticks +=
+                (double)ticks * (double)f->span_counts[i] / (double)f->span_insns;
+        f->span_len = 0;
+        f->span_insns = 0;
+        return;
+    }
     for (size_t i = 0; i < f->span_len; i++) {
         struct pt_function_stats *s = &f->functions[f->span_names[i]];
         double t = (double)ticks * (double)f->span_counts[i] / (double)f->span_insns;

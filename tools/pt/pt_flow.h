@@ -88,6 +88,9 @@ struct pt_flow {
     /* Only time shared among functions is followed, no call (the decode that counts
      * cycles, pt_cycles.h): instructions, calls and stacks are left alone. */
     bool time_only;
+    /* Its functions' self_cycles come from elsewhere (pt_cycles.h: CYC packets, or none
+     * for a time-only flow): time is not turned into cycles. */
+    bool cycles_elsewhere;
     uint32_t nom_freq;     /* MSR_PLATFORM_INFO's ratio: TSC ticks to core cycles with the CBR */
     struct pt_call *calls; /* in order of entry: depth-first order of the call tree */
     size_t num_calls, calls_cap;
