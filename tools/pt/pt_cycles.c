@@ -465,6 +465,7 @@ static void give_up(struct counter *k, enum counter_give_up why)
     if (!k->given_up)
         k->why = why;
     k->given_up = true;
+    pt_flow_follow_span(&k->cf, NULL); /* its numbers no longer count */
 }
 
 /* libipt's callback for packets it does not know, in q's copy: the RUN_SKIP packets of a
@@ -668,27 +669,30 @@ static int counter_position(void *ctx, uint64_t offset, bool synced)
     return rc;
 }
 
-static int count_block(struct counter *k, const struct pt_block *b)
+static void count_block(struct counter *k)
 {
     /* The copy's clock moved before this block (its decode ticks at the block's first
      * branch, unless it is on its way to an event it read: libipt makes no tick then),
      * at a branch within it, or at its last branch but no tick follows. */
     if ((k->time_before != k->clock && !k->events_before) || k->moved_early || k->tick_pending) {
         give_up(k, GAVE_UP_CLOCK_IN_BLOCK);
-        return 0;
+        return;
     }
     k->tick_pending = k->moved_branch;
     k->tick_time = k->time;
     k->tick_lost_cyc = k->lost_cyc;
-    return pt_flow_time_run(&k->cf, k->f->last_name, b->ninsn, k->clock);
 }
 
+/* cf shares f's blocks (pt_flow_follow_span) at the copy's clock (k->clock): where that
+ * moved other than at an event, it moves for cf before the block gets to f. */
 static int counter_block(void *ctx, const struct pt_block *b, uint64_t tsc)
 {
     struct counter *k = ctx;
+    if (!k->given_up && (k->clock != k->cf.last_tsc || !k->cf.have_tsc))
+        pt_flow_time_to(&k->cf, k->clock);
     int rc = k->flow_sink.block(k->f, b, tsc);
     if (!rc && !k->given_up)
-        rc = count_block(k, b);
+        count_block(k);
     item_done(k);
     return rc;
 }
@@ -723,12 +727,14 @@ static int count_event(struct counter *k, const struct pt_event *ev)
     return k->counted_sink.event(&k->cf, &counted);
 }
 
+/* The copy's event goes first: f's span is then still that of the blocks before it, and
+ * cf shares it where both clocks moved (pt_flow_follow_span). */
 static int counter_event(void *ctx, const struct pt_event *ev)
 {
     struct counter *k = ctx;
-    int rc = k->flow_sink.event(k->f, ev);
-    if (!rc && !k->given_up)
-        rc = count_event(k, ev);
+    int rc = k->given_up ? 0 : count_event(k, ev);
+    if (!rc)
+        rc = k->flow_sink.event(k->f, ev);
     item_done(k);
     return rc;
 }
@@ -842,6 +848,7 @@ static int decode_once(struct pt_flow *f, const struct pt_cpu_trace *t,
         }
         k.cf.closed.drop = true;
         k.cf.time_only = k.cf.cycles_elsewhere = true;
+        pt_flow_follow_span(&k.cf, f);
         /* f's cycles are counted, in the decode or by a second one. */
         f->cycles_elsewhere = true;
         pt_flow_sink(&k.cf, &k.counted_sink);
@@ -857,6 +864,11 @@ static int decode_once(struct pt_flow *f, const struct pt_cpu_trace *t,
     }
     int rc = pt_decode(t, config, image, true, &sink, d);
     pt_qry_free_decoder(k.q);
+    if (counting) {
+        pt_flow_follow_span(&k.cf, NULL);
+        if (!rc && k.cf.span_failed)
+            rc = DIAG_NOMEM;
+    }
     if (counting && k.tick_pending)
         k.given_up = true;
     if (!rc && crossed(f))
