@@ -458,6 +458,10 @@ struct counter {
     size_t num_events;
     bool given_up;
     enum counter_give_up why;
+    /* Something moved since the last block (a step, an event, a gap, a stretch): the next
+     * block is checked in full (count_block); after a block with nothing new since, only
+     * a tick it left pending can matter. */
+    bool dirty;
 };
 
 static void give_up(struct counter *k, enum counter_give_up why)
@@ -601,6 +605,7 @@ static void counter_step(struct counter *k)
 static int counter_stretch(void *ctx, uint64_t begin, uint64_t end)
 {
     struct counter *k = ctx;
+    k->dirty = true;
     int rc = k->flow_sink.stretch ? k->flow_sink.stretch(k->f, begin, end) : 0;
     pt_qry_free_decoder(k->q);
     k->q = NULL;
@@ -632,6 +637,7 @@ static void item_done(struct counter *k)
 static int counter_position(void *ctx, uint64_t offset, bool synced)
 {
     struct counter *k = ctx;
+    k->dirty = true;
     int rc = k->flow_sink.position ? k->flow_sink.position(k->f, offset, synced) : 0;
     if (k->given_up)
         return rc;
@@ -688,6 +694,15 @@ static void count_block(struct counter *k)
 static int counter_block(void *ctx, const struct pt_block *b, uint64_t tsc)
 {
     struct counter *k = ctx;
+    if (!k->dirty) {
+        /* No step and no event since the last block, which passed count_block: the clocks
+         * and the state item_done left are as they were, so only its tick matters. */
+        int rc = k->flow_sink.block(k->f, b, tsc);
+        if (!rc && k->tick_pending && !k->given_up)
+            give_up(k, GAVE_UP_CLOCK_IN_BLOCK);
+        return rc;
+    }
+    k->dirty = false;
     if (!k->given_up && (k->clock != k->cf.last_tsc || !k->cf.have_tsc))
         pt_flow_time_to(&k->cf, k->clock);
     int rc = k->flow_sink.block(k->f, b, tsc);
@@ -732,6 +747,7 @@ static int count_event(struct counter *k, const struct pt_event *ev)
 static int counter_event(void *ctx, const struct pt_event *ev)
 {
     struct counter *k = ctx;
+    k->dirty = true;
     int rc = k->given_up ? 0 : count_event(k, ev);
     if (!rc)
         rc = k->flow_sink.event(k->f, ev);
@@ -742,6 +758,7 @@ static int counter_event(void *ctx, const struct pt_event *ev)
 static int counter_gap(void *ctx, const struct pt_gap *gap)
 {
     struct counter *k = ctx;
+    k->dirty = true;
     int rc = k->flow_sink.gap(k->f, gap);
     if (rc || k->given_up)
         return rc;
@@ -833,7 +850,8 @@ static int decode_once(struct pt_flow *f, const struct pt_cpu_trace *t,
                         .config = *config,
                         .data = t->data,
                         .runs = runs.at,
-                        .num_runs = runs.num};
+                        .num_runs = runs.num,
+                        .dirty = true};
     k.config.nom_freq = 1;
     memset(&k.config.flags, 0, sizeof k.config.flags);
     k.config.decode.callback = skip_run;
