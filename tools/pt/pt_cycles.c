@@ -97,20 +97,23 @@ static inline int run_packet(const uint8_t *p, const uint8_t *end, uint64_t *cyc
     return 0;
 }
 
-/* Ends the run open at [s->begin, end), keeping it if it holds a CYC or TNT packet. */
-struct run_scan;
-static void run_close(struct run_scan *s, struct cyc_runs *runs, uint64_t end);
-
-/* Where scan_stretch stands as to runs. */
+/* Where scan_stretch stands as to runs. An event libipt's query decoder made at one
+ * packet and gives at a later one has the time of the first: no run may lie between them
+ * (the counter adds a run's cycles to events given after it), so the scan follows which
+ * events may be waiting: for a TIP packet (after FUP, MODE.Exec, PIP, VMCS, OVF) and for
+ * a FUP packet (after MODE.TSX, EXSTOP, MWAIT, PTW, OVF), as pt_query_decoder.c binds them
+ * (evb_tip, evb_fup; those of PSB+ wait for its PSBEND). */
 struct run_scan {
     bool in_psb;
-    bool cbr;    /* a CBR packet since the last PSB: libipt's clock adds CYC values */
-    bool clean;  /* no event can be waiting for a later packet */
-    bool broken; /* the packet decoder failed: no more runs in the stretch */
+    bool cbr;         /* a CBR packet since the last PSB: libipt's clock adds CYC values */
+    bool tip_pending; /* an event may wait for a TIP packet */
+    bool fup_pending; /* or for a FUP packet */
+    bool broken;      /* the packet decoder failed: no more runs in the stretch */
     bool open, counts;
     uint64_t begin;
 };
 
+/* Ends the run open at [s->begin, end), keeping it if it holds a CYC or TNT packet. */
 static void run_close(struct run_scan *s, struct cyc_runs *runs, uint64_t end)
 {
     if (s->open && s->counts && runs->num == runs->cap) {
@@ -131,7 +134,7 @@ static void run_close(struct run_scan *s, struct cyc_runs *runs, uint64_t end)
 static inline void run_scan_simple(struct run_scan *s, struct cyc_runs *runs, enum run_kind kind,
                                    uint64_t off)
 {
-    if (s->in_psb || !s->cbr || !s->clean || s->broken) {
+    if (s->in_psb || !s->cbr || s->tip_pending || s->fup_pending || s->broken) {
         if (s->open)
             run_close(s, runs, off);
         return;
@@ -144,13 +147,18 @@ static inline void run_scan_simple(struct run_scan *s, struct cyc_runs *runs, en
         s->counts = true;
 }
 
-/* Any other packet, p at offset off in the file: it ends the run, and leaves the scan's
- * state: an event waits for a later packet after FUP, MODE, PIP, VMCS, OVF and the like,
- * until a TIP packet of some kind or a PSBEND delivers it. */
+/* Any other packet, p at offset off in the file: it ends the run, and may leave events
+ * waiting (struct run_scan). Unsure is waiting. */
 static void run_scan_other(struct run_scan *s, struct cyc_runs *runs, const struct pt_packet *p,
                            uint64_t off)
 {
     run_close(s, runs, off);
+    if (p->type == ppt_cbr) { /* in PSB+ (its event waits for the PSBEND) or given at once */
+        s->cbr = true;
+        return;
+    }
+    if (s->in_psb && p->type != ppt_psbend)
+        return; /* PSB+: its events wait for the PSBEND, which gives them all */
     switch (p->type) {
     case ppt_psb:
         s->in_psb = true;
@@ -159,13 +167,30 @@ static void run_scan_other(struct run_scan *s, struct cyc_runs *runs, const stru
     case ppt_psbend:
         s->in_psb = false;
         break;
-    case ppt_cbr:
-        s->cbr = true;
-        break;
     case ppt_tip:
     case ppt_tip_pge:
     case ppt_tip_pgd:
-        s->clean = true;
+        s->tip_pending = false;
+        break;
+    case ppt_fup:
+        /* It gives the events waiting for it, or starts an asynchronous branch. */
+        s->fup_pending = false;
+        s->tip_pending = true;
+        break;
+    case ppt_mode:
+        if (p->payload.mode.leaf == pt_mol_exec)
+            s->tip_pending = true;
+        else
+            s->fup_pending = true;
+        break;
+    case ppt_pip:
+    case ppt_vmcs:
+        s->tip_pending = true;
+        break;
+    case ppt_exstop:
+    case ppt_mwait:
+    case ppt_ptw:
+        s->fup_pending = true;
         break;
     case ppt_pad:
     case ppt_tnt_8:
@@ -174,11 +199,13 @@ static void run_scan_other(struct run_scan *s, struct cyc_runs *runs, const stru
     case ppt_tsc:
     case ppt_tma:
     case ppt_mtc:
-        break;
+    case ppt_stop:
+    case ppt_mnt:
+    case ppt_pwre:
+    case ppt_pwrx:
+        break; /* no event, or one given at once */
     default:
-        /* Within PSB+ (header FUP, MODE, PIP, VMCS), events wait for the PSBEND only. */
-        if (!s->in_psb)
-            s->clean = false;
+        s->tip_pending = s->fup_pending = true;
         break;
     }
 }
@@ -242,7 +269,7 @@ static void scan_stretch(const struct pt_cpu_trace *t, const struct pt_config *c
     uint64_t last_sync = 0;
     bool synced = false;
     size_t first_run = runs ? runs->num : 0;
-    struct run_scan rs = {.clean = true};
+    struct run_scan rs = {0};
     /* libipt's query decoder may read a 2-byte CYC packet before an OVF as part of the OVF
      * (erratum SKD007), which the packet decoder does not: no runs then. */
     bool skd007 = false;
