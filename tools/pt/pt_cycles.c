@@ -4,67 +4,343 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One stretch [begin, end) of the file, from PSB to PSB. */
+/* Runs: stretches of the trace the counter walks itself instead of its query decoder
+ * (docs/pt.md, "How time and cycles are counted"). In a cycle-accurate trace most packets
+ * are CYC and TNT packets, and libipt's query decoder costs about as much a packet as the
+ * block decoder does a block. Where libipt's clock only adds CYC values (the copy, after
+ * a CBR packet since the last PSB) and no event is waiting for a later packet, the
+ * copy's clock at a TNT packet is the query decoder's clock before it plus the CYC
+ * values since, by libipt's arithmetic (pt_time_update_cyc with a ratio of one). So the
+ * query decoder skips such runs (RUN_SKIP packets in its copy) and the counter reads them
+ * from the trace, adding their cycles to the query decoder's clock (struct counter). */
+struct cyc_run {
+    uint64_t begin, end; /* in the file: PAD, CYC, TNT and (PAD in the copy) timing packets */
+};
+
+struct cyc_runs {
+    struct cyc_run *at;
+    size_t num, cap;
+};
+
+enum run_kind { RUN_NONE, RUN_PAD, RUN_TSC, RUN_MTC, RUN_TNT, RUN_CYC };
+
+/* A run in the query decoder's copy: packets of this opcode, which libipt does not know (so
+ * it asks skip_run), of the size in their second byte, then a PAD byte if one is left. */
+#define RUN_SKIP 0x05
+
+/* Writes the run [begin, end) of counted as RUN_SKIP packets. */
+static void run_write_skip(uint8_t *counted, const struct cyc_run *r)
+{
+    uint8_t *at = counted + r->begin;
+    for (uint64_t left = r->end - r->begin; left;) {
+        uint8_t n = left > 255 ? 255 : (uint8_t)left;
+        memset(at, 0, n);
+        if (n >= 2) {
+            at[0] = RUN_SKIP;
+            at[1] = n;
+        }
+        at += n;
+        left -= n;
+    }
+}
+
+/* The size and kind of the packet at p if it is one of those most of a trace is made of
+ * and a run may hold (PAD, TSC, MTC, TNT-8, TNT-64, CYC), else 0 (another packet, or one
+ * libipt would not read); *cyc the CYC packet's cycles. Opcodes, sizes and checks as
+ * libipt's packet decoder has them (pt_packet.c, pt_decoder_function.c): scan_stretch
+ * reads these packets with this, the others with libipt, and the counter walks runs with
+ * it. */
+static inline int run_packet(const uint8_t *p, const uint8_t *end, uint64_t *cyc,
+                             enum run_kind *kind)
+{
+    *cyc = 0;
+    *kind = RUN_PAD;
+    ptrdiff_t left = end - p;
+    if (left < 1)
+        return 0;
+    uint8_t opc = p[0];
+    if ((opc & 0x01) == 0) {
+        if (opc == 0x00)
+            return 1;
+        if (opc != 0x02) { /* TNT-8 */
+            *kind = RUN_TNT;
+            return 1;
+        }
+        /* TNT-64 (02 A3), whose six bytes hold a stop bit. */
+        if (left < 8 || p[1] != 0xa3 || !(p[2] | p[3] | p[4] | p[5] | p[6] | p[7]))
+            return 0;
+        *kind = RUN_TNT;
+        return 8;
+    }
+    if ((opc & 0x03) == 0x03) {
+        /* CYC: five bits of payload, then seven a byte while bit 0 says more follow. */
+        uint64_t value = opc >> 3;
+        const uint8_t *q = p + 1;
+        for (unsigned shl = 5, more = opc & 0x04; more; shl += 7) {
+            if (q >= end || shl + 7 > 64)
+                return 0;
+            more = *q & 0x01;
+            value |= (uint64_t)(*q++ >> 1) << shl;
+        }
+        *cyc = value;
+        *kind = RUN_CYC;
+        return (int)(q - p);
+    }
+    if (opc == 0x19) { /* TSC */
+        *kind = RUN_TSC;
+        return left >= 8 ? 8 : 0;
+    }
+    if (opc == 0x59) { /* MTC */
+        *kind = RUN_MTC;
+        return left >= 2 ? 2 : 0;
+    }
+    return 0;
+}
+
+/* Where scan_stretch stands as to runs. An event libipt's query decoder made at one
+ * packet and gives at a later one has the time of the first: no run may lie between them
+ * (the counter adds a run's cycles to events given after it), so the scan follows which
+ * events may be waiting: for a TIP packet (after FUP, MODE.Exec, PIP, VMCS, OVF) and for
+ * a FUP packet (after MODE.TSX, EXSTOP, MWAIT, PTW, OVF), as pt_query_decoder.c binds them
+ * (evb_tip, evb_fup; those of PSB+ wait for its PSBEND). */
+struct run_scan {
+    bool in_psb;
+    bool cbr;         /* a CBR packet since the last PSB: libipt's clock adds CYC values */
+    bool tip_pending; /* an event may wait for a TIP packet */
+    bool fup_pending; /* or for a FUP packet */
+    bool broken;      /* the packet decoder failed: no more runs in the stretch */
+    bool open, counts;
+    uint64_t begin;
+};
+
+/* Ends the run open at [s->begin, end), keeping it if it holds a CYC or TNT packet. */
+static void run_close(struct run_scan *s, struct cyc_runs *runs, uint64_t end)
+{
+    if (s->open && s->counts && runs->num == runs->cap) {
+        size_t cap = runs->cap ? 2 * runs->cap : 64;
+        struct cyc_run *at = realloc(runs->at, cap * sizeof *at);
+        /* Out of memory: the run stays in the copy, for the query decoder. */
+        if (at) {
+            runs->at = at;
+            runs->cap = cap;
+        }
+    }
+    if (s->open && s->counts && runs->num < runs->cap)
+        runs->at[runs->num++] = (struct cyc_run){s->begin, end};
+    s->open = s->counts = false;
+}
+
+/* A packet run_packet read, of that kind, at offset off in the file. */
+static inline void run_scan_simple(struct run_scan *s, struct cyc_runs *runs, enum run_kind kind,
+                                   uint64_t off)
+{
+    if (s->in_psb || !s->cbr || s->tip_pending || s->fup_pending || s->broken) {
+        if (s->open)
+            run_close(s, runs, off);
+        return;
+    }
+    if (!s->open) {
+        s->open = true;
+        s->begin = off;
+    }
+    if (kind == RUN_TNT || kind == RUN_CYC)
+        s->counts = true;
+}
+
+/* Any other packet, p at offset off in the file: it ends the run, and may leave events
+ * waiting (struct run_scan). Unsure is waiting. */
+static void run_scan_other(struct run_scan *s, struct cyc_runs *runs, const struct pt_packet *p,
+                           uint64_t off)
+{
+    run_close(s, runs, off);
+    if (p->type == ppt_cbr) { /* in PSB+ (its event waits for the PSBEND) or given at once */
+        s->cbr = true;
+        return;
+    }
+    if (s->in_psb && p->type != ppt_psbend)
+        return; /* PSB+: its events wait for the PSBEND, which gives them all */
+    switch (p->type) {
+    case ppt_psb:
+        s->in_psb = true;
+        s->cbr = false;
+        break;
+    case ppt_psbend:
+        s->in_psb = false;
+        break;
+    case ppt_tip:
+    case ppt_tip_pge:
+    case ppt_tip_pgd:
+        s->tip_pending = false;
+        break;
+    case ppt_fup:
+        /* It gives the events waiting for it, or starts an asynchronous branch. */
+        s->fup_pending = false;
+        s->tip_pending = true;
+        break;
+    case ppt_mode:
+        if (p->payload.mode.leaf == pt_mol_exec)
+            s->tip_pending = true;
+        else
+            s->fup_pending = true;
+        break;
+    case ppt_pip:
+    case ppt_vmcs:
+        s->tip_pending = true;
+        break;
+    case ppt_exstop:
+    case ppt_mwait:
+    case ppt_ptw:
+        s->fup_pending = true;
+        break;
+    case ppt_pad:
+    case ppt_tnt_8:
+    case ppt_tnt_64:
+    case ppt_cyc:
+    case ppt_tsc:
+    case ppt_tma:
+    case ppt_mtc:
+    case ppt_stop:
+    case ppt_mnt:
+    case ppt_pwre:
+    case ppt_pwrx:
+        break; /* no event, or one given at once */
+    default:
+        s->tip_pending = s->fup_pending = true;
+        break;
+    }
+}
+
+/* One packet's part in the timing counts and the copy (at: the packet in the copy, or
+ * NULL): PAD (0x00) may stand anywhere, PSB+ included; a CBR packet is 02 03 RATIO 00. */
+static inline void scan_count(struct pt_timing *timing, enum pt_packet_type type, uint64_t cyc,
+                              uint8_t *at, int size, bool one_bit_tnt)
+{
+    switch (type) {
+    case ppt_cyc:
+        timing->cyc_packets++;
+        timing->cyc_cycles += cyc;
+        break;
+    case ppt_tsc:
+        timing->tsc_packets++;
+        break;
+    case ppt_mtc:
+        timing->mtc_packets++;
+        break;
+    case ppt_cbr:
+        timing->cbr_packets++;
+        break;
+    default:
+        break;
+    }
+    if (!at)
+        return;
+    if (type == ppt_tsc || type == ppt_mtc || type == ppt_tma)
+        memset(at, 0, (size_t)size);
+    else if (type == ppt_cbr)
+        at[2] = 1;
+    else if (one_bit_tnt && size == 1 && type == ppt_tnt_8)
+        at[0] = 0x04; /* a TNT-8 of one bit */
+    else if (one_bit_tnt && (type == ppt_tnt_8 || type == ppt_tnt_64))
+        memcpy(at, "\x04\0\0\0\0\0\0\0", (size_t)size); /* a TNT-8 of one bit, PAD */
+}
+
+static const enum pt_packet_type run_kind_types[] = {
+    [RUN_NONE] = ppt_invalid, [RUN_PAD] = ppt_pad,   [RUN_TSC] = ppt_tsc,
+    [RUN_MTC] = ppt_mtc,      [RUN_TNT] = ppt_tnt_8, [RUN_CYC] = ppt_cyc,
+};
+
+/* One stretch [begin, end) of the file, from PSB to PSB, packet by packet as libipt's
+ * packet decoder reads it from every PSB it synchronises on. With runs, also its runs. */
 static void scan_stretch(const struct pt_cpu_trace *t, const struct pt_config *config,
                          uint64_t begin, uint64_t end, struct pt_timing *timing, uint8_t *counted,
-                         bool one_bit_tnt)
+                         bool one_bit_tnt, struct cyc_runs *runs)
 {
     struct pt_config c = *config;
     c.begin = t->data + begin;
     c.end = t->data + end;
+    /* pkt synchronises; one reads the packets run_packet does not. */
     struct pt_packet_decoder *pkt = pt_pkt_alloc_decoder(&c);
-    if (!pkt)
+    struct pt_packet_decoder *one = pt_pkt_alloc_decoder(&c);
+    if (!pkt || !one) {
+        pt_pkt_free_decoder(pkt);
+        pt_pkt_free_decoder(one);
         return;
+    }
     uint64_t last_sync = 0;
     bool synced = false;
+    size_t first_run = runs ? runs->num : 0;
+    struct run_scan rs = {0};
+    /* libipt's query decoder may read a 2-byte CYC packet before an OVF as part of the OVF
+     * (erratum SKD007), which the packet decoder does not: no runs then. */
+    bool skd007 = false;
+    const uint8_t *data = t->data + begin, *data_end = t->data + end;
     while (pt_pkt_sync_forward(pkt) >= 0) {
         uint64_t sync;
         /* Each search starts past the last PSB; never go round again for safety's sake. */
         if (pt_pkt_get_sync_offset(pkt, &sync) < 0 || (synced && sync <= last_sync))
             break;
+        /* After a packet the decoder could not read, the query decoder's state is not
+         * known: runs end there. */
+        rs.broken = synced;
         last_sync = sync;
         synced = true;
         /* Each packet starts where the one before ended. */
-        for (uint64_t off = sync;;) {
+        uint64_t off = sync, last_psb = sync;
+        for (;;) {
+            uint64_t cyc;
+            enum run_kind kind;
+            uint8_t *at = counted ? counted + begin + off : NULL;
+            int size = run_packet(data + off, data_end, &cyc, &kind);
+            if (size > 0) {
+                if (runs)
+                    run_scan_simple(&rs, runs, kind, begin + off);
+                if (kind == RUN_CYC && size == 2 && data + off + 2 < data_end &&
+                    data[off + 2] == 0xf3)
+                    skd007 |= config->errata.skd007;
+                scan_count(timing, run_kind_types[kind], cyc, at, size, one_bit_tnt);
+                off += (uint64_t)size;
+                continue;
+            }
+            struct pt_packet p;
+            if (pt_pkt_sync_set(one, off) < 0 || (size = pt_pkt_next(one, &p, sizeof p)) < 0)
+                break;
+            if (runs)
+                run_scan_other(&rs, runs, &p, begin + off);
+            if (p.type == ppt_psb)
+                last_psb = off;
+            scan_count(timing, p.type, p.type == ppt_cyc ? p.payload.cyc.value : 0, at, size,
+                       one_bit_tnt);
+            off += (uint64_t)size;
+        }
+        if (runs)
+            run_close(&rs, runs, begin + off);
+        /* pkt goes on from where reading stopped, as if it had read every packet since
+         * it synchronised (its next search for a PSB starts there): from the last PSB. */
+        if (pt_pkt_sync_set(pkt, last_psb) < 0)
+            break;
+        for (uint64_t at = last_psb; at < off;) {
             struct pt_packet p;
             int size = pt_pkt_next(pkt, &p, sizeof p);
             if (size < 0)
                 break;
-            uint8_t *at = counted ? counted + begin + off : NULL;
-            off += (uint64_t)size;
-            switch (p.type) {
-            case ppt_cyc:
-                timing->cyc_packets++;
-                timing->cyc_cycles += p.payload.cyc.value;
-                break;
-            case ppt_tsc:
-                timing->tsc_packets++;
-                break;
-            case ppt_mtc:
-                timing->mtc_packets++;
-                break;
-            case ppt_cbr:
-                timing->cbr_packets++;
-                break;
-            default:
-                break;
-            }
-            if (!at)
-                continue;
-            /* PAD (0x00) may stand anywhere, PSB+ included. A CBR packet is 02 03 RATIO 00. */
-            if (p.type == ppt_tsc || p.type == ppt_mtc || p.type == ppt_tma)
-                memset(at, 0, p.size);
-            else if (p.type == ppt_cbr)
-                at[2] = 1;
-            else if (one_bit_tnt && (p.type == ppt_tnt_8 || p.type == ppt_tnt_64))
-                memcpy(at, "\x04\0\0\0\0\0\0\0", p.size); /* a TNT-8 of one bit, PAD */
+            at += (uint64_t)size;
         }
     }
     pt_pkt_free_decoder(pkt);
+    pt_pkt_free_decoder(one);
+    if (!runs)
+        return;
+    if (skd007)
+        runs->num = first_run;
+    for (size_t i = first_run; i < runs->num; i++)
+        run_write_skip(counted, &runs->at[i]);
 }
 
-void pt_timing_scan(const struct pt_cpu_trace *t, const struct pt_config *config,
-                    struct pt_timing *timing, uint8_t *counted, bool one_bit_tnt)
+/* pt_timing_scan, and with runs (and counted, one_bit_tnt) the runs of the trace, in
+ * order, RUN_SKIP packets in counted. */
+static void timing_scan(const struct pt_cpu_trace *t, const struct pt_config *config,
+                        struct pt_timing *timing, uint8_t *counted, bool one_bit_tnt,
+                        struct cyc_runs *runs)
 {
     memset(timing, 0, sizeof *timing);
     if (counted)
@@ -76,9 +352,15 @@ void pt_timing_scan(const struct pt_cpu_trace *t, const struct pt_config *config
         if (end > t->size)
             end = t->size;
         if (begin < end)
-            scan_stretch(t, config, begin, end, timing, counted, one_bit_tnt);
+            scan_stretch(t, config, begin, end, timing, counted, one_bit_tnt, runs);
         begin = end;
     }
+}
+
+void pt_timing_scan(const struct pt_cpu_trace *t, const struct pt_config *config,
+                    struct pt_timing *timing, uint8_t *counted, bool one_bit_tnt)
+{
+    timing_scan(t, config, timing, counted, one_bit_tnt, NULL);
 }
 
 /* Marks what f's functions' numbers are worth, now that the source of cycles is known. */
@@ -142,6 +424,7 @@ enum counter_give_up {
     GAVE_UP_TICK_MISSING,
     GAVE_UP_EVENT_MISMATCH,
     GAVE_UP_GAP,
+    GAVE_UP_RUN,
 };
 
 static const char *const give_up_reasons[] = {
@@ -159,6 +442,7 @@ static const char *const give_up_reasons[] = {
     [GAVE_UP_TICK_MISSING] = "a tick the decode did not make",
     [GAVE_UP_EVENT_MISMATCH] = "the copy's events differ",
     [GAVE_UP_GAP] = "a gap in the decode",
+    [GAVE_UP_RUN] = "a run read otherwise than the scan read it",
 };
 
 struct counter {
@@ -170,11 +454,23 @@ struct counter {
     struct pt_config config; /* for it */
     struct pt_query_decoder *q;
     uint64_t base, end; /* q's stretch of the file */
-    uint64_t pos;       /* q's position in the file */
-    int status;         /* q's last status */
-    uint64_t time;      /* q's time (pt_qry_time) */
+    uint64_t pos;       /* the copy's query decoder's position in the file */
+    int status;         /* and its last status */
+    uint64_t time;      /* and its time (pt_qry_time) */
     uint32_t lost_cyc;  /* and its count of CYC packets it could not use */
-    uint64_t clock;     /* the copy's decode's clock: the time of its last event or tick */
+    /* The runs (cyc_runs), skipped by q: pos, status and time above are those of a
+     * query decoder that reads them, q's plus what the counter read of them. */
+    const uint8_t *data; /* the trace */
+    const struct cyc_run *runs;
+    size_t num_runs;
+    size_t run;       /* the first run not read to its end */
+    uint64_t run_at;  /* where reading it goes on */
+    bool run_tnt;     /* a TNT packet of it at run_at is next, before q's next packet */
+    uint64_t qpos;    /* q's own position */
+    int qstatus;      /* and status */
+    uint64_t qtime;   /* and time */
+    uint64_t removed; /* cycles of the CYC packets in runs read since q synchronised */
+    uint64_t clock;   /* the copy's decode's clock: the time of its last event or tick */
     bool synced;
     /* What q's steps to the current item did to its time: */
     uint64_t time_before;
@@ -189,6 +485,10 @@ struct counter {
     size_t num_events;
     bool given_up;
     enum counter_give_up why;
+    /* Something moved since the last block (a step, an event, a gap, a stretch): the next
+     * block is checked in full (count_block); after a block with nothing new since, only
+     * a tick it left pending can matter. */
+    bool dirty;
 };
 
 static void give_up(struct counter *k, enum counter_give_up why)
@@ -196,11 +496,89 @@ static void give_up(struct counter *k, enum counter_give_up why)
     if (!k->given_up)
         k->why = why;
     k->given_up = true;
+    pt_flow_follow_span(&k->cf, NULL); /* its numbers no longer count */
+}
+
+/* libipt's callback for packets it does not know, in q's copy: the RUN_SKIP packets of a
+ * run (scan_stretch), and nothing else. */
+static int skip_run(struct pt_packet_unknown *unknown, const struct pt_config *config,
+                    const uint8_t *pos, void *context)
+{
+    const struct counter *k = context;
+    (void)unknown;
+    if (config->end - pos < 2 || pos[0] != RUN_SKIP || pos[1] < 2)
+        return -pte_bad_opc;
+    /* The run holding it: runs are in order. */
+    uint64_t off = (uint64_t)(pos - k->counted);
+    size_t lo = 0, hi = k->num_runs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (k->runs[mid].end <= off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == k->num_runs || k->runs[lo].begin > off || k->runs[lo].end - off < pos[1])
+        return -pte_bad_opc;
+    return pos[1];
+}
+
+/* Reads on through the runs q skipped (those that begin before its
+ * position), adding their cycles, to the next TNT packet in them: the next branch is
+ * there, else at q's position. */
+static void run_advance(struct counter *k)
+{
+    for (; k->run < k->num_runs && k->runs[k->run].begin < k->qpos; k->run++) {
+        const struct cyc_run *r = &k->runs[k->run];
+        if (k->run_at < r->begin)
+            k->run_at = r->begin;
+        while (k->run_at < r->end) {
+            uint64_t cyc;
+            enum run_kind kind;
+            int size = run_packet(k->data + k->run_at, k->data + r->end, &cyc, &kind);
+            if (size <= 0) {
+                give_up(k, GAVE_UP_RUN);
+                return;
+            }
+            if (kind == RUN_TNT) {
+                k->run_tnt = true;
+                k->pos = k->run_at;
+                k->status = 0; /* TNT packets follow: no event is pending */
+                return;
+            }
+            k->removed += cyc;
+            k->run_at += (uint64_t)size;
+        }
+    }
+    k->run_tnt = false;
+    k->pos = k->qpos;
+    k->status = k->qstatus;
+}
+
+/* The branch of a TNT packet of a run: libipt's time at it is q's time plus the cycles of
+ * the runs read since q synchronised (CYC values all, by the runs' making). */
+static void run_step(struct counter *k)
+{
+    uint64_t cyc;
+    enum run_kind kind;
+    uint64_t time = k->qtime + k->removed;
+    k->run_at +=
+        (uint64_t)run_packet(k->data + k->run_at, k->data + k->runs[k->run].end, &cyc, &kind);
+    run_advance(k);
+    if (k->moved_branch)
+        k->moved_early = true;
+    if (time != k->time)
+        k->moved_branch = true;
+    k->time = time;
 }
 
 /* One query of q: the next event where one is pending, else a branch. */
 static void counter_step(struct counter *k)
 {
+    if (k->run_tnt) {
+        run_step(k);
+        return;
+    }
     bool event = k->status & pts_event_pending;
     int status;
     if (event) {
@@ -209,8 +587,12 @@ static void counter_step(struct counter *k)
             return;
         }
         status = pt_qry_event(k->q, &k->events[k->num_events], sizeof k->events[0]);
-        if (status >= 0)
+        if (status >= 0) {
+            /* Its time is libipt's when it read the packet that made it: no run lies
+             * between that packet and this one, which delivers it (scan_stretch). */
+            k->events[k->num_events].tsc += k->removed;
             k->num_events++;
+        }
     } else {
         int taken;
         uint64_t ip;
@@ -224,7 +606,7 @@ static void counter_step(struct counter *k)
         give_up(k, GAVE_UP_QUERY_FAILED);
         return;
     }
-    k->status = status;
+    k->status = k->qstatus = status;
     /* A TNT bit read before: libipt's time stays that of the packet that brought it. */
     if (!event && k->base + off == k->pos)
         return;
@@ -234,7 +616,10 @@ static void counter_step(struct counter *k)
         return;
     }
     k->lost_cyc = lost_cyc;
-    k->pos = k->base + off;
+    k->qtime = time;
+    time += k->removed;
+    k->qpos = k->base + off;
+    run_advance(k);
     if (!event) {
         if (k->moved_branch)
             k->moved_early = true;
@@ -247,6 +632,7 @@ static void counter_step(struct counter *k)
 static int counter_stretch(void *ctx, uint64_t begin, uint64_t end)
 {
     struct counter *k = ctx;
+    k->dirty = true;
     int rc = k->flow_sink.stretch ? k->flow_sink.stretch(k->f, begin, end) : 0;
     pt_qry_free_decoder(k->q);
     k->q = NULL;
@@ -278,6 +664,7 @@ static void item_done(struct counter *k)
 static int counter_position(void *ctx, uint64_t offset, bool synced)
 {
     struct counter *k = ctx;
+    k->dirty = true;
     int rc = k->flow_sink.position ? k->flow_sink.position(k->f, offset, synced) : 0;
     if (k->given_up)
         return rc;
@@ -289,14 +676,23 @@ static int counter_position(void *ctx, uint64_t offset, bool synced)
             return rc;
         }
         k->synced = true;
-        k->status = pt_qry_sync_set(k->q, &ip, offset - k->base);
-        k->pos = offset;
-        k->time = 0;
+        k->status = k->qstatus = pt_qry_sync_set(k->q, &ip, offset - k->base);
+        k->time = k->qtime = k->removed = 0;
         k->lost_cyc = 0;
         k->num_events = 0;
         item_done(k);
-        if (k->status < 0)
+        uint64_t off;
+        if (k->status < 0 || pt_qry_get_offset(k->q, &off) < 0) {
             give_up(k, GAVE_UP_SYNC_FAILED);
+            return rc;
+        }
+        /* Runs after the PSB+ that q read past; its first query is the next step. */
+        while (k->run < k->num_runs && k->runs[k->run].begin < offset)
+            k->run++;
+        k->run_at = 0;
+        k->qpos = k->base + off;
+        run_advance(k);
+        k->pos = offset;
         return rc;
     }
     while (!k->given_up && k->pos < offset)
@@ -306,27 +702,39 @@ static int counter_position(void *ctx, uint64_t offset, bool synced)
     return rc;
 }
 
-static int count_block(struct counter *k, const struct pt_block *b)
+static void count_block(struct counter *k)
 {
     /* The copy's clock moved before this block (its decode ticks at the block's first
      * branch, unless it is on its way to an event it read: libipt makes no tick then),
      * at a branch within it, or at its last branch but no tick follows. */
     if ((k->time_before != k->clock && !k->events_before) || k->moved_early || k->tick_pending) {
         give_up(k, GAVE_UP_CLOCK_IN_BLOCK);
-        return 0;
+        return;
     }
     k->tick_pending = k->moved_branch;
     k->tick_time = k->time;
     k->tick_lost_cyc = k->lost_cyc;
-    return pt_flow_time_run(&k->cf, k->f->last_name, b->ninsn, k->clock);
 }
 
+/* cf shares f's blocks (pt_flow_follow_span) at the copy's clock (k->clock): where that
+ * moved other than at an event, it moves for cf before the block gets to f. */
 static int counter_block(void *ctx, const struct pt_block *b, uint64_t tsc)
 {
     struct counter *k = ctx;
+    if (!k->dirty) {
+        /* No step and no event since the last block, which passed count_block: the clocks
+         * and the state item_done left are as they were, so only its tick matters. */
+        int rc = k->flow_sink.block(k->f, b, tsc);
+        if (!rc && k->tick_pending && !k->given_up)
+            give_up(k, GAVE_UP_CLOCK_IN_BLOCK);
+        return rc;
+    }
+    k->dirty = false;
+    if (!k->given_up && (k->clock != k->cf.last_tsc || !k->cf.have_tsc))
+        pt_flow_time_to(&k->cf, k->clock);
     int rc = k->flow_sink.block(k->f, b, tsc);
     if (!rc && !k->given_up)
-        rc = count_block(k, b);
+        count_block(k);
     item_done(k);
     return rc;
 }
@@ -361,12 +769,15 @@ static int count_event(struct counter *k, const struct pt_event *ev)
     return k->counted_sink.event(&k->cf, &counted);
 }
 
+/* The copy's event goes first: f's span is then still that of the blocks before it, and
+ * cf shares it where both clocks moved (pt_flow_follow_span). */
 static int counter_event(void *ctx, const struct pt_event *ev)
 {
     struct counter *k = ctx;
-    int rc = k->flow_sink.event(k->f, ev);
-    if (!rc && !k->given_up)
-        rc = count_event(k, ev);
+    k->dirty = true;
+    int rc = k->given_up ? 0 : count_event(k, ev);
+    if (!rc)
+        rc = k->flow_sink.event(k->f, ev);
     item_done(k);
     return rc;
 }
@@ -374,6 +785,7 @@ static int counter_event(void *ctx, const struct pt_event *ev)
 static int counter_gap(void *ctx, const struct pt_gap *gap)
 {
     struct counter *k = ctx;
+    k->dirty = true;
     int rc = k->flow_sink.gap(k->f, gap);
     if (rc || k->given_up)
         return rc;
@@ -412,6 +824,7 @@ static int decode_counted(struct pt_flow *f, const struct pt_cpu_trace *ct,
     int rc = pt_flow_init(&cf, f->code, f->cpu, 1);
     cf.closed.drop = true;
     cf.time_only = true; /* only its functions' shares of time are read */
+    cf.cycles_elsewhere = true;
     if (!rc) {
         pt_flow_sink(&cf, &sink);
         rc = pt_decode(ct, cc, image, true, &sink, d);
@@ -455,11 +868,21 @@ static int decode_once(struct pt_flow *f, const struct pt_cpu_trace *t,
      * with one query (it does not follow the code, so the bits do not matter); a copy to
      * decode needs the trace's bits. */
     bool copy_only = strcmp(counted_mode(), "copy") == 0;
+    struct cyc_runs runs = {0};
     if (count_cycles)
-        pt_timing_scan(t, config, &f->timing, counted, !copy_only);
-    struct counter k = {.f = f, .counted = counted, .config = *config};
+        timing_scan(t, config, &f->timing, counted, !copy_only,
+                    counted && !copy_only ? &runs : NULL);
+    struct counter k = {.f = f,
+                        .counted = counted,
+                        .config = *config,
+                        .data = t->data,
+                        .runs = runs.at,
+                        .num_runs = runs.num,
+                        .dirty = true};
     k.config.nom_freq = 1;
     memset(&k.config.flags, 0, sizeof k.config.flags);
+    k.config.decode.callback = skip_run;
+    k.config.decode.context = &k;
     bool counting = counted && f->timing.cyc_packets && !copy_only;
     struct pt_sink sink;
     pt_flow_sink(f, &sink);
@@ -469,7 +892,10 @@ static int decode_once(struct pt_flow *f, const struct pt_cpu_trace *t,
             return DIAG_NOMEM;
         }
         k.cf.closed.drop = true;
-        k.cf.time_only = true;
+        k.cf.time_only = k.cf.cycles_elsewhere = true;
+        pt_flow_follow_span(&k.cf, f);
+        /* f's cycles are counted, in the decode or by a second one. */
+        f->cycles_elsewhere = true;
         pt_flow_sink(&k.cf, &k.counted_sink);
         k.flow_sink = sink;
         sink = (struct pt_sink){.insn = sink.insn,
@@ -483,6 +909,11 @@ static int decode_once(struct pt_flow *f, const struct pt_cpu_trace *t,
     }
     int rc = pt_decode(t, config, image, true, &sink, d);
     pt_qry_free_decoder(k.q);
+    if (counting) {
+        pt_flow_follow_span(&k.cf, NULL);
+        if (!rc && k.cf.span_failed)
+            rc = DIAG_NOMEM;
+    }
     if (counting && k.tick_pending)
         k.given_up = true;
     if (!rc && crossed(f))
@@ -509,6 +940,7 @@ static int decode_once(struct pt_flow *f, const struct pt_cpu_trace *t,
     }
     if (counting)
         pt_flow_free(&k.cf);
+    free(runs.at);
     free(counted);
     if (!rc)
         mark_functions(f);

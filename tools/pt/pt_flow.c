@@ -45,52 +45,6 @@ void pt_flow_free(struct pt_flow *f)
     memset(f, 0, sizeof *f);
 }
 
-/* The ticks since the last timing update belong to the instructions run since then; they
- * are shared among those instructions' functions by instruction count. Cycles estimated
- * from them need the core:bus ratio; without it they are unknown, never guessed. */
-static void share_span(struct pt_flow *f, uint64_t ticks)
-{
-    if (!f->span_insns)
-        return;
-    bool ratio_known = f->cbr && f->nom_freq;
-    double ratio = ratio_known ? (double)f->cbr / f->nom_freq : 0.0;
-    f->timed = true;
-    f->shared_ticks += ticks;
-    for (size_t i = 0; i < f->span_len; i++) {
-        struct pt_function_stats *s = &f->functions[f->span_names[i]];
-        double t = (double)ticks * (double)f->span_counts[i] / (double)f->span_insns;
-        s->self_ticks += t;
-        s->self_cycles += t * ratio;
-        if (!ratio_known)
-            s->cycles_unknown = true;
-    }
-    f->span_len = 0;
-    f->span_insns = 0;
-}
-
-/* Time moves on. Time that passes with no instruction traced (before the first one, while
- * tracing is off, across a gap) is nobody's: the span is dropped and time starts afresh. */
-static void time_update(struct pt_flow *f, uint64_t tsc)
-{
-    if (!f->have_tsc) {
-        f->first_tsc = tsc;
-        f->have_tsc = true;
-    } else if (tsc > f->last_tsc) {
-        share_span(f, tsc - f->last_tsc);
-    } else if (tsc < f->last_tsc) {
-        /* libipt's estimate stepped back at a new TSC or MTC: the span's time is unknown. */
-        f->span_len = 0;
-        f->span_insns = 0;
-    }
-    f->last_tsc = tsc;
-}
-
-static void drop_span(struct pt_flow *f)
-{
-    f->span_len = 0;
-    f->span_insns = 0;
-}
-
 /* Called for every block: the common cases (the same function as the block before, room
  * for one more) take no call. */
 static inline int span_add(struct pt_flow *f, uint32_t name, uint64_t n)
@@ -111,6 +65,132 @@ static inline int span_add(struct pt_flow *f, uint32_t name, uint64_t n)
     f->span_counts[len] = n;
     f->span_len = len + 1;
     return 0;
+}
+
+/* A flow that shares the blocks of another (span_from, pt_flow_follow_span) on its own
+ * clock: its span is its own entries, then those of the other's span it has not taken yet
+ * (after entry span_taken, of which span_taken_part instructions are taken). Most often
+ * both clocks move at the same blocks: it then shares the other's span itself, and no
+ * block is counted twice. */
+
+/* The entries of from's span that to has not taken, onto to's own. */
+static int span_take_rest(struct pt_flow *to, struct pt_flow *from)
+{
+    size_t len = from->span_len;
+    for (size_t i = from->span_taken; i < len; i++) {
+        uint64_t n = from->span_counts[i] - (i == from->span_taken ? from->span_taken_part : 0);
+        if (n && span_add(to, from->span_names[i], n)) {
+            to->span_failed = true;
+            return DIAG_NOMEM;
+        }
+    }
+    from->span_taken = len ? len - 1 : 0;
+    from->span_taken_part = len ? from->span_counts[len - 1] : 0;
+    return 0;
+}
+
+/* The span ends (shared or dropped): a flow that follows it takes what it has not. */
+static void span_clear(struct pt_flow *f)
+{
+    if (f->span_to)
+        span_take_rest(f->span_to, f);
+    if (f->span_from) {
+        struct pt_flow *from = f->span_from;
+        size_t len = from->span_len;
+        from->span_taken = len ? len - 1 : 0;
+        from->span_taken_part = len ? from->span_counts[len - 1] : 0;
+    }
+    f->span_len = 0;
+    f->span_insns = 0;
+    f->span_taken = 0;
+    f->span_taken_part = 0;
+}
+
+/* Shares ticks among the entries names[0..len) of n instructions (counts). */
+static void share_entries(struct pt_flow *f, uint64_t ticks, const uint32_t *names,
+                          const uint64_t *counts, size_t len, uint64_t n)
+{
+    if (f->cycles_elsewhere) {
+        for (size_t i = 0; i < len; i++)
+            f->functions[names[i]].self_ticks += (double)ticks * (double)counts[i] / (double)n;
+        return;
+    }
+    bool ratio_known = f->cbr && f->nom_freq;
+    double ratio = ratio_known ? (double)f->cbr / f->nom_freq : 0.0;
+    for (size_t i = 0; i < len; i++) {
+        struct pt_function_stats *s = &f->functions[names[i]];
+        double t = (double)ticks * (double)counts[i] / (double)n;
+        s->self_ticks += t;
+        s->self_cycles += t * ratio;
+        if (!ratio_known)
+            s->cycles_unknown = true;
+    }
+}
+
+/* The ticks since the last timing update belong to the instructions run since then; they
+ * are shared among those instructions' functions by instruction count. Cycles estimated
+ * from them need the core:bus ratio; without it they are unknown, never guessed. */
+static void share_span(struct pt_flow *f, uint64_t ticks)
+{
+    struct pt_flow *from = f->span_from;
+    if (from && !f->span_len && !from->span_taken && !from->span_taken_part) {
+        /* Its span is the other's. */
+        if (!from->span_insns)
+            return;
+        f->timed = true;
+        f->shared_ticks += ticks;
+        share_entries(f, ticks, from->span_names, from->span_counts, from->span_len,
+                      from->span_insns);
+        span_clear(f);
+        return;
+    }
+    if (from && span_take_rest(f, from))
+        return;
+    if (!f->span_insns)
+        return;
+    f->timed = true;
+    f->shared_ticks += ticks;
+    share_entries(f, ticks, f->span_names, f->span_counts, f->span_len, f->span_insns);
+    span_clear(f);
+}
+
+/* Time moves on. Time that passes with no instruction traced (before the first one, while
+ * tracing is off, across a gap) is nobody's: the span is dropped and time starts afresh. */
+static void time_update(struct pt_flow *f, uint64_t tsc)
+{
+    if (!f->have_tsc) {
+        f->first_tsc = tsc;
+        f->have_tsc = true;
+    } else if (tsc > f->last_tsc) {
+        share_span(f, tsc - f->last_tsc);
+    } else if (tsc < f->last_tsc) {
+        /* libipt's estimate stepped back at a new TSC or MTC: the span's time is unknown. */
+        span_clear(f);
+    }
+    f->last_tsc = tsc;
+}
+
+static void drop_span(struct pt_flow *f)
+{
+    span_clear(f);
+}
+
+void pt_flow_follow_span(struct pt_flow *f, struct pt_flow *from)
+{
+    if (f->span_from)
+        f->span_from->span_to = NULL;
+    f->span_from = from;
+    if (from) {
+        from->span_to = f;
+        from->span_taken = from->span_len;
+        from->span_taken_part = 0;
+    }
+}
+
+void pt_flow_time_to(struct pt_flow *f, uint64_t tsc)
+{
+    if (tsc != f->last_tsc || !f->have_tsc)
+        time_update(f, tsc);
 }
 
 static int open_call(struct pt_flow *f, uint32_t name, bool interrupt)
@@ -164,14 +244,15 @@ static void close_all(struct pt_flow *f, enum pt_call_end end)
  * iclass; those before it neither call nor return. An instruction, or a block of libipt's
  * block decoder: pt_code cuts the image where names change and a block never crosses a
  * section, and blocks end at every call and return, so a block is such a run and the
- * flow follows blocks exactly as it would their instructions one by one. */
-static int on_run(struct pt_flow *f, uint32_t name, uint64_t n, enum pt_insn_class iclass,
-                  uint64_t tsc)
+ * flow follows blocks exactly as it would their instructions one by one. Inlined into
+ * on_block and on_insn (which GCC does not do by itself): it runs for every block, and the
+ * call and its saved registers were a sixth of its cost. */
+static inline __attribute__((always_inline)) int
+on_run(struct pt_flow *f, uint32_t name, uint64_t n, enum pt_insn_class iclass, uint64_t tsc)
 {
     /* Most blocks run with no new time since the block before. */
     if (tsc != f->last_tsc || !f->have_tsc)
         time_update(f, tsc);
-    f->last_name = name;
     if (f->time_only)
         return span_add(f, name, n);
     int rc = 0;
@@ -212,15 +293,6 @@ static int on_run(struct pt_flow *f, uint32_t name, uint64_t n, enum pt_insn_cla
         break;
     }
     return 0;
-}
-
-/* pt_flow_time_run where the clock moved or the span is full: on_run's time-only part. */
-int pt_flow_time_run_update(struct pt_flow *f, uint32_t name, uint64_t n, uint64_t tsc)
-{
-    if (tsc != f->last_tsc || !f->have_tsc)
-        time_update(f, tsc);
-    f->last_name = name;
-    return span_add(f, name, n);
 }
 
 static int on_insn(void *ctx, const struct pt_insn *insn, uint64_t tsc)

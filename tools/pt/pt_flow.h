@@ -88,6 +88,9 @@ struct pt_flow {
     /* Only time shared among functions is followed, no call (the decode that counts
      * cycles, pt_cycles.h): instructions, calls and stacks are left alone. */
     bool time_only;
+    /* Its functions' self_cycles come from elsewhere (pt_cycles.h: CYC packets, or none
+     * for a time-only flow): time is not turned into cycles. */
+    bool cycles_elsewhere;
     uint32_t nom_freq;     /* MSR_PLATFORM_INFO's ratio: TSC ticks to core cycles with the CBR */
     struct pt_call *calls; /* in order of entry: depth-first order of the call tree */
     size_t num_calls, calls_cap;
@@ -121,7 +124,13 @@ struct pt_flow {
     uint64_t *span_counts;
     size_t span_len, span_cap;
     uint64_t span_insns;
-    uint32_t last_name; /* the function of the last instruction or block */
+    /* pt_flow_follow_span: the flow whose span this one's continues, and the one that
+     * follows this one's (with how much of this span it took: entries before span_taken
+     * whole, and span_taken_part instructions of that one). */
+    struct pt_flow *span_from, *span_to;
+    size_t span_taken;
+    uint64_t span_taken_part;
+    bool span_failed; /* out of memory taking another's span */
     /* What the last instruction tells about the next one. */
     enum { NEXT_SAME, NEXT_CALL, NEXT_RETURN, NEXT_INTERRUPT, NEXT_NEW } next;
     uint64_t disabled_tsc;
@@ -148,27 +157,17 @@ void pt_flow_free(struct pt_flow *f);
 /* A sink for pt_decode (instructions, events, gaps) with f as its context. */
 void pt_flow_sink(struct pt_flow *f, struct pt_sink *sink);
 
-int pt_flow_time_run_update(struct pt_flow *f, uint32_t name, uint64_t n, uint64_t tsc);
+/* From now on the time-only flow f (time_only) shares the instructions of from's blocks,
+ * as if they went to f too, on its own clock (pt functions' count of cycles: the same
+ * blocks on the clock of CYC packets); NULL: no longer. from must outlive it. Where f's
+ * clock moves at the same blocks as from's, f shares from's span itself, before from does
+ * (so f's events go first); otherwise from hands f what f has not taken before it ends
+ * its span. Out of memory: f->span_failed. */
+void pt_flow_follow_span(struct pt_flow *f, struct pt_flow *from);
 
-/* For a time-only flow (time_only): n instructions of function name ran, the clock at tsc
- * (as a block with that time from the sink). Inline where the clock did not move and the
- * span has room: pt functions' count of cycles calls it for every block. */
-static inline int pt_flow_time_run(struct pt_flow *f, uint32_t name, uint64_t n, uint64_t tsc)
-{
-    size_t len = f->span_len;
-    if (tsc != f->last_tsc || !f->have_tsc || len == f->span_cap)
-        return pt_flow_time_run_update(f, name, n, tsc);
-    f->last_name = name;
-    f->span_insns += n;
-    if (len && f->span_names[len - 1] == name) {
-        f->span_counts[len - 1] += n;
-    } else {
-        f->span_names[len] = name;
-        f->span_counts[len] = n;
-        f->span_len = len + 1;
-    }
-    return 0;
-}
+/* For a time-only flow: the clock moves to tsc (as an event with that time would move
+ * it). */
+void pt_flow_time_to(struct pt_flow *f, uint64_t tsc);
 
 /* Ends the calls still open at the end of the trace. */
 void pt_flow_finish(struct pt_flow *f);
