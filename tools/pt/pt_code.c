@@ -229,7 +229,8 @@ static int compare_candidates(const void *a, const void *b)
  * its section, and no function overlaps the next one. */
 static int settle_functions(struct pt_code *c, struct builder *b, struct diag *d)
 {
-    qsort(b->items, b->n, sizeof *b->items, compare_candidates);
+    if (b->n) /* an image of raw segments only has no symbols, and qsort wants an array */
+        qsort(b->items, b->n, sizeof *b->items, compare_candidates);
     c->functions = calloc(b->n ? b->n : 1, sizeof *c->functions);
     if (!c->functions)
         return diag_fail(d, DIAG_NOMEM, "out of memory");
