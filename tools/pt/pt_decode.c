@@ -275,14 +275,13 @@ struct loop_watch {
     uint64_t mark, power, steps; /* Brent's tortoise, once the set is full */
 };
 
+/* Called for nearly every block: Brent's state is set only when the set fills (most runs
+ * are a few blocks and never get there). */
 static void loop_watch_reset(struct loop_watch *w, uint64_t offset)
 {
     w->offset = offset;
     w->generation++;
     w->in_set = 0;
-    w->mark = UINT64_MAX;
-    w->power = 1;
-    w->steps = 0;
 }
 
 static bool loop_watch_add(struct loop_watch *w, uint64_t ip);
@@ -306,7 +305,11 @@ static bool loop_watch_add(struct loop_watch *w, uint64_t ip)
             if (w->set[k].generation != w->generation) {
                 w->set[k].ip = ip;
                 w->set[k].generation = w->generation;
-                w->in_set++;
+                if (++w->in_set == LOOP_SET_SLOTS / 4 * 3) { /* full: Brent's from here */
+                    w->mark = UINT64_MAX;
+                    w->power = 1;
+                    w->steps = 0;
+                }
                 return false;
             }
             if (w->set[k].ip == ip)

@@ -193,7 +193,11 @@ void pt_flow_time_to(struct pt_flow *f, uint64_t tsc)
         time_update(f, tsc);
 }
 
-static int open_call(struct pt_flow *f, uint32_t name, bool interrupt)
+/* open_call and close_top are inlined (GCC kept them calls): in call-heavy code one of
+ * them runs nearly every block, and the calls with their saved registers were about a
+ * twelfth of the flow's instructions there. */
+static inline __attribute__((always_inline)) int open_call(struct pt_flow *f, uint32_t name,
+                                                           bool interrupt)
 {
     if (grow((void **)&f->calls, &f->calls_cap, f->num_calls, sizeof *f->calls) ||
         grow((void **)&f->stack, &f->stack_cap, f->depth, sizeof *f->stack))
@@ -212,7 +216,7 @@ static int open_call(struct pt_flow *f, uint32_t name, bool interrupt)
     return 0;
 }
 
-static void close_top(struct pt_flow *f, enum pt_call_end end)
+static inline __attribute__((always_inline)) void close_top(struct pt_flow *f, enum pt_call_end end)
 {
     uint32_t at = f->stack[--f->depth];
     struct pt_call *c = &f->calls[at];
@@ -279,19 +283,14 @@ on_run(struct pt_flow *f, uint32_t name, uint64_t n, enum pt_insn_class iclass, 
     f->insns += n;
     f->calls[f->stack[f->depth - 1]].self_insns += n;
     f->functions[name].self_insns += n;
-    switch (iclass) {
-    case ptic_call:
-    case ptic_far_call:
-        f->next = NEXT_CALL;
-        break;
-    case ptic_return:
-    case ptic_far_return:
-        f->next = NEXT_RETURN;
-        break;
-    default:
-        f->next = NEXT_SAME;
-        break;
-    }
+    /* A table, not a switch: the class changes block by block, and the switch's chain of
+     * compares cost more than the lookup. Classes past the table (libipt's later ones)
+     * are NEXT_SAME, as every class it does not name. */
+    static const unsigned char next_after[] = {
+        [ptic_call] = NEXT_CALL,         [ptic_far_call] = NEXT_CALL, [ptic_return] = NEXT_RETURN,
+        [ptic_far_return] = NEXT_RETURN, [ptic_ptwrite] = NEXT_SAME,
+    };
+    f->next = (unsigned)iclass < sizeof next_after ? next_after[iclass] : NEXT_SAME;
     return 0;
 }
 
