@@ -29,7 +29,10 @@ static struct pass_counter pass_counters[64] __attribute__((aligned(64)));
 extern const char acart_demo_hotspot_loop[];
 
 /* The loop walks the buffer backwards with `loop`, incrementing each word. Written in
- * assembly so the compiler cannot unroll it or move the address tests rely on. */
+ * assembly so the compiler cannot unroll it or move the address tests rely on. Its label
+ * (the board prints its address) is hidden: perf takes a visible label inside a function
+ * for a symbol of its own, and then names the loop's samples by the label or by the
+ * function depending on the shape of its symbol tree, that is on the rest of the image. */
 __attribute__((noinline, noreturn)) void acart_demo_hotspot(uint32_t *buffer, uint32_t words,
                                                             volatile uint32_t *passes)
 {
@@ -52,6 +55,7 @@ __attribute__((noinline, noreturn)) void acart_demo_hotspot(uint32_t *buffer, ui
         "incl (%2)\n\t"
         "movl %1, %%ecx\n\t"
         ".global acart_demo_hotspot_loop\n"
+        ".hidden acart_demo_hotspot_loop\n"
         "acart_demo_hotspot_loop:\n\t"
 #ifdef __x86_64__
         "incl -4(%0,%%rcx,4)\n\t" /* movl zero-extended RCX; loop counts RCX */
