@@ -1,6 +1,9 @@
 """What `acart pt functions` and `acart pt calls` cost next to a bare libipt block decode of
 the same trace (bench/pt_bare_decode.c): CPU time (user + system, getrusage through
 bench_run), end to end, on small and large traces. The goal (issue 27) is at most twice.
+CPU time on a shared machine moves by tens of percent between runs of the same binary, so
+on the small traces the instructions each command executes are counted too (valgrind's
+callgrind), which do not.
 
 Traces, written here packet by packet as in pt_decode_bench.py (its packet helpers):
 - `loop`: a loop calling one function, cycle-accurate (a CYC packet before every TNT
@@ -109,6 +112,17 @@ def profile(cmd, workdir):
     return lines
 
 
+def instructions(cmd, workdir):
+    """Instructions cmd executes in user space, counted by valgrind's callgrind: unlike CPU
+    time, the same on a loaded machine as on a quiet one."""
+    r = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+                       + [str(c) for c in cmd], cwd=workdir, capture_output=True, text=True)
+    for line in r.stderr.splitlines():
+        if "Collected :" in line:
+            return int(line.split()[-1])
+    sys.exit("valgrind did not count %s:\n%s" % (cmd, r.stderr[-2000:]))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--acart", required=True)
@@ -184,7 +198,10 @@ def main():
                              % (name, k, got, want, out[:2000]))
                 cpu[k].append(t)
         med = {k: statistics.median(v) for k, v in cpu.items()}
-        rows.append((name, want, med))
+        # Counted only on the small traces: callgrind runs some 50 times slower.
+        counted = ({k: instructions(cmd, w) for k, cmd in cmds.items()}
+                   if shutil.which("valgrind") and want < 10_000_000 else None)
+        rows.append((name, want, med, counted))
 
     lines = [
         "# bench/pt_ratio_bench.py: acart pt functions / pt calls against a bare libipt block"
@@ -203,12 +220,20 @@ def main():
                                            "funcs/", "calls/"),
     ]
     worst = 0.0
-    for name, insns, med in rows:
+    for name, insns, med, _ in rows:
         rf, rc = med["functions"] / med["bare"], med["calls"] / med["bare"]
         worst = max(worst, rf, rc)
         lines.append("%-44s %12d %9.3f %9.3f %9.3f %6.2fx %6.2fx"
                      % (name, insns, med["bare"], med["functions"], med["calls"], rf, rc))
     lines.append("worst ratio: %.2fx" % worst)
+    lines.append("instructions executed (valgrind callgrind, whole process; the small traces):")
+    lines.append("%-44s %14s %14s %14s %7s %7s" % ("trace", "bare", "funcs", "calls", "funcs/",
+                                                 "calls/"))
+    for name, _, _, n in rows:
+        if n:
+            lines.append("%-44s %14d %14d %14d %6.2fx %6.2fx"
+                         % (name, n["bare"], n["functions"], n["calls"],
+                            n["functions"] / n["bare"], n["calls"] / n["bare"]))
     lines += profile([args.acart, "pt", "functions", cases[1][1]] + cases[1][2], w)
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
