@@ -22,10 +22,11 @@ static int read_page(struct collection *c, uint32_t cpu, uint32_t first,
                                   offsetof(struct acart_task_switches, entry), &got, present, d);
     if (rc || !*present)
         return rc;
+    /* From `first`, as many as fit a page or remain of those kept; none only at the end. */
     if (page->cpu != cpu || page->count > ACART_TASK_SWITCH_PAGE ||
         got < offsetof(struct acart_task_switches, entry) + page->count * sizeof page->entry[0] ||
-        (page->count == 0 && first < page->kept) || page->count > page->kept - first ||
-        first > page->kept)
+        first > page->kept || page->count > page->kept - first ||
+        (page->count == 0 && first < page->kept))
         return diag_fail(d, COLLECT_DIAG_TARGET,
                          "GET_TASK_SWITCHES: CPU %" PRIu32 " from %" PRIu32 ": a %zu-byte reply "
                          "for CPU %" PRIu32 " with %" PRIu32 " of %" PRIu32 " switches",
@@ -44,7 +45,6 @@ int collect_task_switches(struct collection *c, struct diag *d)
         return diag_fail(d, DIAG_NOMEM, "out of memory");
     }
     int rc = 0, present = 1;
-    size_t cap = 0;
     for (uint32_t cpu = 0; !rc && present && cpu < c->num_cpus; cpu++) {
         uint32_t first = 0, kept = 0;
         do {
@@ -57,21 +57,17 @@ int collect_task_switches(struct collection *c, struct diag *d)
                                cpu, kept, page->kept);
                 break;
             }
-            kept = page->kept;
-            s->kept[cpu] = page->kept;
-            s->lost[cpu] = page->lost;
-            if (s->n + page->count > cap) {
-                size_t want = cap ? 2 * cap : 1024;
-                while (want < s->n + page->count)
-                    want *= 2;
-                struct task_switch *grown = realloc(s->sw, want * sizeof *grown);
+            if (!first && page->kept) { /* the CPU's first page: room for all it kept */
+                struct task_switch *grown = realloc(s->sw, (s->n + page->kept) * sizeof *grown);
                 if (!grown) {
                     rc = diag_fail(d, DIAG_NOMEM, "out of memory");
                     break;
                 }
                 s->sw = grown;
-                cap = want;
             }
+            kept = page->kept;
+            s->kept[cpu] = page->kept;
+            s->lost[cpu] = page->lost;
             for (uint32_t i = 0; i < page->count; i++) {
                 const struct acart_task_switch *e = &page->entry[i];
                 if (s->n && s->sw[s->n - 1].cpu == cpu && e->tsc < s->sw[s->n - 1].tsc) {

@@ -178,9 +178,9 @@ unsigned pmu_handle_overflow_ack(struct pmu_cpu_state *cpu, pmu_overflow_fn on_o
 
     if (!caps)
         return 0; /* no PMU: the NMI came from elsewhere */
-        /* Call-stack mode records on through the PMI (no freeze): stop it before anything else
-         * so that the calls this handler makes from here on stay off the stack. */
 #if ACA_WITH_LBR
+    /* Call-stack mode records on through the PMI (no freeze): stop it before anything else
+     * so that the calls this handler makes from here on stay off the stack. */
     if (cpu->lbr_callstack)
         lbr_stop_recording(cpu);
 #endif
@@ -232,9 +232,9 @@ unsigned pmu_handle_overflow_ack(struct pmu_cpu_state *cpu, pmu_overflow_fn on_o
      * entry is unmasked once the status is clear and before counting resumes. */
     if (mid_ack && caps->pmi_ack_mid)
         mid_ack(ctx);
-        /* Before v4, freezing LBRs on PMI cleared DEBUGCTL.LBR (and counter freezing cleared
-         * GLOBAL_CTRL, which is rewritten below anyway); call-stack mode stopped it above. */
 #if ACA_WITH_LBR
+    /* Before v4, freezing LBRs on PMI cleared DEBUGCTL.LBR (and counter freezing cleared
+     * GLOBAL_CTRL, which is rewritten below anyway); call-stack mode stopped it above. */
     if (cpu->lbr_callstack && caps->lbr.arch)
         msr_write(MSR_LBR_CTL, lbr_arch_ctl(cpu->lbr_select));
     else if (cpu->lbr_callstack || (!caps->streamlined_freeze && (cpu->debugctl & DEBUGCTL_LBR) &&
