@@ -24,12 +24,13 @@ int pt_flow_init(struct pt_flow *f, const struct pt_code *code, uint32_t cpu, ui
     f->cpu = cpu;
     f->nom_freq = nom_freq;
     f->next = NEXT_NEW;
-    for (size_t i = 0; i < 2; i++) { /* empty: no ip is in them */
-        f->recent[i].start = UINT64_MAX;
-        f->recent[i].last = 0;
+    for (size_t i = 0; i < PT_FLOW_KNOWN_BLOCKS; i++) { /* no block ends before it starts */
+        f->known[i].ip = 1;
+        f->known[i].end_ip = 0;
     }
     f->functions = calloc(code->num_names, sizeof *f->functions);
-    return f->functions ? 0 : DIAG_NOMEM;
+    f->open_calls = calloc(code->num_names ? code->num_names : 1, sizeof *f->open_calls);
+    return f->functions && f->open_calls ? 0 : DIAG_NOMEM;
 }
 
 void pt_flow_free(struct pt_flow *f)
@@ -37,6 +38,7 @@ void pt_flow_free(struct pt_flow *f)
     free(f->calls);
     free(f->stack);
     free(f->functions);
+    free(f->open_calls);
     free(f->gaps);
     free(f->gap_insns);
     free(f->span_names);
@@ -213,6 +215,7 @@ static inline __attribute__((always_inline)) int open_call(struct pt_flow *f, ui
     f->stack[f->depth++] = (uint32_t)f->num_calls++;
     f->calls_entered++;
     f->functions[name].calls++;
+    f->open_calls[name]++;
     return 0;
 }
 
@@ -224,10 +227,7 @@ static inline __attribute__((always_inline)) void close_top(struct pt_flow *f, e
     c->end_tsc = f->last_tsc;
     c->insns = f->insns - c->first_insn;
     /* A recursive function's inner calls are inside its outermost one already. */
-    bool outermost = true;
-    for (size_t i = 0; i < f->depth && outermost; i++)
-        outermost = f->calls[f->stack[i]].name != c->name;
-    if (outermost) {
+    if (--f->open_calls[c->name] == 0) {
         f->functions[c->name].incl_insns += c->insns;
         f->functions[c->name].incl_ticks += c->end_tsc - c->start_tsc;
     }
@@ -320,34 +320,41 @@ static int note_crossed(struct pt_flow *f, size_t region)
  * the block ran on into other code and how many of its instructions ran where is not
  * known, so the place is noted (f->crossed) for the trace to be decoded again on an
  * image cut there. */
+static int name_block(struct pt_flow *f, const struct pt_block *b, uint32_t *name)
+{
+    const struct pt_code *c = f->code;
+    if (b->isid > 0 && (size_t)b->isid < c->num_isids && c->isid_names[b->isid]) {
+        *name = c->isid_names[b->isid] - 1;
+        return 0;
+    }
+    size_t r = pt_code_region(c, b->ip);
+    *name = c->region_names[r];
+    if (b->end_ip < pt_code_region_start(c, r) || b->end_ip > pt_code_region_last(c, r)) {
+        int rc = note_crossed(f, r);
+        return rc ? rc : note_crossed(f, pt_code_region(c, b->end_ip));
+    }
+    struct pt_flow_known_block *k = &f->known[(b->ip ^ (b->ip >> 12)) & (PT_FLOW_KNOWN_BLOCKS - 1)];
+    k->ip = b->ip;
+    k->end_ip = b->end_ip;
+    k->name = *name;
+    return 0;
+}
+
 static int on_block(void *ctx, const struct pt_block *b, uint64_t tsc)
 {
     struct pt_flow *f = ctx;
-    const struct pt_code *c = f->code;
     /* Calls and returns need the last instruction's class, which a block from libipt's
      * block cache may lack (an IRET, a SYSCALL: pt_code_block_class); time does not. */
-    enum pt_insn_class iclass = f->time_only ? b->iclass : pt_code_block_class(c, b);
-    if (b->isid > 0 && (size_t)b->isid < c->num_isids && c->isid_names[b->isid])
-        return on_run(f, c->isid_names[b->isid] - 1, b->ninsn, iclass, tsc);
-    if (b->ip < f->recent[0].start || b->ip > f->recent[0].last) {
-        if (b->ip >= f->recent[1].start && b->ip <= f->recent[1].last) {
-            struct pt_flow_region r = f->recent[1];
-            f->recent[1] = f->recent[0];
-            f->recent[0] = r;
-        } else {
-            size_t r = pt_code_region(c, b->ip);
-            f->recent[1] = f->recent[0];
-            f->recent[0].start = pt_code_region_start(c, r);
-            f->recent[0].last = pt_code_region_last(c, r);
-            f->recent[0].name = c->region_names[r];
-        }
-    }
-    if (b->end_ip < f->recent[0].start || b->end_ip > f->recent[0].last) {
-        int rc = note_crossed(f, pt_code_region(c, b->ip));
-        if (rc || (rc = note_crossed(f, pt_code_region(c, b->end_ip))))
+    enum pt_insn_class iclass = f->time_only ? b->iclass : pt_code_block_class(f->code, b);
+    const struct pt_flow_known_block *k =
+        &f->known[(b->ip ^ (b->ip >> 12)) & (PT_FLOW_KNOWN_BLOCKS - 1)];
+    uint32_t name = k->name;
+    if (k->ip != b->ip || k->end_ip != b->end_ip) {
+        int rc = name_block(f, b, &name);
+        if (rc)
             return rc;
     }
-    return on_run(f, f->recent[0].name, b->ninsn, iclass, tsc);
+    return on_run(f, name, b->ninsn, iclass, tsc);
 }
 
 /* libipt's counts of timing packets it could not use restart where it recovers (lost_mtc

@@ -24,6 +24,9 @@
  * (crossed_overflow): then it is cut everywhere. */
 #define PT_FLOW_MAX_CROSSED 1024
 
+/* Blocks pt_flow remembers the names of (a power of two). */
+#define PT_FLOW_KNOWN_BLOCKS 256
+
 enum pt_call_end {
     PT_END_OPEN,     /* still running when the trace ended */
     PT_END_RETURN,   /* returned (or tail-called into another function) */
@@ -135,12 +138,16 @@ struct pt_flow {
     enum { NEXT_SAME, NEXT_CALL, NEXT_RETURN, NEXT_INTERRUPT, NEXT_NEW } next;
     uint64_t disabled_tsc;
     bool disabled;
-    /* The last regions blocks started in (pt_code_region), the latest first: calls go
-     * back and forth between two. */
-    struct pt_flow_region {
-        uint64_t start, last; /* [start, last] */
+    /* The names of blocks seen before, by where they start and end: code runs the same
+     * blocks again and again, and a block that matches one here lies in one region
+     * (pt_code_region) with this name, so it needs no lookup. Direct-mapped. */
+    struct pt_flow_known_block {
+        uint64_t ip, end_ip; /* ip 1, end_ip 0: empty */
         uint32_t name;
-    } recent[2];
+    } known[PT_FLOW_KNOWN_BLOCKS];
+    /* Open calls by name id: a call that closes is its function's outermost open one when
+     * its count falls to 0 (a recursive function's inner calls count once). */
+    uint32_t *open_calls;
     /* Where blocks ran from one region of the code into another (pt_code.h): the regions
      * of such a block's first and last instruction, each once. Such a block counts in the
      * region it began in, so these counts are not exact: the decode goes on only to find
