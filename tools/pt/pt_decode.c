@@ -266,8 +266,10 @@ static int drain_events(struct decoder *x, int status, int *stop)
 #define LOOP_SET_SLOTS 1024u /* a power of two */
 struct loop_watch {
     uint64_t offset;     /* the decoder's position in the trace when the run began */
+    uint64_t first;      /* the run's first IP, kept out of the set until a second comes */
     uint32_t generation; /* slots of older runs do not count */
     uint32_t in_set;
+    bool has_first;
     struct {
         uint64_t ip;
         uint32_t generation;
@@ -280,11 +282,11 @@ struct loop_watch {
 static void loop_watch_reset(struct loop_watch *w, uint64_t offset)
 {
     w->offset = offset;
-    w->generation++;
-    w->in_set = 0;
+    w->has_first = false;
 }
 
 static bool loop_watch_add(struct loop_watch *w, uint64_t ip);
+static bool loop_watch_insert(struct loop_watch *w, uint64_t ip);
 
 /* Called for every block: the common case (the decoder read trace) takes no call. */
 static inline bool loop_watch_step(struct loop_watch *w, uint64_t offset, uint64_t ip,
@@ -297,7 +299,27 @@ static inline bool loop_watch_step(struct loop_watch *w, uint64_t offset, uint64
     return loop_watch_add(w, ip);
 }
 
+/* Most runs are one block (a direct call, then a block that reads trace): the set is
+ * started only for a run's second IP. */
 static bool loop_watch_add(struct loop_watch *w, uint64_t ip)
+{
+    if (!w->has_first) {
+        w->has_first = true;
+        w->first = ip;
+        w->generation++;
+        w->in_set = 0;
+        return false;
+    }
+    if (w->in_set == 0) {
+        if (ip == w->first)
+            return true;
+        if (loop_watch_insert(w, w->first))
+            return true;
+    }
+    return loop_watch_insert(w, ip);
+}
+
+static bool loop_watch_insert(struct loop_watch *w, uint64_t ip)
 {
     if (w->in_set < LOOP_SET_SLOTS / 4 * 3) {
         uint32_t k = (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> 40) & (LOOP_SET_SLOTS - 1);

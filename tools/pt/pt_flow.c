@@ -47,15 +47,24 @@ void pt_flow_free(struct pt_flow *f)
     memset(f, 0, sizeof *f);
 }
 
-/* Called for every block: the common cases (the same function as the block before, room
- * for one more) take no call. */
+/* Called for every block: the common cases (the function of one of the last few entries,
+ * room for one more) take no call. A span holds each function about once, however often
+ * calls go back and forth in it, so sharing its ticks divides once a function. Entries a
+ * following flow has taken (before span_taken) stay as they are; one it took part of may
+ * grow, as its part counts only what it took. */
+#define SPAN_MERGE_WINDOW 4
 static inline int span_add(struct pt_flow *f, uint32_t name, uint64_t n)
 {
     f->span_insns += n;
     size_t len = f->span_len;
-    if (len && f->span_names[len - 1] == name) {
-        f->span_counts[len - 1] += n;
-        return 0;
+    size_t low = len > SPAN_MERGE_WINDOW ? len - SPAN_MERGE_WINDOW : 0;
+    if (low < f->span_taken)
+        low = f->span_taken;
+    for (size_t i = len; i > low; i--) {
+        if (f->span_names[i - 1] == name) {
+            f->span_counts[i - 1] += n;
+            return 0;
+        }
     }
     if (len == f->span_cap) {
         size_t cap = f->span_cap;
