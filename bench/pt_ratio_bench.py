@@ -129,7 +129,7 @@ def main():
     ap.add_argument("--bare", required=True, help="pt_bare_decode")
     ap.add_argument("--run", required=True, help="bench_run")
     ap.add_argument("--workdir", required=True)
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--large-mib", type=int, default=8)
     ap.add_argument("--out", default=os.path.join(HERE, "results", "pt_ratio.txt"))
     args = ap.parse_args()
@@ -198,10 +198,14 @@ def main():
                              % (name, k, got, want, out[:2000]))
                 cpu[k].append(t)
         med = {k: statistics.median(v) for k, v in cpu.items()}
+        # Each round's ratio is of runs next to each other in time, so a load that comes
+        # and goes between rounds moves both sides of it alike.
+        paired = {k: sorted(a / b for a, b in zip(cpu[k], cpu["bare"]))
+                  for k in ("functions", "calls")}
         # Counted only on the small traces: callgrind runs some 50 times slower.
         counted = ({k: instructions(cmd, w) for k, cmd in cmds.items()}
                    if shutil.which("valgrind") and want < 10_000_000 else None)
-        rows.append((name, want, med, counted))
+        rows.append((name, want, med, paired, counted))
 
     lines = [
         "# bench/pt_ratio_bench.py: acart pt functions / pt calls against a bare libipt block"
@@ -214,22 +218,25 @@ def main():
                                             capture_output=True, text=True).stdout.strip() or "?",
             subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "libipt2"],
                            capture_output=True, text=True).stdout.strip() or "?"),
-        "rounds: %d, in turns; medians. goal: pt functions and pt calls at most 2.0x bare"
+        "rounds: %d, in turns; times are medians, ratios the median of each round's ratio"
+        " (its lowest-highest beside it). goal: pt functions and pt calls at most 2.0x bare"
         % args.rounds,
-        "%-44s %12s %9s %9s %9s %7s %7s" % ("trace", "insns", "bare s", "funcs s", "calls s",
-                                           "funcs/", "calls/"),
+        "%-40s %11s %8s %8s %8s %17s %17s" % ("trace", "insns", "bare s", "funcs s", "calls s",
+                                             "funcs/ (range)", "calls/ (range)"),
     ]
     worst = 0.0
-    for name, insns, med, _ in rows:
-        rf, rc = med["functions"] / med["bare"], med["calls"] / med["bare"]
+    for name, insns, med, paired, _ in rows:
+        rf, rc = statistics.median(paired["functions"]), statistics.median(paired["calls"])
         worst = max(worst, rf, rc)
-        lines.append("%-44s %12d %9.3f %9.3f %9.3f %6.2fx %6.2fx"
-                     % (name, insns, med["bare"], med["functions"], med["calls"], rf, rc))
+        lines.append("%-40s %11d %8.3f %8.3f %8.3f %5.2fx (%.2f-%.2f) %5.2fx (%.2f-%.2f)"
+                     % (name, insns, med["bare"], med["functions"], med["calls"],
+                        rf, paired["functions"][0], paired["functions"][-1],
+                        rc, paired["calls"][0], paired["calls"][-1]))
     lines.append("worst ratio: %.2fx" % worst)
     lines.append("instructions executed (valgrind callgrind, whole process; the small traces):")
     lines.append("%-44s %14s %14s %14s %7s %7s" % ("trace", "bare", "funcs", "calls", "funcs/",
                                                  "calls/"))
-    for name, _, _, n in rows:
+    for name, _, _, _, n in rows:
         if n:
             lines.append("%-44s %14d %14d %14d %6.2fx %6.2fx"
                          % (name, n["bare"], n["functions"], n["calls"],
