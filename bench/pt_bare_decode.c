@@ -3,7 +3,12 @@
  * through libipt's image section cache as acart's do, so both read memory the same way;
  * events are taken and dropped, blocks only counted.
  *
- *   pt_bare_decode TRACE [--nom-freq N] [--mtc-freq N] [--cpuid-0x15 EAX,EBX] FILE@ADDR...
+ *   pt_bare_decode TRACE [--acart-flags] [--nom-freq N] [--mtc-freq N] [--cpuid-0x15 EAX,EBX]
+ *                  FILE@ADDR...
+ *
+ * --acart-flags: the block decoder's flags as `acart pt` sets them (a block ends at every
+ * call and jump, a tick event at every branch that moved the time), so the benchmark can
+ * tell libipt's own share of acart's cost from acart's.
  *
  * Prints the instructions decoded (the benchmark checks them against acart's) and the
  * decode errors it resynchronised after. */
@@ -46,8 +51,8 @@ static uint8_t *load(const char *path, size_t *size)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: pt_bare_decode TRACE [--nom-freq N] [--mtc-freq N] "
-                        "[--cpuid-0x15 EAX,EBX] FILE@ADDR...\n");
+        fprintf(stderr, "usage: pt_bare_decode TRACE [--acart-flags] [--nom-freq N] "
+                        "[--mtc-freq N] [--cpuid-0x15 EAX,EBX] FILE@ADDR...\n");
         return 2;
     }
     struct pt_config config;
@@ -61,7 +66,11 @@ int main(int argc, char **argv)
     if (!iscache || !image)
         return 1;
     for (int i = 2; i < argc; i++) {
-        if (strcmp(argv[i], "--nom-freq") == 0 && i + 1 < argc) {
+        if (strcmp(argv[i], "--acart-flags") == 0) {
+            config.flags.variant.block.end_on_call = 1;
+            config.flags.variant.block.end_on_jump = 1;
+            config.flags.variant.block.enable_tick_events = 1;
+        } else if (strcmp(argv[i], "--nom-freq") == 0 && i + 1 < argc) {
             config.nom_freq = (uint8_t)number(argv[++i]);
         } else if (strcmp(argv[i], "--mtc-freq") == 0 && i + 1 < argc) {
             config.mtc_freq = (uint8_t)number(argv[++i]);
