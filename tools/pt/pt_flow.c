@@ -334,13 +334,13 @@ static int name_block(struct pt_flow *f, const struct pt_block *b, uint32_t *nam
     const struct pt_code *c = f->code;
     if (b->isid > 0 && (size_t)b->isid < c->num_isids && c->isid_names[b->isid]) {
         *name = c->isid_names[b->isid] - 1;
-        return 0;
-    }
-    size_t r = pt_code_region(c, b->ip);
-    *name = c->region_names[r];
-    if (b->end_ip < pt_code_region_start(c, r) || b->end_ip > pt_code_region_last(c, r)) {
-        int rc = note_crossed(f, r);
-        return rc ? rc : note_crossed(f, pt_code_region(c, b->end_ip));
+    } else {
+        size_t r = pt_code_region(c, b->ip);
+        *name = c->region_names[r];
+        if (b->end_ip < pt_code_region_start(c, r) || b->end_ip > pt_code_region_last(c, r)) {
+            int rc = note_crossed(f, r);
+            return rc ? rc : note_crossed(f, pt_code_region(c, b->end_ip));
+        }
     }
     struct pt_flow_known_block *k = &f->known[(b->ip ^ (b->ip >> 12)) & (PT_FLOW_KNOWN_BLOCKS - 1)];
     k->ip = b->ip;
