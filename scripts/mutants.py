@@ -49,6 +49,8 @@ GROUPS = {
     # The port's task switches: the target's log and the host's reading and drawing of them.
     "switches": (["test_task_switches", "acart", "acart_test_workload", "acart_synth_collection"],
                  "^(unit_task_switches|tools_exports)$"),
+    # acart pt's flow of calls and time: the blocks fed by hand, and real PT traces.
+    "ptflow": (["acart", "acart_test_pt_flow"], "^(unit_pt_flow|pt_traces)$"),
     "kit": (["test_kit_platform"], "^kit_platform$"),
     "netstack": (["test_channel_send"], "^netstack_channel_send(_ref)?$"),
     "libc": (["target"], "^interrupt_paths_libc_free_i686$"),

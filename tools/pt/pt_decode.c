@@ -310,12 +310,8 @@ static bool loop_watch_add(struct loop_watch *w, uint64_t ip)
         w->in_set = 0;
         return false;
     }
-    if (w->in_set == 0) {
-        if (ip == w->first)
-            return true;
-        if (loop_watch_insert(w, w->first))
-            return true;
-    }
+    if (w->in_set == 0 && loop_watch_insert(w, w->first))
+        return true;
     return loop_watch_insert(w, ip);
 }
 
