@@ -17,6 +17,7 @@
 import os
 
 from acarttest.callstack import Workload
+from acarttest.latency import report_rows
 from acarttest.tooltest import check, main, run
 
 IMAGE_BASE, IMAGE_SIZE = 0x400000, 0x200000
@@ -46,20 +47,6 @@ def synth(args, w, name, model, runs, latency=True):
     return folder
 
 
-def parse(out):
-    sources, functions, part = {}, {}, None
-    for line in out.splitlines():
-        if line.lstrip().startswith("Loads"):
-            part = "functions" if "Function" in line else "sources"
-            continue
-        f = line.split()
-        if part == "sources" and len(f) > 13:
-            sources[" ".join(f[13:])] = (int(f[0]), f[1], f[2], f[3], [int(x) for x in f[4:13]])
-        elif part == "functions" and len(f) > 4 and f[0].isdigit():
-            functions[" ".join(f[4:])] = (int(f[0]), f[2], int(f[3]))
-    return sources, functions
-
-
 def check_model(args, w, model, names, no_tlb=False):
     runs = [("alpha", (0x9000, 40, 0x03), 30),   # L2
             ("alpha", (0x9040, 60, 0x13), 10),   # L2, STLB miss
@@ -68,7 +55,7 @@ def check_model(args, w, model, names, no_tlb=False):
             ("gamma_fn", None, 25)]              # no load: another event's sample
     folder = synth(args, w, "latency-%d" % model, model, runs)
     out, _ = run([args.acart, "report", folder, "--elf", args.workload, "--latency"])
-    sources, functions = parse(out)
+    sources, functions = report_rows(out)
     check("Load latency: 100 of 125 samples measured a load" in out, out)
     want = {}
     for _, load, count in runs:

@@ -13,6 +13,7 @@ misses, and each loading instruction its own row.
 import re
 import sys
 
+from acarttest import latency
 from acarttest.ptcase import board_test_args, check, run
 from acarttest.simboard import Board, collect
 
@@ -45,18 +46,12 @@ def truth(board_log):
 
 
 def report_rows(out):
-    """Source rows: name -> (loads, share, avg, stlb, buckets); function rows likewise."""
-    sources, functions, part = {}, {}, None
-    for line in out.splitlines():
-        if line.lstrip().startswith("Loads"):
-            part = "functions" if "Function" in line else "sources"
-            continue
-        f = line.split()
-        if part == "sources" and len(f) > 13:
-            sources[" ".join(f[13:])] = (int(f[0]), float(f[1].rstrip("%")), float(f[2]),
-                                         float(f[3].rstrip("%")), [int(x) for x in f[4:13]])
-        elif part == "functions" and len(f) > 4 and f[0].isdigit():
-            functions[" ".join(f[4:])] = (int(f[0]), float(f[2]), int(f[3]))
+    """Source rows: name -> (loads, share, avg, stlb, buckets); function rows likewise, the
+    percentages and averages as numbers."""
+    sources, functions = latency.report_rows(out)
+    sources = {k: (n, float(share.rstrip("%")), float(avg), float(stlb.rstrip("%")), buckets)
+               for k, (n, share, avg, stlb, buckets) in sources.items()}
+    functions = {k: (n, float(avg), stlb) for k, (n, avg, stlb) in functions.items()}
     return sources, functions
 
 
