@@ -285,36 +285,6 @@ static void loop_watch_reset(struct loop_watch *w, uint64_t offset)
     w->has_first = false;
 }
 
-static bool loop_watch_add(struct loop_watch *w, uint64_t ip);
-static bool loop_watch_insert(struct loop_watch *w, uint64_t ip);
-
-/* Called for every block: the common case (the decoder read trace) takes no call. */
-static inline bool loop_watch_step(struct loop_watch *w, uint64_t offset, uint64_t ip,
-                                   bool no_trace)
-{
-    if (!no_trace || offset != w->offset) {
-        loop_watch_reset(w, offset);
-        return false;
-    }
-    return loop_watch_add(w, ip);
-}
-
-/* Most runs are one block (a direct call, then a block that reads trace): the set is
- * started only for a run's second IP. */
-static bool loop_watch_add(struct loop_watch *w, uint64_t ip)
-{
-    if (!w->has_first) {
-        w->has_first = true;
-        w->first = ip;
-        w->generation++;
-        w->in_set = 0;
-        return false;
-    }
-    if (w->in_set == 0 && loop_watch_insert(w, w->first))
-        return true;
-    return loop_watch_insert(w, ip);
-}
-
 static bool loop_watch_insert(struct loop_watch *w, uint64_t ip)
 {
     if (w->in_set < LOOP_SET_SLOTS / 4 * 3) {
@@ -342,6 +312,33 @@ static bool loop_watch_insert(struct loop_watch *w, uint64_t ip)
         w->steps = 0;
     }
     return false;
+}
+
+/* Most runs are one block (a direct call, then a block that reads trace): the set is
+ * started only for a run's second IP. */
+static bool loop_watch_add(struct loop_watch *w, uint64_t ip)
+{
+    if (!w->has_first) {
+        w->has_first = true;
+        w->first = ip;
+        w->generation++;
+        w->in_set = 0;
+        return false;
+    }
+    if (w->in_set == 0)
+        loop_watch_insert(w, w->first); /* into an empty set: never a repeat */
+    return loop_watch_insert(w, ip);
+}
+
+/* Called for every block: the common case (the decoder read trace) takes no call. */
+static inline bool loop_watch_step(struct loop_watch *w, uint64_t offset, uint64_t ip,
+                                   bool no_trace)
+{
+    if (!no_trace || offset != w->offset) {
+        loop_watch_reset(w, offset);
+        return false;
+    }
+    return loop_watch_add(w, ip);
 }
 
 /* An instruction (a block's last) whose successor the image alone decides when it is a
