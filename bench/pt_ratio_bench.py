@@ -44,9 +44,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURE = os.path.join(os.path.dirname(HERE), "tests", "fixtures", "pt", "dynamorio-hello")
 
 ORG = 0x400000
-SMALL_REPEAT = 20  # runs a round of each command on a small trace
 PAGE = 4096
 PAGES = 157
+SMALL_INSNS = 10_000_000  # a trace of fewer instructions is small
+SMALL_REPEAT = 20  # runs a round of each command on a small trace
 
 
 def loop_code():
@@ -191,8 +192,9 @@ def main():
         }
         cpu = {k: [] for k in cmds}
         # A small trace's run is milliseconds, near the clock's grain and a scheduler's
-        # whim: each round times it REPEAT times, one after another, and takes the mean.
-        repeat = SMALL_REPEAT if want < 10_000_000 else 1
+        # whim: each round times it SMALL_REPEAT times, one after another, and takes the mean.
+        small = want < SMALL_INSNS
+        repeat = SMALL_REPEAT if small else 1
         for _ in range(args.rounds):
             for k, cmd in cmds.items():
                 total = 0.0
@@ -211,7 +213,7 @@ def main():
                   for k in ("functions", "calls")}
         # Counted only on the small traces: callgrind runs some 50 times slower.
         counted = None
-        if shutil.which("valgrind") and want < 10_000_000:
+        if shutil.which("valgrind") and small:
             counted = {k: instructions(cmd, w) for k, cmd in cmds.items()}
             # libipt alone as acart configures it: the floor under acart's own work.
             counted["flags"] = instructions(cmds["bare"][:2] + ["--acart-flags"]
