@@ -31,7 +31,7 @@ foreach(src IN ITEMS
     export/flamegraph.c export/import.c export/ipr_timeline.c export/pt_timeline.c
     diff/diff.c diff/diff_gate.c diff/diff_stats.c
     pt/pt_args.c pt/pt_cmd.c pt/pt_code.c pt/pt_cycles.c pt/pt_decode.c pt/pt_flow.c
-    pt/pt_input.c pt/pt_packets.c
+    pt/pt_input.c pt/pt_packets.c pt/pt_path.c
     tb5/tb5_cmd.c tb5/tb5_read.c tb5/tb5_record.c tb5/tb5_strings.c tb5/tb5_write.c)
   list(APPEND ACART_TOOLS_SOURCES "${ACART_TOOLS_DIR}/${src}")
 endforeach()

@@ -60,6 +60,20 @@ def check_counted(case, cmd):
                                           out[1].stderr))
 
 
+def check_paths(case, cmd):
+    """Blocks run through direct calls and acart follows their paths (tools/pt/pt_path.h):
+    every number and warning must be what blocks that end at every call give
+    (ACART_PT_PATHS=off)."""
+    out = [subprocess.run([str(c) for c in cmd], capture_output=True, text=True,
+                          env=dict(os.environ, ACART_PT_PATHS=mode))
+           for mode in ("", "off")]
+    check(out[0].returncode == out[1].returncode
+          and (out[0].stdout, out[0].stderr) == (out[1].stdout, out[1].stderr),
+          "%s: %s differs where blocks end at calls:\n%s%s\n---\n%s%s"
+          % (case.name, " ".join(str(c) for c in cmd[1:3]), out[0].stdout, out[0].stderr,
+             out[1].stdout, out[1].stderr))
+
+
 # The packets a CYC packet is put before in check_cyc_variant: those after which libipt's
 # clock is read (branches, events), outside PSB+.
 CYC_BEFORE = re.compile(r"^\s*;\s*@pt\s+(\w+:\s*)?(tnt|tnt64|tip|fup|tip\.pgd|tip\.pge|ovf|cbr|mode"
@@ -88,8 +102,10 @@ def check_cyc_variant(args, ptt):
     with open(path, "w") as f:
         f.write("\n".join(out) + "\n")
     case = Case(path, args.pttc, os.path.join(args.workdir, "cyc"))
-    check_counted(case, [args.acart, "pt", "functions", "--top", "0", case.collection, "--elf",
-                         case.elf, "--cpu", "0"])
+    cmd = [args.acart, "pt", "functions", "--top", "0", case.collection, "--elf", case.elf,
+           "--cpu", "0"]
+    check_counted(case, cmd)
+    check_paths(case, cmd)
 
 
 def run_case(args, ptt):
@@ -109,6 +125,7 @@ def run_case(args, ptt):
     if case.exp("calls"):
         calls, _ = run(base + ["calls"] + target)
         compare(case, "calls", call_lines(calls), case.exp("calls"))
+        check_paths(case, base + ["calls"] + target)
         checked.append("calls")
     if case.exp("functions"):
         functions, warnings = run(base + ["functions", "--top", "0"] + target)
@@ -121,6 +138,7 @@ def run_case(args, ptt):
             compare(case, "warnings", warnings.splitlines(), case.exp("warnings"))
             checked.append("warnings")
         check_counted(case, base + ["functions", "--top", "0"] + target)
+        check_paths(case, base + ["functions", "--top", "0"] + target)
     check(checked, "%s: no expectations to check" % case.name)
     return case, checked
 

@@ -825,6 +825,7 @@ static int decode_counted(struct pt_flow *f, const struct pt_cpu_trace *ct,
     cf.closed.drop = true;
     cf.time_only = true; /* only its functions' shares of time are read */
     cf.cycles_elsewhere = true;
+    cf.through_calls = f->through_calls;
     if (!rc) {
         pt_flow_sink(&cf, &sink);
         rc = pt_decode(ct, cc, image, true, &sink, d);
@@ -905,7 +906,8 @@ static int decode_once(struct pt_flow *f, const struct pt_cpu_trace *t,
                                 .end = counter_end,
                                 .stretch = counter_stretch,
                                 .position = counter_position,
-                                .ctx = &k};
+                                .ctx = &k,
+                                .through_calls = sink.through_calls};
     }
     int rc = pt_decode(t, config, image, true, &sink, d);
     pt_qry_free_decoder(k.q);
@@ -947,6 +949,14 @@ static int decode_once(struct pt_flow *f, const struct pt_cpu_trace *t,
     return rc;
 }
 
+/* ACART_PT_PATHS=off, for tests and benchmarks: blocks end at every call, as they did
+ * before the flow followed blocks' paths (pt_path.h). */
+static bool paths_off(void)
+{
+    const char *m = getenv("ACART_PT_PATHS");
+    return m && strcmp(m, "off") == 0;
+}
+
 /* Decodes on an image cut where blocks ran on before it is cut everywhere, where no block
  * can: each decode finds every such place its blocks show, so one is the rule. */
 #define MAX_TARGETED_CUTS 4
@@ -954,22 +964,30 @@ static int decode_once(struct pt_flow *f, const struct pt_cpu_trace *t,
 int pt_flow_decode(struct pt_flow *f, const struct pt_cpu_trace *t, const struct pt_config *config,
                    struct pt_code *code, bool count_cycles, struct diag *d)
 {
+    f->through_calls = !paths_off();
     for (int tries = 0;; tries++) {
         int rc = decode_once(f, t, config, code->image, count_cycles, d);
-        if (rc != PT_FLOW_CROSSED)
+        if (rc != PT_FLOW_CROSSED && rc != PT_PATH_UNKNOWN)
             return rc;
-        /* The trace is decoded again on the image cut where blocks ran on: a block
-         * decoder cannot go back. Such places are rare (code running into the next
-         * symbol), so this costs a decode more where a trace has them, not one a call. */
-        rc = tries < MAX_TARGETED_CUTS && !f->crossed_overflow
-                 ? pt_code_cut(code, f->crossed, f->num_crossed, d)
-                 : pt_code_cut_everywhere(code, d);
+        bool through_calls = f->through_calls && rc != PT_PATH_UNKNOWN;
+        /* The trace is decoded again on the image cut where blocks ran on (a block
+         * decoder cannot go back), or with blocks that end at calls where a block's path
+         * could not be followed. Such places are rare (code running into the next symbol,
+         * code the image lacks), so this costs a decode more where a trace has them, not
+         * one a call. */
+        if (rc == PT_PATH_UNKNOWN)
+            rc = 0;
+        else
+            rc = tries < MAX_TARGETED_CUTS && !f->crossed_overflow
+                     ? pt_code_cut(code, f->crossed, f->num_crossed, d)
+                     : pt_code_cut_everywhere(code, d);
         struct pt_closed_calls closed = f->closed;
         uint32_t cpu = f->cpu, nom_freq = f->nom_freq;
         pt_flow_free(f);
         if (!rc && (rc = pt_flow_init(f, code, cpu, nom_freq)) != 0)
             rc = DIAG_NOMEM;
         f->closed = closed;
+        f->through_calls = through_calls;
         if (rc)
             return rc;
     }

@@ -567,12 +567,13 @@ static int decode_stretch(struct run *r, uint64_t begin, uint64_t end, bool pref
     config.begin = r->t->data + begin;
     config.end = r->t->data + end;
     if (r->blocks) {
-        /* The flags are a union per decoder. A block ends at every call and jump: libipt's
-         * block decoder follows direct jumps while filling its cache and recurses without
-         * end on a loop of them (a stack overflow). */
+        /* The flags are a union per decoder. A block ends at every jump: libipt's block
+         * decoder follows direct jumps while filling its cache and recurses without end on
+         * a loop of them (a stack overflow). And at every call, unless the sink follows
+         * blocks through calls. */
         memset(&config.flags, 0, sizeof config.flags);
         config.flags.variant.block.enable_tick_events = 1;
-        config.flags.variant.block.end_on_call = 1;
+        config.flags.variant.block.end_on_call = !r->sink->through_calls;
         config.flags.variant.block.end_on_jump = 1;
     }
     int err;

@@ -61,6 +61,8 @@ struct pt_sink {
     int (*stretch)(void *ctx, uint64_t begin, uint64_t end);
     int (*position)(void *ctx, uint64_t offset, bool synced);
     void *ctx;
+    /* Blocks run on through direct calls (pt_path.h); else a block ends at every call. */
+    bool through_calls;
 };
 
 /* Reads DIR/pt-cpu<cpu>.bin. */

@@ -24,10 +24,6 @@ int pt_flow_init(struct pt_flow *f, const struct pt_code *code, uint32_t cpu, ui
     f->cpu = cpu;
     f->nom_freq = nom_freq;
     f->next = NEXT_NEW;
-    for (size_t i = 0; i < PT_FLOW_KNOWN_BLOCKS; i++) { /* no block ends before it starts */
-        f->known[i].ip = 1;
-        f->known[i].end_ip = 0;
-    }
     f->functions = calloc(code->num_names, sizeof *f->functions);
     f->open_calls = calloc(code->num_names ? code->num_names : 1, sizeof *f->open_calls);
     return f->functions && f->open_calls ? 0 : DIAG_NOMEM;
@@ -44,6 +40,8 @@ void pt_flow_free(struct pt_flow *f)
     free(f->span_names);
     free(f->span_counts);
     free(f->crossed);
+    free(f->paths);
+    free(f->segs.at);
     memset(f, 0, sizeof *f);
 }
 
@@ -343,9 +341,69 @@ static int name_block(struct pt_flow *f, const struct pt_block *b, uint32_t *nam
         }
     }
     struct pt_flow_known_block *k = &f->known[(b->ip ^ (b->ip >> 12)) & (PT_FLOW_KNOWN_BLOCKS - 1)];
-    k->ip = b->ip;
-    k->end_ip = b->end_ip;
-    k->name = *name;
+    *k = (struct pt_flow_known_block){
+        .ip = b->ip, .end_ip = b->end_ip, .ninsn = b->ninsn, .name = *name};
+    return 0;
+}
+
+static struct pt_flow_known_block *path_slot(struct pt_flow *f, const struct pt_block *b)
+{
+    size_t mask = f->paths_cap - 1;
+    uint64_t key = b->ip ^ (b->end_ip << 7) ^ b->ninsn;
+    for (size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & mask;; i = (i + 1) & mask) {
+        struct pt_flow_known_block *e = &f->paths[i];
+        if (!e->ninsn || (e->ip == b->ip && e->end_ip == b->end_ip && e->ninsn == b->ninsn))
+            return e;
+    }
+}
+
+static int grow_paths(struct pt_flow *f)
+{
+    size_t cap = f->paths_cap ? 2 * f->paths_cap : 1024;
+    struct pt_flow_known_block *old = f->paths;
+    size_t old_cap = f->paths_cap;
+    f->paths = calloc(cap, sizeof *f->paths);
+    if (!f->paths) {
+        f->paths = old;
+        return DIAG_NOMEM;
+    }
+    f->paths_cap = cap;
+    for (size_t i = 0; i < old_cap; i++) {
+        if (old[i].ninsn) {
+            struct pt_block b = {
+                .ip = old[i].ip, .end_ip = old[i].end_ip, .ninsn = (uint16_t)old[i].ninsn};
+            *path_slot(f, &b) = old[i];
+        }
+    }
+    free(old);
+    return 0;
+}
+
+/* Block b's path (pt_path.h) into k: from the table of paths, or read from the code. */
+static int know_path(struct pt_flow *f, const struct pt_block *b, struct pt_flow_known_block *k)
+{
+    if (2 * (f->num_paths + 1) > f->paths_cap) {
+        int rc = grow_paths(f);
+        if (rc)
+            return rc;
+    }
+    struct pt_flow_known_block *e = path_slot(f, b);
+    if (!e->ninsn) {
+        size_t first = f->segs.num;
+        int rc = pt_path_walk(f->code, b, &f->segs);
+        if (rc)
+            return rc;
+        *e = (struct pt_flow_known_block){.ip = b->ip, .end_ip = b->end_ip, .ninsn = b->ninsn};
+        if (f->segs.num - first == 1) { /* most blocks: no call, one region */
+            e->name = f->segs.at[first].name;
+            f->segs.num = first;
+        } else {
+            e->seg_first = (uint32_t)first;
+            e->seg_count = (uint32_t)(f->segs.num - first);
+        }
+        f->num_paths++;
+    }
+    *k = *e;
     return 0;
 }
 
@@ -355,15 +413,32 @@ static int on_block(void *ctx, const struct pt_block *b, uint64_t tsc)
     /* Calls and returns need the last instruction's class, which a block from libipt's
      * block cache may lack (an IRET, a SYSCALL: pt_code_block_class); time does not. */
     enum pt_insn_class iclass = f->time_only ? b->iclass : pt_code_block_class(f->code, b);
-    const struct pt_flow_known_block *k =
-        &f->known[(b->ip ^ (b->ip >> 12)) & (PT_FLOW_KNOWN_BLOCKS - 1)];
-    uint32_t name = k->name;
-    if (k->ip != b->ip || k->end_ip != b->end_ip) {
-        int rc = name_block(f, b, &name);
+    struct pt_flow_known_block *k = &f->known[(b->ip ^ (b->ip >> 12)) & (PT_FLOW_KNOWN_BLOCKS - 1)];
+    struct pt_flow_known_block named;
+    if (k->ip != b->ip || k->end_ip != b->end_ip || k->ninsn != b->ninsn) {
+        int rc;
+        if (f->through_calls) {
+            rc = know_path(f, b, k);
+        } else {
+            /* A block that ran into other code is not remembered. */
+            named = (struct pt_flow_known_block){0};
+            rc = name_block(f, b, &named.name);
+            k = &named;
+        }
         if (rc)
             return rc;
     }
-    return on_run(f, name, b->ninsn, iclass, tsc);
+    /* A block through direct calls runs its segments as blocks that end at each call. One
+     * call of on_run, inlined: it is most of the flow's work. */
+    const struct pt_path_segment *s = k->seg_count ? &f->segs.at[k->seg_first] : NULL;
+    const struct pt_path_segment *last = s ? s + k->seg_count - 1 : NULL;
+    for (;;) {
+        enum pt_insn_class c = s == last ? iclass : s->call ? ptic_call : ptic_other;
+        int rc = on_run(f, s ? s->name : k->name, s ? s->ninsn : b->ninsn, c, tsc);
+        if (rc || s == last)
+            return rc;
+        s++;
+    }
 }
 
 /* libipt's counts of timing packets it could not use restart where it recovers (lost_mtc
@@ -448,6 +523,7 @@ void pt_flow_sink(struct pt_flow *f, struct pt_sink *sink)
     sink->block = on_block;
     sink->event = on_event;
     sink->gap = on_gap;
+    sink->through_calls = f->through_calls;
     sink->ctx = f;
 }
 

@@ -17,6 +17,7 @@
 
 #include "pt_code.h"
 #include "pt_decode.h"
+#include "pt_path.h"
 
 #define PT_FLOW_NONE UINT32_MAX
 
@@ -138,13 +139,26 @@ struct pt_flow {
     enum { NEXT_SAME, NEXT_CALL, NEXT_RETURN, NEXT_INTERRUPT, NEXT_NEW } next;
     uint64_t disabled_tsc;
     bool disabled;
-    /* The names of blocks seen before, by where they start and end: code runs the same
-     * blocks again and again, and a block that matches one here lies in one region
-     * (pt_code_region) with this name, so it needs no lookup. Direct-mapped. */
+    /* Blocks run on through direct calls (pt_path.h): on_block follows each one's path,
+     * which pt_flow_decode asks of pt_decode unless a path could not be followed. */
+    bool through_calls;
+    /* The names of blocks seen before, by where they start and end and their length: code
+     * runs the same blocks again and again, and a block that matches one here lies in one
+     * region (pt_code_region) with this name, or runs through the path of segments
+     * segs.at[seg_first..seg_first + seg_count), so it needs no lookup. Direct-mapped; an
+     * entry of no instructions is empty. */
     struct pt_flow_known_block {
-        uint64_t ip, end_ip; /* ip 1, end_ip 0: empty */
+        uint64_t ip, end_ip;
+        uint32_t ninsn;
         uint32_t name;
+        uint32_t seg_first, seg_count; /* seg_count 0: one segment, name */
     } known[PT_FLOW_KNOWN_BLOCKS];
+    /* Every block whose path was followed, as in known: an open-addressing table of
+     * paths_cap (a power of two) entries, so that a path is read once however many blocks
+     * take turns in one entry of known. */
+    struct pt_flow_known_block *paths;
+    size_t paths_cap, num_paths;
+    struct pt_path_segments segs;
     /* Open calls by name id: a call that closes is its function's outermost open one when
      * its count falls to 0 (a recursive function's inner calls count once). */
     uint32_t *open_calls;
