@@ -6,9 +6,9 @@
  *   pt_bare_decode TRACE [--acart-flags] [--nom-freq N] [--mtc-freq N] [--cpuid-0x15 EAX,EBX]
  *                  FILE@ADDR...
  *
- * --acart-flags: the block decoder's flags as `acart pt` sets them (a block ends at every
- * call and jump, a tick event at every branch that moved the time), so the benchmark can
- * tell libipt's own share of acart's cost from acart's.
+ * --acart-flags: the block decoder's flags as `acart pt functions` and `pt calls` set them
+ * (a block ends at every jump, a tick event at every branch that moved the time), so the
+ * benchmark can tell libipt's own share of acart's cost from acart's.
  *
  * Prints the instructions decoded (the benchmark checks them against acart's) and the
  * decode errors it resynchronised after. */
@@ -67,7 +67,6 @@ int main(int argc, char **argv)
         return 1;
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--acart-flags") == 0) {
-            config.flags.variant.block.end_on_call = 1;
             config.flags.variant.block.end_on_jump = 1;
             config.flags.variant.block.enable_tick_events = 1;
         } else if (strcmp(argv[i], "--nom-freq") == 0 && i + 1 < argc) {
