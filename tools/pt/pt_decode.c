@@ -1,6 +1,7 @@
 #include "pt_decode.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -598,11 +599,10 @@ static int decode_stretch(struct run *r, uint64_t begin, uint64_t end, bool pref
     return rc;
 }
 
-int pt_decode(const struct pt_cpu_trace *t, const struct pt_config *config, struct pt_image *image,
-              bool blocks, const struct pt_sink *sink, struct diag *d)
+/* Every stretch of r's trace between the places the target lost trace, and those gaps. */
+static int decode_all(struct run *r)
 {
-    struct run r = {
-        .t = t, .config = config, .image = image, .sink = sink, .d = d, .blocks = blocks};
+    const struct pt_cpu_trace *t = r->t;
     uint64_t begin = 0;
     int rc = 0;
     for (size_t i = 0; !rc && i <= t->info->num_lost; i++) {
@@ -611,22 +611,65 @@ int pt_decode(const struct pt_cpu_trace *t, const struct pt_config *config, stru
         if (end > t->size)
             end = t->size;
         if (begin < end)
-            rc = decode_stretch(&r, begin, end, false);
+            rc = decode_stretch(r, begin, end, false);
         if (!rc && !last && t->info->lost[i].offset <= t->size) {
             struct pt_gap g = {.kind = PT_GAP_LOST,
                                .offset = t->info->lost[i].offset,
-                               .tsc = r.tsc,
+                               .tsc = r->tsc,
                                .lost_bytes = t->info->lost[i].bytes};
-            rc = emit_gap(&r, &g);
+            rc = emit_gap(r, &g);
         }
         begin = end;
     }
     if (!rc && t->size < t->info->bytes) {
         struct pt_gap g = {.kind = PT_GAP_TRUNCATED,
                            .offset = t->size,
-                           .tsc = r.tsc,
+                           .tsc = r->tsc,
                            .lost_bytes = t->info->bytes - t->size};
-        rc = emit_gap(&r, &g);
+        rc = emit_gap(r, &g);
     }
     return rc;
+}
+
+/* libipt's block decoder calls itself once for every direct call it follows within a block
+ * (pt_blk_proceed_no_event_cached), about 210 bytes a call: a block of 65535 instructions
+ * that are all direct calls (a loop of them, tests/pt/traces/callloop.ptt) goes some 14 MB
+ * deep, past a default 8 MB stack. Where blocks run through calls the decode runs on a
+ * thread of its own whose stack has room for that, while the caller waits. */
+#define THROUGH_CALLS_STACK (64u << 20)
+
+struct decode_job {
+    struct run *r;
+    int rc;
+};
+
+static void *decode_job(void *arg)
+{
+    struct decode_job *j = arg;
+    j->rc = decode_all(j->r);
+    return NULL;
+}
+
+int pt_decode(const struct pt_cpu_trace *t, const struct pt_config *config, struct pt_image *image,
+              bool blocks, const struct pt_sink *sink, struct diag *d)
+{
+    struct run r = {
+        .t = t, .config = config, .image = image, .sink = sink, .d = d, .blocks = blocks};
+    if (!blocks || !sink->through_calls)
+        return decode_all(&r);
+    struct decode_job job = {.r = &r};
+    pthread_attr_t attr;
+    pthread_t thread;
+    int err = pthread_attr_init(&attr);
+    if (!err) {
+        err = pthread_attr_setstacksize(&attr, THROUGH_CALLS_STACK);
+        if (!err)
+            err = pthread_create(&thread, &attr, decode_job, &job);
+        pthread_attr_destroy(&attr);
+    }
+    if (err)
+        return diag_fail(d, DIAG_LIBRARY, "cannot start the decode of CPU %" PRIu32 ": %s", t->cpu,
+                         strerror(err));
+    pthread_join(thread, NULL);
+    return job.rc;
 }

@@ -94,6 +94,12 @@ static int decode_at(struct walk *w, const ZydisDecoder *d, uint64_t ip,
     return 0;
 }
 
+/* Direct calls one path follows at most. More, in a block of at most 65535 instructions
+ * with no branch that reads trace, is a loop of direct calls (code calling itself with no
+ * way out, a wrong image): blocks that end at calls let the decode's loop watch show it
+ * as the gap it is, after one turn, instead of thousands of calls. */
+#define PATH_MAX_CALLS 256
+
 int pt_path_walk(const struct pt_code *c, const struct pt_block *b, struct pt_path_segments *segs)
 {
     ZydisDecoder d;
@@ -103,6 +109,7 @@ int pt_path_walk(const struct pt_code *c, const struct pt_block *b, struct pt_pa
     size_t first = segs->num;
     enter_region(&w, b->ip);
     uint64_t ip = b->ip;
+    unsigned calls = 0;
     int rc = 0;
     /* The last instruction is where the block says; only those before it are read. */
     for (uint32_t i = 1; i < b->ninsn && !rc; i++) {
@@ -113,7 +120,9 @@ int pt_path_walk(const struct pt_code *c, const struct pt_block *b, struct pt_pa
         if (insn.opcode_map == ZYDIS_OPCODE_MAP_DEFAULT && insn.opcode == 0xe8) {
             /* A direct near call, which libipt follows within the block. */
             next += (uint64_t)insn.raw.imm[0].value.s;
-            rc = add_segment(segs, c->region_names[w.region], w.ninsn, true);
+            rc = ++calls > PATH_MAX_CALLS
+                     ? PT_PATH_UNKNOWN
+                     : add_segment(segs, c->region_names[w.region], w.ninsn, true);
             w.ninsn = 0;
         }
         ip = next;
