@@ -949,12 +949,13 @@ static int decode_once(struct pt_flow *f, const struct pt_cpu_trace *t,
     return rc;
 }
 
-/* ACART_PT_PATHS=off, for tests and benchmarks: blocks end at every call, as they did
- * before the flow followed blocks' paths (pt_path.h). */
-static bool paths_off(void)
+/* For tests and benchmarks: ACART_PT_PATHS=off has blocks end at every call, as they did
+ * before the flow followed blocks' paths (pt_path.h); ACART_PT_PATHS=report says on
+ * standard error which way a decode went. */
+static bool paths_mode(const char *mode)
 {
     const char *m = getenv("ACART_PT_PATHS");
-    return m && strcmp(m, "off") == 0;
+    return m && strcmp(m, mode) == 0;
 }
 
 /* Decodes on an image cut where blocks ran on before it is cut everywhere, where no block
@@ -964,9 +965,12 @@ static bool paths_off(void)
 int pt_flow_decode(struct pt_flow *f, const struct pt_cpu_trace *t, const struct pt_config *config,
                    struct pt_code *code, bool count_cycles, struct diag *d)
 {
-    f->through_calls = !paths_off();
+    f->through_calls = !paths_mode("off");
     for (int tries = 0;; tries++) {
         int rc = decode_once(f, t, config, code->image, count_cycles, d);
+        if (!rc && paths_mode("report"))
+            fprintf(stderr, "acart: blocks %s\n",
+                    f->through_calls ? "ran through calls" : "ended at calls");
         if (rc != PT_FLOW_CROSSED && rc != PT_PATH_UNKNOWN)
             return rc;
         bool through_calls = f->through_calls && rc != PT_PATH_UNKNOWN;
