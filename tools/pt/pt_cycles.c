@@ -965,7 +965,9 @@ static bool paths_mode(const char *mode)
 int pt_flow_decode(struct pt_flow *f, const struct pt_cpu_trace *t, const struct pt_config *config,
                    struct pt_code *code, bool count_cycles, struct diag *d)
 {
-    f->through_calls = !paths_mode("off");
+    /* A path that cannot be read means a decode more, and a consumer of closed calls
+     * (pt flamegraph) cannot be told to start over: its blocks end at calls. */
+    f->through_calls = !paths_mode("off") && !f->closed.fn;
     for (int tries = 0;; tries++) {
         int rc = decode_once(f, t, config, code->image, count_cycles, d);
         if (!rc && paths_mode("report"))
