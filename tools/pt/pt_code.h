@@ -9,13 +9,14 @@
  * each switch between sections (locks, a search of the image), so cutting the image at
  * every function would cost that on every call and return. Names go by regions instead:
  * the stretches between the addresses where the name may change (a function's start and
- * end, a module's). A block of the block decoder ends at every call, jump and return and
- * so lies in one region but where code runs on into the next region (a fall-through, or
- * a conditional branch to another function): the flow sees that from the block's first
- * and last addresses and has the image cut at that region's edges (pt_code_cut) before
- * decoding again, so each block names one function and its instructions count in one
- * step. (A block that left its region and came back into it by conditional branches or
- * by running on alone, with no jump, call or return in between, would not be seen.)
+ * end, a module's). A block that runs through direct calls is split into regions by its
+ * path (pt_path.h). A block that ends at every call, jump and return lies in one region
+ * but where code runs on into the next region (a fall-through, or a conditional branch to
+ * another function): the flow sees that from the block's first and last addresses and has
+ * the image cut at that region's edges (pt_code_cut) before decoding again, so each block
+ * names one function and its instructions count in one step. (A block that left its
+ * region and came back into it by conditional branches or by running on alone, with no
+ * jump, call or return in between, would not be seen.)
  *
  * Every address has a name id: a function of an image, else the module of the collection
  * holding it ("[module]"), else "[unknown]". Ids are dense, so analyses keep per-function

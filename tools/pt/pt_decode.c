@@ -263,7 +263,9 @@ static int drain_events(struct decoder *x, int status, int *stop)
  * decoder guards the same way. The run's IPs go into a set, found again at their first
  * repeat, so the loop is shown once; a run too long for the set falls back to Brent's cycle
  * detection, which still ends within twice the run. An IP is an instruction's, or a block's
- * last instruction's (a block ends at every call and jump). */
+ * last instruction's (a block ends at every jump, and at every call unless blocks run
+ * through calls: libipt then ends one after 65535 instructions, so a loop of calls shows in
+ * the blocks' last IPs too). */
 #define LOOP_SET_SLOTS 1024u /* a power of two */
 struct loop_watch {
     uint64_t offset;     /* the decoder's position in the trace when the run began */

@@ -254,8 +254,9 @@ static void close_all(struct pt_flow *f, enum pt_call_end end)
 /* n instructions of one function (name), run one after the other, the last of class
  * iclass; those before it neither call nor return. An instruction, or a block of libipt's
  * block decoder: pt_code cuts the image where names change and a block never crosses a
- * section, and blocks end at every call and return, so a block is such a run and the
- * flow follows blocks exactly as it would their instructions one by one. Inlined into
+ * section, and a block ends at every call and return, or runs through direct calls and
+ * comes here a segment of its path at a time (pt_path.h), so a block is such a run and
+ * the flow follows blocks exactly as it would their instructions one by one. Inlined into
  * on_block and on_insn (which GCC does not do by itself): it runs for every block, and the
  * call and its saved registers were a sixth of its cost. */
 static inline __attribute__((always_inline)) int
