@@ -979,8 +979,8 @@ int pt_flow_decode(struct pt_flow *f, const struct pt_cpu_trace *t, const struct
         /* The trace is decoded again on the image cut where blocks ran on (a block
          * decoder cannot go back), or with blocks that end at calls where a block's path
          * could not be followed. Such places are rare (code running into the next symbol,
-         * code the image lacks), so this costs a decode more where a trace has them, not
-         * one a call. */
+         * code no instruction decoder takes, a loop of direct calls), so this costs a
+         * decode more where a trace has them, not one a call. */
         if (rc == PT_PATH_UNKNOWN)
             rc = 0;
         else
