@@ -1,20 +1,13 @@
 #include "pt_flow.h"
 
+#include "array_grow.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-/* Grows *items (of *cap, each size bytes) to hold one more than n. */
 static int grow(void **items, size_t *cap, size_t n, size_t size)
 {
-    if (n < *cap)
-        return 0;
-    size_t c = *cap ? 2 * *cap : 64;
-    void *p = realloc(*items, c * size);
-    if (!p)
-        return DIAG_NOMEM;
-    *items = p;
-    *cap = c;
-    return 0;
+    return array_grow(items, cap, n, size, 64);
 }
 
 int pt_flow_init(struct pt_flow *f, const struct pt_code *code, uint32_t cpu, uint32_t nom_freq)
@@ -347,13 +340,16 @@ static int name_block(struct pt_flow *f, const struct pt_block *b, uint32_t *nam
     return 0;
 }
 
-static struct pt_flow_known_block *path_slot(struct pt_flow *f, const struct pt_block *b)
+/* The entry of the block (ip, end_ip, ninsn) in the table of paths, or the empty one
+ * where it goes. */
+static struct pt_flow_known_block *path_slot(struct pt_flow *f, uint64_t ip, uint64_t end_ip,
+                                             uint32_t ninsn)
 {
     size_t mask = f->paths_cap - 1;
-    uint64_t key = b->ip ^ (b->end_ip << 7) ^ b->ninsn;
+    uint64_t key = ip ^ (end_ip << 7) ^ ninsn;
     for (size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & mask;; i = (i + 1) & mask) {
         struct pt_flow_known_block *e = &f->paths[i];
-        if (!e->ninsn || (e->ip == b->ip && e->end_ip == b->end_ip && e->ninsn == b->ninsn))
+        if (!e->ninsn || (e->ip == ip && e->end_ip == end_ip && e->ninsn == ninsn))
             return e;
     }
 }
@@ -369,13 +365,9 @@ static int grow_paths(struct pt_flow *f)
         return DIAG_NOMEM;
     }
     f->paths_cap = cap;
-    for (size_t i = 0; i < old_cap; i++) {
-        if (old[i].ninsn) {
-            struct pt_block b = {
-                .ip = old[i].ip, .end_ip = old[i].end_ip, .ninsn = (uint16_t)old[i].ninsn};
-            *path_slot(f, &b) = old[i];
-        }
-    }
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i].ninsn)
+            *path_slot(f, old[i].ip, old[i].end_ip, old[i].ninsn) = old[i];
     free(old);
     return 0;
 }
@@ -388,7 +380,7 @@ static int know_path(struct pt_flow *f, const struct pt_block *b, struct pt_flow
         if (rc)
             return rc;
     }
-    struct pt_flow_known_block *e = path_slot(f, b);
+    struct pt_flow_known_block *e = path_slot(f, b->ip, b->end_ip, b->ninsn);
     if (!e->ninsn) {
         size_t first = f->segs.num;
         int rc = pt_path_walk(f->code, b, &f->segs);

@@ -1,7 +1,8 @@
 #include "pt_path.h"
 
 #include <Zydis/Zydis.h>
-#include <stdlib.h>
+
+#include "array_grow.h"
 
 static int machine_mode(enum pt_exec_mode mode, ZydisDecoder *d)
 {
@@ -27,14 +28,8 @@ static int machine_mode(enum pt_exec_mode mode, ZydisDecoder *d)
 
 static int add_segment(struct pt_path_segments *segs, uint32_t name, uint32_t ninsn, bool call)
 {
-    if (segs->num == segs->cap) {
-        size_t cap = segs->cap ? 2 * segs->cap : 256;
-        struct pt_path_segment *p = realloc(segs->at, cap * sizeof *p);
-        if (!p)
-            return DIAG_NOMEM;
-        segs->at = p;
-        segs->cap = cap;
-    }
+    if (array_grow((void **)&segs->at, &segs->cap, segs->num, sizeof *segs->at, 256))
+        return DIAG_NOMEM;
     segs->at[segs->num++] = (struct pt_path_segment){.name = name, .ninsn = ninsn, .call = call};
     return 0;
 }
